@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what flink-state-sim needs, skipping whatever is already installed at the
+# right version. Usage: scripts/setup.sh test   (what the tests need)
+#                       scripts/setup.sh serve  (what building and serving the page needs)
+# Versions are pinned here and in Cargo.toml; see ../README.md.
+set -euo pipefail
+WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=..."` pin in Cargo.toml
+WASM_PACK_VERSION=0.15.1
+TRUNK_VERSION=0.21.14          # the last Trunk that builds on stable Rust 1.95
+what=${1:-test}
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+have_version() { command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -q -- "$2"; }
+
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  say "adding Rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if have_version wasm-bindgen "$WASM_BINDGEN_VERSION" && have_version wasm-bindgen-test-runner "$WASM_BINDGEN_VERSION"; then :; else
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 5 min the first time)"
+  # Not --locked: a locked dependency is newer than the registry mirror has.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+case "$what" in
+  test)
+    if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
+      say "installing wasm-pack $WASM_PACK_VERSION (about 3 min the first time)"
+      cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
+    fi
+    if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+      say "installing Debian's chromium and chromium-driver (about 1 min)"
+      SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+    ;;
+  serve)
+    if ! have_version trunk "$TRUNK_VERSION"; then
+      say "installing trunk $TRUNK_VERSION (about 8 min the first time)"
+      cargo install trunk --version "$TRUNK_VERSION" --locked --force
+    fi
+    ;;
+  *) say "unknown argument '$what' (expected test or serve)"; exit 2 ;;
+esac

@@ -1,0 +1,203 @@
+//! Aggregate functions: how each one accumulates and retracts a row.
+//!
+//! Each function cites the Flink class it models. Accumulators are plain values; the operator
+//! keeps one list of accumulators per key (its `GroupAggregateState` / `accState`).
+
+use super::row::{Row, Value};
+
+/// An aggregate call with its argument columns resolved to input indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AggCall {
+    /// `COUNT(*)` — `Count1AggFunction` (Flink 2.x), legacy `CountAggFunction` on `*`:
+    /// `+1` on accumulate, `-1` on retract; NULLs count.
+    CountStar,
+    /// `COUNT(x)` — `CountAggFunction`: like `COUNT(*)` but a NULL operand changes nothing.
+    Count(usize),
+    /// `SUM(x)` — `SumWithRetractAggFunction`: accumulator (`sum`, `count`); NULL operands are
+    /// ignored; the value is NULL when `count == 0`.
+    Sum(usize),
+    /// `LAST_VALUE(x)` — `LastValueAggFunction` (Flink 2.x): the last non-NULL value. Without
+    /// retraction (Flink picks `LastValueWithRetractAggFunction` for retracting input; not modelled yet).
+    LastValue(usize),
+    /// The seed-004 user-defined aggregate `latestTimeUdf(status, times)` (`LatestTimeUdf extends
+    /// AggregateFunction<Integer, TimeAndStatus>`): keeps the value whose time is the largest;
+    /// `if (time > acc.times) { acc.status = status; acc.times = time }`, with `acc.times` starting
+    /// at 0 (Java's default for a `long` field). It defines no `retract`.
+    LatestByTime { value: usize, time: usize },
+}
+
+/// One aggregate's accumulator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accumulator {
+    Count(i64),
+    Sum { sum: Option<i64>, count: i64 },
+    LastValue(Value),
+    LatestByTime { value: Value, time: i64 },
+}
+
+impl AggCall {
+    /// Flink's name for the call, with argument names: `COUNT(*)`, `SUM(v)`, `LATEST_BY_TIME(status, times)`.
+    pub fn display(&self, input_names: &[String]) -> String {
+        let n = |i: usize| input_names.get(i).cloned().unwrap_or_else(|| format!("${i}"));
+        match self {
+            AggCall::CountStar => "COUNT(*)".into(),
+            AggCall::Count(i) => format!("COUNT({})", n(*i)),
+            AggCall::Sum(i) => format!("SUM({})", n(*i)),
+            AggCall::LastValue(i) => format!("LAST_VALUE({})", n(*i)),
+            AggCall::LatestByTime { value, time } => format!("LATEST_BY_TIME({}, {})", n(*value), n(*time)),
+        }
+    }
+
+    /// Whether the function has a `retract` method (so it may consume a retracting input).
+    pub fn supports_retraction(&self) -> bool {
+        matches!(self, AggCall::CountStar | AggCall::Count(_) | AggCall::Sum(_))
+    }
+
+    /// `createAccumulator()`.
+    pub fn create_accumulator(&self) -> Accumulator {
+        match self {
+            AggCall::CountStar | AggCall::Count(_) => Accumulator::Count(0),
+            AggCall::Sum(_) => Accumulator::Sum { sum: None, count: 0 },
+            AggCall::LastValue(_) => Accumulator::LastValue(Value::Null),
+            AggCall::LatestByTime { .. } => Accumulator::LatestByTime { value: Value::Null, time: 0 },
+        }
+    }
+
+    /// `accumulate(acc, input)`.
+    ///
+    /// # Errors
+    /// A message when Flink would throw (a NULL time for `LATEST_BY_TIME`, whose Java UDAF
+    /// unboxes it), or when a value has the wrong type for the function.
+    pub fn accumulate(&self, acc: &mut Accumulator, input: &Row) -> Result<(), String> {
+        self.apply(acc, input, 1)
+    }
+
+    /// `retract(acc, input)`.
+    ///
+    /// # Errors
+    /// As [`AggCall::accumulate`], and for functions without `retract` (the pipeline rejects
+    /// such a plan before it runs, as Flink's planner does).
+    pub fn retract(&self, acc: &mut Accumulator, input: &Row) -> Result<(), String> {
+        if !self.supports_retraction() {
+            return Err(format!("{self:?} has no retract method"));
+        }
+        self.apply(acc, input, -1)
+    }
+
+    fn apply(&self, acc: &mut Accumulator, input: &Row, sign: i64) -> Result<(), String> {
+        let at = |i: usize| input.0.get(i).cloned().unwrap_or(Value::Null);
+        match (self, acc) {
+            (AggCall::CountStar, Accumulator::Count(c)) => *c += sign,
+            (AggCall::Count(i), Accumulator::Count(c)) => {
+                if at(*i) != Value::Null {
+                    *c += sign;
+                }
+            }
+            (AggCall::Sum(i), Accumulator::Sum { sum, count }) => match at(*i) {
+                Value::Null => {}
+                Value::Int(v) => {
+                    *sum = Some(sum.unwrap_or(0).wrapping_add(sign * v));
+                    *count += sign;
+                }
+                other => return Err(format!("SUM expects a number, found {other}")),
+            },
+            (AggCall::LastValue(i), Accumulator::LastValue(last)) => {
+                let v = at(*i);
+                if v != Value::Null {
+                    *last = v;
+                }
+            }
+            (AggCall::LatestByTime { value, time }, Accumulator::LatestByTime { value: acc_value, time: acc_time }) => {
+                match at(*time) {
+                    Value::Int(t) => {
+                        if t > *acc_time {
+                            *acc_value = at(*value);
+                            *acc_time = t;
+                        }
+                    }
+                    Value::Null => {
+                        return Err("LATEST_BY_TIME: the time argument is NULL (the seed's Java UDAF \
+                                    would throw a NullPointerException unboxing it)"
+                            .into())
+                    }
+                    other => return Err(format!("LATEST_BY_TIME expects a BIGINT time, found {other}")),
+                }
+            }
+            (call, acc) => return Err(format!("accumulator {acc:?} does not belong to {call:?}")),
+        }
+        Ok(())
+    }
+
+    /// `getValue(acc)`.
+    pub fn get_value(&self, acc: &Accumulator) -> Value {
+        match acc {
+            Accumulator::Count(c) => Value::Int(*c),
+            Accumulator::Sum { sum, count } => match (count, sum) {
+                (0, _) | (_, None) => Value::Null,
+                (_, Some(s)) => Value::Int(*s),
+            },
+            Accumulator::LastValue(v) => v.clone(),
+            Accumulator::LatestByTime { value, .. } => value.clone(),
+        }
+    }
+}
+
+impl Accumulator {
+    /// Short text for the page: `3`, `sum=6 count=3`, `value=1 time=1574347472000`.
+    pub fn describe(&self) -> String {
+        match self {
+            Accumulator::Count(c) => c.to_string(),
+            Accumulator::Sum { sum, count } => {
+                format!("sum={} count={count}", sum.map_or("null".to_string(), |s| s.to_string()))
+            }
+            Accumulator::LastValue(v) => v.to_string(),
+            Accumulator::LatestByTime { value, time } => format!("{value} @ {time}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(v: &[Value]) -> Row {
+        Row(v.to_vec())
+    }
+
+    #[test]
+    fn sum_with_retract_goes_null_at_zero_count() {
+        let call = AggCall::Sum(0);
+        let mut acc = call.create_accumulator();
+        call.accumulate(&mut acc, &r(&[Value::Int(2)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Null])).unwrap();
+        assert_eq!(call.get_value(&acc), Value::Int(2));
+        call.retract(&mut acc, &r(&[Value::Int(2)])).unwrap();
+        assert_eq!(call.get_value(&acc), Value::Null);
+        call.retract(&mut acc, &r(&[Value::Int(3)])).unwrap();
+        assert_eq!(acc, Accumulator::Sum { sum: Some(-3), count: -1 });
+        assert_eq!(call.get_value(&acc), Value::Int(-3));
+    }
+
+    #[test]
+    fn count_star_counts_nulls_count_x_does_not() {
+        let (star, cx) = (AggCall::CountStar, AggCall::Count(0));
+        let (mut a, mut b) = (star.create_accumulator(), cx.create_accumulator());
+        for row in [r(&[Value::Null]), r(&[Value::Int(1)])] {
+            star.accumulate(&mut a, &row).unwrap();
+            cx.accumulate(&mut b, &row).unwrap();
+        }
+        assert_eq!((star.get_value(&a), cx.get_value(&b)), (Value::Int(2), Value::Int(1)));
+    }
+
+    #[test]
+    fn latest_by_time_keeps_the_largest_time() {
+        let call = AggCall::LatestByTime { value: 0, time: 1 };
+        let mut acc = call.create_accumulator();
+        call.accumulate(&mut acc, &r(&[Value::Int(1), Value::Int(1_574_347_472_000)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(0), Value::Int(1_574_347_474_000)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(5), Value::Int(1_574_347_473_000)])).unwrap();
+        assert_eq!(call.get_value(&acc), Value::Int(0));
+        assert!(call.retract(&mut acc, &r(&[Value::Int(0), Value::Int(1)])).is_err());
+        assert!(call.accumulate(&mut acc, &r(&[Value::Int(0), Value::Null])).is_err());
+    }
+}

@@ -1,0 +1,188 @@
+//! The cleanup-timer rule of legacy idle state retention.
+//!
+//! Models `CleanupState.registerProcessingCleanupTimer` and `KeyedProcessFunctionWithCleanupState`
+//! (`processCleanupTimer`, `cleanupState`) of Flink 1.8 to 1.13
+//! (`flink-table/flink-table-planner/.../runtime/aggregate/CleanupState.scala`; the Java copy in
+//! `flink-table-runtime-blink/.../runtime/functions/CleanupState.java` has the same logic):
+//!
+//! ```text
+//! curCleanupTime = cleanupTimeState.value()
+//! if (curCleanupTime == null || currentTime + minRetentionTime > curCleanupTime) {
+//!     cleanupTime = currentTime + maxRetentionTime
+//!     registerProcessingTimeTimer(cleanupTime)                        // register the new timer first,
+//!     if (curCleanupTime != null) deleteProcessingTimeTimer(curCleanupTime)   // then delete the old one
+//!     cleanupTimeState.update(cleanupTime)
+//! }
+//! ```
+//!
+//! `currentTime` is always the processing time, never a record's timestamp. Flink 1.8 added the
+//! delete (FLINK-10543); Flink ≤ 1.7 left stale timers registered — not modelled yet.
+
+use super::idle_state_retention::IdleStateRetention;
+use super::keyed_state::ValueState;
+use super::time::{format_duration, Millis, TimeFormat};
+use super::timer_service::TimerService;
+
+/// What the rule decided for one record, with the numbers it compared. The page shows it as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CleanupDecision {
+    /// `stateCleaningEnabled` is false (`min <= 1`): no timer is registered.
+    Disabled { min_ms: Millis },
+    /// No cleanup time stored yet: register `now + max`.
+    Register { now: Millis, max_ms: Millis, timer: Millis },
+    /// `now + min > C`: register `now + max`, then delete `C`.
+    Move { now: Millis, min_ms: Millis, max_ms: Millis, current: Millis, timer: Millis },
+    /// `now + min <= C`: keep `C`.
+    Keep { now: Millis, min_ms: Millis, current: Millis },
+}
+
+impl CleanupDecision {
+    /// The timer this decision registered, if any.
+    pub fn registered(&self) -> Option<Millis> {
+        match *self {
+            CleanupDecision::Register { timer, .. } | CleanupDecision::Move { timer, .. } => Some(timer),
+            _ => None,
+        }
+    }
+    /// The timer this decision deleted, if any.
+    pub fn deleted(&self) -> Option<Millis> {
+        match *self {
+            CleanupDecision::Move { current, .. } => Some(current),
+            _ => None,
+        }
+    }
+
+    /// The rule with the numbers plugged in, e.g.
+    /// `now + min = 2019-11-22 16:00 > C = 2019-11-22 15:00 → register 2019-11-23 16:00, delete 2019-11-22 15:00`.
+    pub fn describe(&self, tf: TimeFormat) -> String {
+        let t = |ms| tf.format(ms);
+        match *self {
+            CleanupDecision::Disabled { min_ms } => format!(
+                "state cleaning disabled (min = {} is not > 1 ms): no cleanup timer",
+                format_duration(min_ms)
+            ),
+            CleanupDecision::Register { now, max_ms, timer } => format!(
+                "no cleanup time C yet → register now + max = {} + {} = {}",
+                t(now),
+                format_duration(max_ms),
+                t(timer)
+            ),
+            CleanupDecision::Move { now, min_ms, current, timer, .. } => format!(
+                "now + min = {} > C = {} → register {}, delete {}",
+                t(now + min_ms),
+                t(current),
+                t(timer),
+                t(current)
+            ),
+            CleanupDecision::Keep { now, min_ms, current } => {
+                format!("now + min = {} <= C = {} → keep {}", t(now + min_ms), t(current), t(current))
+            }
+        }
+    }
+}
+
+/// The per-key cleanup time (`cleanupTimeState`, a `ValueState<Long>` named `"CleanupTime"`)
+/// with the retention it enforces.
+#[derive(Debug, Clone)]
+pub struct CleanupState<K: Ord + Clone> {
+    pub retention: IdleStateRetention,
+    pub cleanup_time_state: ValueState<K, Millis>,
+}
+
+impl<K: Ord + Clone> CleanupState<K> {
+    pub fn new(retention: IdleStateRetention) -> Self {
+        CleanupState { retention, cleanup_time_state: ValueState::new("CleanupTime") }
+    }
+
+    /// `stateCleaningEnabled = minRetentionTime > 1`.
+    pub fn state_cleaning_enabled(&self) -> bool {
+        self.retention.state_cleaning_enabled()
+    }
+
+    /// `processCleanupTimer(ctx, currentTime)`: applies the rule for `key` at processing time
+    /// `now` (ms), registering before deleting, and returns what it decided.
+    pub fn process_cleanup_timer(&mut self, key: &K, now: Millis, timers: &mut TimerService<K>) -> CleanupDecision {
+        let IdleStateRetention { min_ms, max_ms, .. } = self.retention;
+        if !self.state_cleaning_enabled() {
+            return CleanupDecision::Disabled { min_ms };
+        }
+        let current = self.cleanup_time_state.value(key).copied();
+        match current {
+            Some(current) if now + min_ms <= current => CleanupDecision::Keep { now, min_ms, current },
+            _ => {
+                let timer = now + max_ms;
+                timers.register_processing_time_timer(key, timer);
+                if let Some(current) = current {
+                    timers.delete_processing_time_timer(key, current);
+                }
+                self.cleanup_time_state.update(key, timer);
+                match current {
+                    None => CleanupDecision::Register { now, max_ms, timer },
+                    Some(current) => CleanupDecision::Move { now, min_ms, max_ms, current, timer },
+                }
+            }
+        }
+    }
+
+    /// The cleanup time stored for `key` (`C`), if any.
+    pub fn cleanup_time(&self, key: &K) -> Option<Millis> {
+        self.cleanup_time_state.value(key).copied()
+    }
+
+    /// The `cleanupTimeState.clear()` part of `cleanupState(states...)`.
+    pub fn clear(&mut self, key: &K) {
+        self.cleanup_time_state.clear(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `KeyedProcessFunctionWithCleanupStateTest` (Flink 1.10), min 5 ms / max 10 ms.
+    #[test]
+    fn flink_harness_vector() {
+        let retention = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
+        let mut cs = CleanupState::new(retention);
+        let mut timers = TimerService::default();
+        assert_eq!(
+            cs.process_cleanup_timer(&"a", 1, &mut timers),
+            CleanupDecision::Register { now: 1, max_ms: 10, timer: 11 }
+        );
+        cs.process_cleanup_timer(&"b", 1, &mut timers);
+        assert_eq!(cs.process_cleanup_timer(&"c", 5, &mut timers).registered(), Some(15));
+        assert_eq!(
+            cs.process_cleanup_timer(&"a", 5, &mut timers),
+            CleanupDecision::Keep { now: 5, min_ms: 5, current: 11 }
+        );
+        let moved = cs.process_cleanup_timer(&"b", 8, &mut timers);
+        assert_eq!(moved, CleanupDecision::Move { now: 8, min_ms: 5, max_ms: 10, current: 11, timer: 18 });
+        assert_eq!(moved.describe(TimeFormat::Millis), "now + min = 13 ms > C = 11 ms → register 18 ms, delete 11 ms");
+        assert_eq!(timers.timers_of(&"b"), vec![18]);
+        let mut fired = vec![];
+        while let Some(t) = timers.poll_due(18) {
+            fired.push(t);
+        }
+        assert_eq!(fired, vec![(11, "a"), (15, "c"), (18, "b")]);
+    }
+
+    #[test]
+    fn equality_does_not_move_the_timer() {
+        let retention = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
+        let mut cs = CleanupState::new(retention);
+        let mut timers = TimerService::default();
+        cs.process_cleanup_timer(&"a", 0, &mut timers);
+        // 5 + 5 = 10 is not > 10: the key may die exactly `min` after this access.
+        assert_eq!(cs.process_cleanup_timer(&"a", 5, &mut timers).registered(), None);
+        assert_eq!(cs.process_cleanup_timer(&"a", 6, &mut timers).registered(), Some(16));
+    }
+
+    #[test]
+    fn one_millisecond_min_registers_nothing() {
+        let retention = IdleStateRetention::set_idle_state_retention_time(1, 10, true).unwrap();
+        let mut cs = CleanupState::new(retention);
+        let mut timers = TimerService::default();
+        assert_eq!(cs.process_cleanup_timer(&"a", 0, &mut timers), CleanupDecision::Disabled { min_ms: 1 });
+        assert!(timers.is_empty());
+    }
+}

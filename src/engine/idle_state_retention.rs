@@ -1,0 +1,105 @@
+//! Idle state retention time: `TableConfig.setIdleStateRetentionTime(minTime, maxTime)` and the
+//! `stateCleaningEnabled` rule of `KeyedProcessFunctionWithCleanupState`.
+//!
+//! Follows `flink-table/flink-table-api-java/.../table/api/TableConfig.java` (and the identical
+//! `StreamQueryConfig.withIdleStateRetentionTime`) as of Flink 1.10, where the 5-minute rule of
+//! FLINK-9681 holds, and the legacy planner's
+//! `flink-table-planner/.../runtime/aggregate/KeyedProcessFunctionWithCleanupState.scala`
+//! (Flink 1.8 to 1.13).
+
+use super::time::{format_duration, Millis};
+
+/// The smallest accepted `maxTime - minTime`, in ms (5 minutes), unless both are 0.
+pub const MIN_GAP_MS: Millis = 300_000;
+
+/// A validated idle state retention: `min`/`max` in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdleStateRetention {
+    /// `minIdleStateRetentionTime` (ms): how long an idle key's state is kept at least.
+    pub min_ms: Millis,
+    /// `maxIdleStateRetentionTime` (ms): how long it is kept at most.
+    pub max_ms: Millis,
+    /// Built as Flink's harness tests build operators (`new GroupAggProcessFunction(.., queryConfig)`
+    /// with e.g. min 5 ms / max 10 ms), bypassing the 5-minute check.
+    pub test_harness: bool,
+}
+
+impl IdleStateRetention {
+    /// Never clean up (`0`/`0`, Flink's default).
+    pub const NEVER: IdleStateRetention = IdleStateRetention { min_ms: 0, max_ms: 0, test_harness: false };
+
+    /// `TableConfig.setIdleStateRetentionTime(minTime, maxTime)` (Flink 1.10).
+    ///
+    /// # Errors
+    /// Flink's `IllegalArgumentException` message, verbatim (including its typo and missing space):
+    /// `Difference between minTime: 0 ms and maxTime: 60000 msshoud be at least 5 minutes.`
+    /// when `max - min < 5 min` and not both are 0. With `test_harness`, that check is skipped
+    /// (as in Flink's own harness tests), but negative times and `max < min` are still rejected,
+    /// because Flink's cleanup rule assumes `min <= max` (with `max < min` a re-registration in
+    /// the same millisecond would delete the key's only timer).
+    pub fn set_idle_state_retention_time(
+        min_ms: Millis,
+        max_ms: Millis,
+        test_harness: bool,
+    ) -> Result<IdleStateRetention, String> {
+        if min_ms < 0 || max_ms < 0 {
+            return Err(format!(
+                "min ({}) and max ({}) must not be negative",
+                format_duration(min_ms),
+                format_duration(max_ms)
+            ));
+        }
+        if test_harness {
+            if max_ms < min_ms {
+                // The check of StreamQueryConfig before FLINK-9681 (Flink 1.3 to 1.5).
+                return Err("maxTime may not be smaller than minTime.".into());
+            }
+        } else if max_ms - min_ms < MIN_GAP_MS && !(max_ms == 0 && min_ms == 0) {
+            return Err(format!(
+                "Difference between minTime: {min_ms} ms and maxTime: {max_ms} msshoud be at least 5 minutes."
+            ));
+        }
+        Ok(IdleStateRetention { min_ms, max_ms, test_harness })
+    }
+
+    /// `stateCleaningEnabled = minRetentionTime > 1` (`KeyedProcessFunctionWithCleanupState`).
+    /// Note `> 1`, not `> 0`: a minimum of 1 ms does not enable cleanup, and neither does
+    /// `min = 0` with any `max`.
+    pub fn state_cleaning_enabled(&self) -> bool {
+        self.min_ms > 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Case C01 of `shared/cases/flink-bug-cases.json` (steps 1 to 5).
+    #[test]
+    fn validates_like_table_config() {
+        let err = IdleStateRetention::set_idle_state_retention_time(43_200_000, 43_200_000, false).unwrap_err();
+        assert_eq!(
+            err,
+            "Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes."
+        );
+        let never = IdleStateRetention::set_idle_state_retention_time(0, 0, false).unwrap();
+        assert!(!never.state_cleaning_enabled());
+        assert!(IdleStateRetention::set_idle_state_retention_time(600_000, 900_000, false).is_ok());
+        assert!(IdleStateRetention::set_idle_state_retention_time(600_000, 899_999, false).is_err());
+        let min0 = IdleStateRetention::set_idle_state_retention_time(0, 300_000, false).unwrap();
+        assert!(!min0.state_cleaning_enabled(), "min = 0 passes validation but never cleans");
+    }
+
+    #[test]
+    fn harness_mode_skips_the_gap_rule_only() {
+        let r = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
+        assert!(r.state_cleaning_enabled());
+        assert!(IdleStateRetention::set_idle_state_retention_time(5, 10, false).is_err());
+        assert_eq!(
+            IdleStateRetention::set_idle_state_retention_time(10, 5, true),
+            Err("maxTime may not be smaller than minTime.".into())
+        );
+        let one = IdleStateRetention::set_idle_state_retention_time(1, 10, true).unwrap();
+        assert!(!one.state_cleaning_enabled(), "min = 1 ms does not enable cleanup");
+    }
+}

@@ -1,0 +1,216 @@
+//! Rows, values and changelog messages, printed the way Flink prints them.
+//!
+//! Two message forms exist, one per planner generation:
+//! - [`RowKind`] (`org.apache.flink.types.RowKind`, Flink 1.11+): `+I[1, 1]`, `-U[..]`, `+U[..]`, `-D[..]`,
+//!   as `Row.toString()` prints them in Flink 2.3 (fields joined by `", "`, `null` for NULL).
+//! - the legacy planner's `CRow(change, row)` (Flink ≤ 1.13), seen by users through
+//!   `toRetractStream` as `Tuple2<Boolean, Row>`: `(true,1,1)` / `(false,1,1)` (Flink 1.9
+//!   `Row.toString()` joins fields with `","`).
+
+use serde::Serialize;
+use std::fmt;
+
+/// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A row: the values of one record, in schema order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct Row(pub Vec<Value>);
+
+impl Row {
+    /// The values joined with `sep` (Flink 2.x uses `", "`, the legacy planner `","`).
+    pub fn join(&self, sep: &str) -> String {
+        self.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
+    }
+    /// Picks the values at `indices`, in that order (a grouping key, a projection).
+    pub fn project(&self, indices: &[usize]) -> Row {
+        Row(indices.iter().map(|&i| self.0[i].clone()).collect())
+    }
+    /// This row followed by `other`'s values.
+    pub fn concat(&self, other: &Row) -> Row {
+        Row(self.0.iter().chain(other.0.iter()).cloned().collect())
+    }
+}
+
+/// `org.apache.flink.types.RowKind`, the change a row carries (Flink 1.11+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RowKind {
+    Insert,
+    UpdateBefore,
+    UpdateAfter,
+    Delete,
+}
+
+impl RowKind {
+    /// Flink's `RowKind.shortString()`: `+I`, `-U`, `+U`, `-D`.
+    pub fn short_string(self) -> &'static str {
+        match self {
+            RowKind::Insert => "+I",
+            RowKind::UpdateBefore => "-U",
+            RowKind::UpdateAfter => "+U",
+            RowKind::Delete => "-D",
+        }
+    }
+    /// Parses `+I`, `-U`, `+U`, `-D` (also Flink's enum names `INSERT`, `UPDATE_BEFORE`, ...).
+    pub fn parse(text: &str) -> Option<RowKind> {
+        match text {
+            "+I" | "INSERT" => Some(RowKind::Insert),
+            "-U" | "UPDATE_BEFORE" => Some(RowKind::UpdateBefore),
+            "+U" | "UPDATE_AFTER" => Some(RowKind::UpdateAfter),
+            "-D" | "DELETE" => Some(RowKind::Delete),
+            _ => None,
+        }
+    }
+    /// `INSERT` and `UPDATE_AFTER` are accumulate messages; `UPDATE_BEFORE` and `DELETE` are
+    /// retract messages (`RowDataUtil.isAccumulateMsg` / `isRetractMsg`).
+    pub fn is_accumulate(self) -> bool {
+        matches!(self, RowKind::Insert | RowKind::UpdateAfter)
+    }
+}
+
+/// The change flag of a message: a [`RowKind`] (Flink 1.11+), or the legacy planner's
+/// `CRow.change` boolean (`true` = accumulate, `false` = retract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Change {
+    Kind(RowKind),
+    Legacy(bool),
+}
+
+impl Change {
+    /// Whether the message adds its row (accumulate) rather than retracting it.
+    pub fn is_accumulate(self) -> bool {
+        match self {
+            Change::Kind(kind) => kind.is_accumulate(),
+            Change::Legacy(change) => change,
+        }
+    }
+    /// `+I`/`-U`/`+U`/`-D`, or `true`/`false` for the legacy planner.
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Kind(kind) => kind.short_string(),
+            Change::Legacy(true) => "true",
+            Change::Legacy(false) => "false",
+        }
+    }
+}
+
+/// A changelog message: a change flag and a row.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Message {
+    pub change: Change,
+    pub row: Row,
+}
+
+impl Message {
+    pub fn new(change: Change, row: Row) -> Self {
+        Message { change, row }
+    }
+}
+
+impl fmt::Display for Message {
+    /// Flink's print format: `+I[dev1, 1]`, or `(true,dev1,1)` for the legacy planner.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.change {
+            Change::Kind(kind) => write!(f, "{}[{}]", kind.short_string(), self.row.join(", ")),
+            Change::Legacy(change) if self.row.0.is_empty() => write!(f, "({change})"),
+            Change::Legacy(change) => write!(f, "({change},{})", self.row.join(",")),
+        }
+    }
+}
+
+/// A column's SQL type. Only what the operators need to check input rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum DataType {
+    #[serde(rename = "INT")]
+    Int,
+    #[serde(rename = "BIGINT")]
+    BigInt,
+    #[serde(rename = "STRING")]
+    String,
+    #[serde(rename = "BOOLEAN")]
+    Boolean,
+}
+
+impl DataType {
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Int => "INT",
+            DataType::BigInt => "BIGINT",
+            DataType::String => "STRING",
+            DataType::Boolean => "BOOLEAN",
+        }
+    }
+    /// Converts a JSON value into a SQL value of this type (JSON `null` is SQL NULL).
+    ///
+    /// # Errors
+    /// A message naming the expected type and the value found (e.g. an INT out of range).
+    pub fn value_from_json(self, v: &serde_json::Value) -> Result<Value, String> {
+        let bad = || format!("expected {} or null, found {v}", self.name());
+        match (self, v) {
+            (_, serde_json::Value::Null) => Ok(Value::Null),
+            (DataType::Int, serde_json::Value::Number(n)) => {
+                let i = n.as_i64().ok_or_else(bad)?;
+                i32::try_from(i).map_err(|_| format!("{i} is out of range for INT (32-bit)"))?;
+                Ok(Value::Int(i))
+            }
+            (DataType::BigInt, serde_json::Value::Number(n)) => n.as_i64().map(Value::Int).ok_or_else(bad),
+            (DataType::String, serde_json::Value::String(s)) => Ok(Value::Str(s.clone())),
+            (DataType::Boolean, serde_json::Value::Bool(b)) => Ok(Value::Bool(*b)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// A named, typed column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Column {
+    pub name: String,
+    pub data_type: DataType,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(vals: &[Value]) -> Row {
+        Row(vals.to_vec())
+    }
+
+    #[test]
+    fn prints_like_flink() {
+        let r = row(&[Value::Str("dev1".into()), Value::Int(1)]);
+        assert_eq!(Message::new(Change::Kind(RowKind::Insert), r.clone()).to_string(), "+I[dev1, 1]");
+        assert_eq!(Message::new(Change::Kind(RowKind::UpdateBefore), r.clone()).to_string(), "-U[dev1, 1]");
+        assert_eq!(Message::new(Change::Legacy(true), r.clone()).to_string(), "(true,dev1,1)");
+        assert_eq!(Message::new(Change::Legacy(false), r).to_string(), "(false,dev1,1)");
+        assert_eq!(Message::new(Change::Kind(RowKind::Delete), row(&[Value::Null])).to_string(), "-D[null]");
+    }
+
+    #[test]
+    fn converts_json_by_type() {
+        assert_eq!(DataType::Int.value_from_json(&serde_json::json!(5)), Ok(Value::Int(5)));
+        assert!(DataType::Int.value_from_json(&serde_json::json!(5_000_000_000i64)).is_err());
+        assert_eq!(DataType::BigInt.value_from_json(&serde_json::json!(5_000_000_000i64)), Ok(Value::Int(5_000_000_000)));
+        assert_eq!(DataType::String.value_from_json(&serde_json::json!(null)), Ok(Value::Null));
+        assert_eq!(DataType::String.value_from_json(&serde_json::json!(1)), Err("expected STRING or null, found 1".into()));
+    }
+}

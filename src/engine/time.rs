@@ -1,0 +1,193 @@
+//! Processing time, durations and how they are written.
+//!
+//! Every time in the engine is **processing time in milliseconds since the Unix epoch (UTC)**,
+//! an `i64` like Java's `long` in Flink's `ProcessingTimeService`. Every duration is a number of
+//! **milliseconds**. Scenarios may write times as ISO-8601 date-times (UTC) and durations in
+//! Flink's own syntax (`24 h`, `1 d`, `5 min`, `300 ms`), parsed here.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+/// Processing time or a duration, in milliseconds.
+pub type Millis = i64;
+
+/// Milliseconds in one minute, hour and day.
+pub const MINUTE_MS: Millis = 60_000;
+pub const HOUR_MS: Millis = 60 * MINUTE_MS;
+pub const DAY_MS: Millis = 24 * HOUR_MS;
+
+/// The time units of Flink's `TimeUtils.TimeUnit`, with their labels, as in
+/// `flink-core/src/main/java/org/apache/flink/util/TimeUtils.java` (1.10 to 1.x; the version
+/// read is commit 080cf9b0). Nanos per unit, so sub-millisecond units convert exactly.
+const UNITS: &[(&str, &[&str], i128)] = &[
+    ("DAYS", &["d", "day", "days"], 86_400_000_000_000),
+    ("HOURS", &["h", "hour", "hours"], 3_600_000_000_000),
+    ("MINUTES", &["min", "minute", "minutes"], 60_000_000_000),
+    ("SECONDS", &["s", "sec", "secs", "second", "seconds"], 1_000_000_000),
+    ("MILLISECONDS", &["ms", "milli", "millis", "millisecond", "milliseconds"], 1_000_000),
+    ("MICROSECONDS", &["µs", "micro", "micros", "microsecond", "microseconds"], 1_000),
+    ("NANOSECONDS", &["ns", "nano", "nanos", "nanosecond", "nanoseconds"], 1),
+];
+
+/// Parses a duration the way Flink's `TimeUtils.parseDuration` does, and returns it in
+/// milliseconds as `Duration.toMillis()` would (sub-millisecond parts are truncated, as in Flink).
+///
+/// The text is a non-negative integer, optional whitespace, and an optional unit label
+/// (no label means milliseconds): `"300"`, `"300 ms"`, `"5 min"`, `"24 h"`, `"1 d"`.
+/// Only one number-and-unit is accepted (`"1 h 30 min"` is rejected, as in Flink).
+///
+/// # Errors
+/// Flink's own messages: `"argument is an empty- or whitespace-only string"`,
+/// `"text does not start with a number"`, numeric overflow, or an unknown unit label with the
+/// list of recognized units.
+pub fn parse_duration(text: &str) -> Result<Millis, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("argument is an empty- or whitespace-only string".into());
+    }
+    let digits_end = trimmed
+        .char_indices()
+        .find(|(_, c)| !c.is_ascii_digit())
+        .map_or(trimmed.len(), |(i, _)| i);
+    let number = &trimmed[..digits_end];
+    let label = trimmed[digits_end..].trim().to_lowercase();
+    if number.is_empty() {
+        return Err("text does not start with a number".into());
+    }
+    let value: i64 = number.parse().map_err(|_| {
+        format!("The value '{number}' cannot be re represented as 64bit number (numeric overflow).")
+    })?;
+    if label.is_empty() {
+        return Ok(value);
+    }
+    let Some((_, _, nanos)) = UNITS.iter().find(|(_, labels, _)| labels.contains(&label.as_str()))
+    else {
+        let all: Vec<String> = UNITS
+            .iter()
+            .map(|(name, labels, _)| format!("{name}: ({})", labels.join(" | ")))
+            .collect();
+        return Err(format!(
+            "Time interval unit label '{label}' does not match any of the recognized units: {}",
+            all.join(", ")
+        ));
+    };
+    let millis = i128::from(value) * nanos / 1_000_000;
+    i64::try_from(millis).map_err(|_| format!("the duration '{trimmed}' overflows 64-bit milliseconds"))
+}
+
+/// Formats a duration in milliseconds with the highest unit that divides it exactly, as Flink's
+/// `TimeUtils.formatWithHighestUnit` does: `86400000` → `"1 d"`, `300000` → `"5 min"`,
+/// `1500` → `"1500 ms"`, `0` → `"0 ms"`.
+pub fn format_duration(ms: Millis) -> String {
+    const HIGHEST_FIRST: &[(Millis, &str)] =
+        &[(DAY_MS, "d"), (HOUR_MS, "h"), (MINUTE_MS, "min"), (1_000, "s"), (1, "ms")];
+    if ms == 0 {
+        return "0 ms".into();
+    }
+    let (size, label) = HIGHEST_FIRST.iter().find(|(size, _)| ms % size == 0).copied().unwrap_or((1, "ms"));
+    format!("{} {label}", ms / size)
+}
+
+/// Parses an ISO-8601 date-time into processing time (ms since the epoch).
+///
+/// Accepted: `2019-11-20T15:00`, `2019-11-20T15:00:00`, `2019-11-20T15:00:00.250`, the same
+/// with a space instead of `T`, each read as **UTC**, and RFC 3339 with an explicit offset
+/// (`2019-11-20T15:00:00Z`, `2019-11-20T23:00:00+08:00`), converted to UTC.
+///
+/// # Errors
+/// A message that quotes the text and lists the accepted forms.
+pub fn parse_date_time(text: &str) -> Result<Millis, String> {
+    let t = text.trim();
+    if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        return Ok(dt.with_timezone(&Utc).timestamp_millis());
+    }
+    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M"] {
+        if let Ok(naive) = NaiveDateTime::parse_from_str(t, format) {
+            return Ok(naive.and_utc().timestamp_millis());
+        }
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        if let Some(midnight) = date.and_hms_opt(0, 0, 0) {
+            return Ok(midnight.and_utc().timestamp_millis());
+        }
+    }
+    Err(format!(
+        "'{t}' is not an ISO-8601 date-time (expected e.g. 2019-11-20T15:00, 2019-11-20T15:00:00.250 \
+         or 2019-11-20T15:00:00Z; times without an offset are UTC)"
+    ))
+}
+
+/// How the page, the CLI and decision texts write processing times. One format per scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeFormat {
+    /// `2019-11-22 15:00` (UTC; seconds and milliseconds are shown only when not zero).
+    DateTime,
+    /// `11 ms`, for harness-scale scenarios.
+    Millis,
+}
+
+impl TimeFormat {
+    /// Formats a processing time (ms since the epoch).
+    pub fn format(self, t: Millis) -> String {
+        match self {
+            TimeFormat::Millis => format!("{t} ms"),
+            TimeFormat::DateTime => match DateTime::<Utc>::from_timestamp_millis(t) {
+                Some(dt) if t % 1000 != 0 => dt.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+                Some(dt) if t % MINUTE_MS != 0 => dt.format("%Y-%m-%d %H:%M:%S").to_string(),
+                Some(dt) => dt.format("%Y-%m-%d %H:%M").to_string(),
+                None => format!("{t} ms"),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_flink_durations() {
+        assert_eq!(parse_duration("24 h"), Ok(86_400_000));
+        assert_eq!(parse_duration("1 d"), Ok(86_400_000));
+        assert_eq!(parse_duration("2days"), Ok(172_800_000));
+        assert_eq!(parse_duration("5 min"), Ok(300_000));
+        assert_eq!(parse_duration("300 ms"), Ok(300));
+        assert_eq!(parse_duration("300"), Ok(300));
+        assert_eq!(parse_duration(" 10 S "), Ok(10_000));
+        assert_eq!(parse_duration("1500 µs"), Ok(1));
+    }
+
+    #[test]
+    fn rejects_what_flink_rejects() {
+        assert_eq!(parse_duration("  "), Err("argument is an empty- or whitespace-only string".into()));
+        assert_eq!(parse_duration("h"), Err("text does not start with a number".into()));
+        let err = parse_duration("1 h 30 min").unwrap_err();
+        assert!(err.starts_with("Time interval unit label 'h 30 min' does not match"), "{err}");
+        assert!(err.contains("MINUTES: (min | minute | minutes)"), "{err}");
+        assert!(parse_duration("-5 min").is_err());
+        assert!(parse_duration("99999999999999999999").unwrap_err().contains("numeric overflow"));
+    }
+
+    #[test]
+    fn formats_with_highest_unit() {
+        assert_eq!(format_duration(86_400_000), "1 d");
+        assert_eq!(format_duration(172_800_000), "2 d");
+        assert_eq!(format_duration(300_000), "5 min");
+        assert_eq!(format_duration(1_500), "1500 ms");
+        assert_eq!(format_duration(0), "0 ms");
+    }
+
+    #[test]
+    fn parses_and_formats_date_times_in_utc() {
+        let t = parse_date_time("2019-11-20T15:00").unwrap();
+        assert_eq!(t, 1_574_262_000_000);
+        assert_eq!(parse_date_time("2019-11-20 15:00:00"), Ok(t));
+        assert_eq!(parse_date_time("2019-11-20T15:00:00Z"), Ok(t));
+        assert_eq!(parse_date_time("2019-11-20T23:00:00+08:00"), Ok(t));
+        assert_eq!(TimeFormat::DateTime.format(t), "2019-11-20 15:00");
+        assert_eq!(TimeFormat::DateTime.format(1_574_347_472_000), "2019-11-21 14:44:32");
+        assert_eq!(TimeFormat::DateTime.format(t + 5), "2019-11-20 15:00:00.005");
+        assert_eq!(TimeFormat::Millis.format(11), "11 ms");
+        assert!(parse_date_time("20/11/2019").unwrap_err().contains("not an ISO-8601"));
+    }
+}

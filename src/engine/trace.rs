@@ -1,0 +1,155 @@
+//! The trace: everything the engine did, in order, with the reason. The page, the CLI
+//! (`--format text|jsonl`) and the tests all read it.
+
+use super::cleanup_state::CleanupDecision;
+use super::row::{Message, Row};
+use super::time::{Millis, TimeFormat};
+use serde::Serialize;
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceEvent {
+    /// A scenario row entered the pipeline (`op` is the source's name).
+    Input { message: Message },
+    /// The cleanup-timer rule ran for a record (`CleanupState.registerProcessingCleanupTimer`).
+    Decision(CleanupDecision),
+    TimerRegistered { timer_ms: Millis },
+    TimerDeleted { timer_ms: Millis },
+    TimerFired { timer_ms: Millis },
+    /// Keyed state was cleared: by a cleanup timer (`cleanupState(...)`) or because the
+    /// record count reached 0. `states` names the cleared states as Flink names them.
+    StateCleared { states: Vec<&'static str>, reason: String },
+    /// A read found the key's state expired by TTL (`lastAccess + ttl <= now`) and removed it.
+    StateExpired { state: &'static str, last_access_ms: Millis, expired_at_ms: Millis },
+    /// The operator emitted a changelog message downstream.
+    Emitted { message: Message },
+    /// The operator ignored an input message (e.g. a retraction for a key without state).
+    Dropped { message: Message, reason: String },
+    /// The operator computed a result equal to the previous one and emitted nothing.
+    Suppressed { reason: String },
+    /// The result table could not apply a retraction: it holds no such row.
+    ResultMissingRow { message: Message },
+}
+
+impl TraceEvent {
+    /// The `what` of the JSONL format.
+    pub fn what(&self) -> &'static str {
+        match self {
+            TraceEvent::Input { .. } => "input",
+            TraceEvent::Decision(_) => "decision",
+            TraceEvent::TimerRegistered { .. } => "timer_registered",
+            TraceEvent::TimerDeleted { .. } => "timer_deleted",
+            TraceEvent::TimerFired { .. } => "timer_fired",
+            TraceEvent::StateCleared { .. } => "state_cleared",
+            TraceEvent::StateExpired { .. } => "state_expired",
+            TraceEvent::Emitted { .. } => "emitted",
+            TraceEvent::Dropped { .. } => "dropped",
+            TraceEvent::Suppressed { .. } => "suppressed",
+            TraceEvent::ResultMissingRow { .. } => "result_missing_row",
+        }
+    }
+
+    /// The message the event carries, if any.
+    pub fn message(&self) -> Option<&Message> {
+        match self {
+            TraceEvent::Input { message }
+            | TraceEvent::Emitted { message }
+            | TraceEvent::Dropped { message, .. }
+            | TraceEvent::ResultMissingRow { message } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The timer the event is about, if any.
+    pub fn timer_ms(&self) -> Option<Millis> {
+        match self {
+            TraceEvent::TimerRegistered { timer_ms }
+            | TraceEvent::TimerDeleted { timer_ms }
+            | TraceEvent::TimerFired { timer_ms } => Some(*timer_ms),
+            _ => None,
+        }
+    }
+
+    /// A one-line explanation with the numbers, e.g. the cleanup rule's comparison.
+    pub fn describe(&self, tf: TimeFormat) -> String {
+        match self {
+            TraceEvent::Input { message } => format!("input {message}"),
+            TraceEvent::Decision(d) => d.describe(tf),
+            TraceEvent::TimerRegistered { timer_ms } => format!("timer registered for {}", tf.format(*timer_ms)),
+            TraceEvent::TimerDeleted { timer_ms } => format!("timer deleted for {}", tf.format(*timer_ms)),
+            TraceEvent::TimerFired { timer_ms } => format!("timer fired for {}", tf.format(*timer_ms)),
+            TraceEvent::StateCleared { states, reason } => format!("state cleared ({}): {reason}", states.join(", ")),
+            TraceEvent::StateExpired { state, last_access_ms, expired_at_ms } => format!(
+                "{state} expired: last access {} + ttl = {} <= now → removed on read, the key starts empty",
+                tf.format(*last_access_ms),
+                tf.format(*expired_at_ms)
+            ),
+            TraceEvent::Emitted { message } => format!("emitted {message}"),
+            TraceEvent::Dropped { message, reason } => format!("dropped {message}: {reason}"),
+            TraceEvent::Suppressed { reason } => format!("nothing emitted: {reason}"),
+            TraceEvent::ResultMissingRow { message } => {
+                format!("result table holds no row for {message}: the retraction retracts nothing")
+            }
+        }
+    }
+}
+
+/// One trace entry: when (processing time, ms), where (operator id, key) and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEntry {
+    /// Index of the driving action (a scenario step or a time advance) that caused it.
+    pub action: usize,
+    /// Processing time in ms when it happened.
+    pub time_ms: Millis,
+    /// Operator id, the source's name for inputs, or `result` for the result table.
+    pub op: String,
+    /// The grouping key, for keyed events.
+    pub key: Option<Row>,
+    pub event: TraceEvent,
+}
+
+/// The JSONL form of a trace entry (`flink-state-sim run --format jsonl`).
+#[derive(Debug, Serialize)]
+pub struct TraceRecord<'a> {
+    pub time_ms: Millis,
+    pub op: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub what: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timer_ms: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<&'a Row>,
+    pub detail: String,
+}
+
+impl TraceEntry {
+    /// The key as text: its values joined by `", "`.
+    pub fn key_text(&self) -> Option<String> {
+        self.key.as_ref().map(|k| k.join(", "))
+    }
+
+    /// The JSONL record of this entry.
+    pub fn record(&self, tf: TimeFormat) -> TraceRecord<'_> {
+        let message = self.event.message();
+        TraceRecord {
+            time_ms: self.time_ms,
+            op: &self.op,
+            key: self.key_text(),
+            what: self.event.what(),
+            timer_ms: self.event.timer_ms(),
+            kind: message.map(|m| m.change.label()),
+            row: message.map(|m| &m.row),
+            detail: self.event.describe(tf),
+        }
+    }
+
+    /// One line of the CLI's text format:
+    /// `2019-11-20 15:00  agg  key=u1  no cleanup time C yet → register ...`.
+    pub fn text_line(&self, tf: TimeFormat) -> String {
+        let key = self.key_text().map(|k| format!("  key={k}")).unwrap_or_default();
+        format!("{}  {}{}  {}", tf.format(self.time_ms), self.op, key, self.event.describe(tf))
+    }
+}

@@ -1,0 +1,17 @@
+//! flink-state-sim: step through how Apache Flink keeps, expires and cleans keyed state, and how
+//! results are retracted between streaming SQL operators.
+//!
+//! - [`engine`]: the pure simulator (scenarios, operators, timers, state TTL, the trace).
+//! - `ui` (wasm only): the Yew page that drives and displays the engine.
+//!
+//! ```
+//! use flink_state_sim::engine::{presets, Simulation};
+//! let mut sim = Simulation::new(presets::load_preset("cleanup-harness-min5-max10").unwrap());
+//! sim.run_to_end().unwrap();
+//! assert!(sim.operator_views()[0].keys.is_empty()); // every key was cleaned up
+//! ```
+
+pub mod engine;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

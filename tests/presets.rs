@@ -1,0 +1,113 @@
+//! The built-in presets reproduce the seed documents' worked examples and Flink's own harness
+//! vector exactly. Runs natively (`cargo test`) and in the browser (`wasm-pack test`).
+
+mod common;
+
+use common::{emitted, run, text, timer_events};
+use flink_state_sim::engine::presets::{load_preset, preset_json, PRESETS};
+use flink_state_sim::engine::Simulation;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn t(what: &str, key: &str, at: &str) -> (String, String, String) {
+    (what.into(), key.into(), at.into())
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn every_preset_is_valid() {
+    for (name, _) in PRESETS {
+        let s = load_preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(s.name, *name);
+    }
+}
+
+/// Seed 001: min 1 day, max 2 days, one key at 11-20 15:00, 11-20 16:00, 11-21 16:00.
+#[wasm_bindgen_test(unsupported = test)]
+fn seed_001_one_day_two_days() {
+    let sim = run(preset_json("seed-001-one-day-two-days").unwrap());
+    assert_eq!(
+        timer_events(&sim, "logins_per_user"),
+        vec![
+            t("timer_registered", "u1", "2019-11-22 15:00"),
+            t("timer_registered", "u1", "2019-11-23 16:00"),
+            t("timer_deleted", "u1", "2019-11-22 15:00"),
+            t("timer_fired", "u1", "2019-11-23 16:00"),
+        ]
+    );
+    let lines = text(&sim);
+    let expect = [
+        "2019-11-20 15:00  logins_per_user  key=u1  no cleanup time C yet → register now + max = 2019-11-20 15:00 + 2 d = 2019-11-22 15:00",
+        "2019-11-20 16:00  logins_per_user  key=u1  now + min = 2019-11-21 16:00 <= C = 2019-11-22 15:00 → keep 2019-11-22 15:00",
+        "2019-11-21 16:00  logins_per_user  key=u1  now + min = 2019-11-22 16:00 > C = 2019-11-22 15:00 → register 2019-11-23 16:00, delete 2019-11-22 15:00",
+        "2019-11-23 16:00  logins_per_user  key=u1  timer fired for 2019-11-23 16:00",
+        "2019-11-23 16:00  logins_per_user  key=u1  state cleared (GroupAggregateState, GroupAggregateInputCounter, CleanupTime): cleanup timer fired: cleanupState(state, cntState); nothing is emitted",
+    ];
+    for line in expect {
+        assert!(lines.iter().any(|l| l == line), "missing line {line:?} in\n{}", lines.join("\n"));
+    }
+    assert_eq!(emitted(&sim, "logins_per_user"), ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)", "(false,u1,2)", "(true,u1,3)"]);
+    assert!(sim.operator_views()[0].keys.is_empty(), "the key's state is gone after the timer fired");
+    assert_eq!(sim.time_format().format(sim.now()), "2019-11-24 00:00");
+}
+
+/// Flink 1.10 `KeyedProcessFunctionWithCleanupStateTest`, min 5 ms / max 10 ms.
+#[wasm_bindgen_test(unsupported = test)]
+fn cleanup_harness_min5_max10() {
+    let mut sim = Simulation::new(load_preset("cleanup-harness-min5-max10").unwrap());
+    for _ in 0..5 {
+        sim.step().unwrap();
+    }
+    let cleanup = |sim: &Simulation| -> Vec<(String, Option<i64>)> {
+        sim.operator_views()[0].keys.iter().map(|k| (k.key.clone(), k.cleanup_time_ms)).collect()
+    };
+    assert_eq!(
+        cleanup(&sim),
+        vec![("a".into(), Some(11)), ("b".into(), Some(18)), ("c".into(), Some(15))],
+        "after t=8: a kept 11 (5 + 5 = 10 is not > 11), b moved to 18, c at 15"
+    );
+    assert_eq!(
+        timer_events(&sim, "agg"),
+        vec![
+            t("timer_registered", "a", "11 ms"),
+            t("timer_registered", "b", "11 ms"),
+            t("timer_registered", "c", "15 ms"),
+            t("timer_registered", "b", "18 ms"),
+            t("timer_deleted", "b", "11 ms"),
+        ]
+    );
+    sim.step().unwrap(); // advance to 11
+    assert_eq!(cleanup(&sim), vec![("b".into(), Some(18)), ("c".into(), Some(15))]);
+    sim.step().unwrap(); // 15
+    assert_eq!(cleanup(&sim), vec![("b".into(), Some(18))]);
+    sim.step().unwrap(); // 18
+    assert!(cleanup(&sim).is_empty());
+    let fired: Vec<_> = timer_events(&sim, "agg").into_iter().filter(|e| e.0 == "timer_fired").collect();
+    assert_eq!(fired, vec![t("timer_fired", "a", "11 ms"), t("timer_fired", "c", "15 ms"), t("timer_fired", "b", "18 ms")]);
+    assert!(sim.is_finished());
+}
+
+/// Seed 004 on the legacy planner: exactly the seed's messages.
+#[wasm_bindgen_test(unsupported = test)]
+fn seed_004_device_status_legacy() {
+    let sim = run(preset_json("seed-004-device-status").unwrap());
+    assert_eq!(emitted(&sim, "inner"), ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]);
+    assert_eq!(emitted(&sim, "outer"), ["(true,1,1)", "(false,1,1)", "(true,0,1)"]);
+    assert_eq!(sim.result().rows().iter().map(|r| r.join(",")).collect::<Vec<_>>(), ["0,1"]);
+}
+
+/// Seed 004 on Flink 2.3: what real Flink 2.3 emits (shared/oracle/device_status_lastvalue_nottl).
+#[wasm_bindgen_test(unsupported = test)]
+fn seed_004_device_status_flink_2_3() {
+    let sim = run(preset_json("seed-004-device-status-flink-2.3").unwrap());
+    assert_eq!(emitted(&sim, "inner"), ["+I[dev1, 1]", "-U[dev1, 1]", "+U[dev1, 0]"]);
+    assert_eq!(emitted(&sim, "outer"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
+}
+
+/// Running a scenario twice gives the same trace (the engine has no clock and no randomness).
+#[wasm_bindgen_test(unsupported = test)]
+fn runs_are_deterministic() {
+    for (_, json) in PRESETS {
+        assert_eq!(text(&run(json)), text(&run(json)));
+    }
+}

@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod simulation;
 pub mod state_ttl;
 pub mod time;
+pub mod timeline;
 pub mod timer_service;
 pub mod trace;
 pub mod view;

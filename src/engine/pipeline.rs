@@ -24,9 +24,15 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
-        let operators: Vec<Operator> =
-            scenario.operators.iter().map(|spec| Operator::new(spec.clone(), scenario.retention)).collect();
-        let columns = scenario.operators.last().map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect());
+        let operators: Vec<Operator> = scenario
+            .operators
+            .iter()
+            .map(|spec| Operator::new(spec.clone(), scenario.retention))
+            .collect();
+        let columns = scenario
+            .operators
+            .last()
+            .map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect());
         Pipeline {
             source_name: scenario.source.name.clone(),
             operators,
@@ -50,7 +56,9 @@ impl Pipeline {
             time_ms: now,
             op: self.source_name.clone(),
             key: None,
-            event: TraceEvent::Input { message: message.clone() },
+            event: TraceEvent::Input {
+                message: message.clone(),
+            },
         });
         self.flow(0, vec![message], now, action, trace)
     }
@@ -68,8 +76,15 @@ impl Pipeline {
             let mut out = Vec::new();
             let id = op.spec().id.clone();
             for m in &messages {
-                let mut ctx = Context { now, action, op_id: &id, out: &mut out, trace };
-                op.process_element(m, &mut ctx).map_err(|e| StepError(format!("operator '{id}' failed on {m}: {e}")))?;
+                let mut ctx = Context {
+                    now,
+                    action,
+                    op_id: &id,
+                    out: &mut out,
+                    trace,
+                };
+                op.process_element(m, &mut ctx)
+                    .map_err(|e| StepError(format!("operator '{id}' failed on {m}: {e}")))?;
             }
             messages = out;
         }
@@ -93,7 +108,11 @@ impl Pipeline {
         self.operators
             .iter()
             .enumerate()
-            .filter_map(|(i, op)| op.timers().and_then(|t| t.peek()).map(|(ts, seq, key)| ((ts, i, seq), key)))
+            .filter_map(|(i, op)| {
+                op.timers()
+                    .and_then(|t| t.peek())
+                    .map(|(ts, seq, key)| ((ts, i, seq), key))
+            })
             .min_by_key(|(order, _)| *order)
             .map(|((ts, i, _), key)| (ts, i, key))
     }
@@ -103,16 +122,29 @@ impl Pipeline {
     ///
     /// # Errors
     /// When a downstream operator fails.
-    pub fn fire_timers_until(&mut self, time: Millis, action: usize, trace: &mut Vec<TraceEntry>) -> Result<(), StepError> {
+    pub fn fire_timers_until(
+        &mut self,
+        time: Millis,
+        action: usize,
+        trace: &mut Vec<TraceEntry>,
+    ) -> Result<(), StepError> {
         while let Some((ts, i, _)) = self.next_timer() {
             if ts > time {
                 break;
             }
             let op = &mut self.operators[i];
-            let Some((ts, key)) = op.timers_mut().and_then(|t| t.poll_due(time)) else { break };
+            let Some((ts, key)) = op.timers_mut().and_then(|t| t.poll_due(time)) else {
+                break;
+            };
             let id = op.spec().id.clone();
             let mut out = Vec::new();
-            let mut ctx = Context { now: ts, action, op_id: &id, out: &mut out, trace };
+            let mut ctx = Context {
+                now: ts,
+                action,
+                op_id: &id,
+                out: &mut out,
+                trace,
+            };
             op.on_timer(&key, ts, &mut ctx);
             if !out.is_empty() {
                 self.flow(i + 1, out, ts, action, trace)?;

@@ -95,13 +95,23 @@ impl GroupAggregateSpec {
     pub fn plan_text(&self) -> String {
         let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
         let keys: Vec<String> = self.group_by.iter().map(|&i| names[i].clone()).collect();
-        let aggs = self.calls.iter().zip(&self.output_columns[self.group_by.len()..]);
-        let select: Vec<String> =
-            keys.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name))).collect();
+        let aggs = self
+            .calls
+            .iter()
+            .zip(&self.output_columns[self.group_by.len()..]);
+        let select: Vec<String> = keys
+            .iter()
+            .cloned()
+            .chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name)))
+            .collect();
         if keys.is_empty() {
             format!("GroupAggregate(select=[{}])", select.join(", "))
         } else {
-            format!("GroupAggregate(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
+            format!(
+                "GroupAggregate(groupBy=[{}], select=[{}])",
+                keys.join(", "),
+                select.join(", ")
+            )
         }
     }
 }
@@ -110,7 +120,11 @@ impl GroupAggregateSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A source row arriving at processing time `at` (ms), or at the current time when `None`.
-    Input { at: Option<Millis>, kind: RowKind, row: Row },
+    Input {
+        at: Option<Millis>,
+        kind: RowKind,
+        row: Row,
+    },
     /// Advance processing time to this time (ms), firing due timers.
     AdvanceTo(Millis),
     /// Advance processing time by this duration (ms).
@@ -284,7 +298,11 @@ impl Scenario {
     pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let raw: RawScenario = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
-            let path = if path == "." { "scenario".to_string() } else { path };
+            let path = if path == "." {
+                "scenario".to_string()
+            } else {
+                path
+            };
             ScenarioError::new(path, e.into_inner().to_string())
         })?;
         compile(raw)
@@ -299,11 +317,13 @@ fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let source = compile_source(&raw.source)?;
     let operators = compile_pipeline(&raw.pipeline, &source)?;
     let (steps, start_ms, wrote_date_times) = compile_steps(&raw.steps, raw.start, &source)?;
-    let time_format = raw.time_format.unwrap_or(if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {
-        TimeFormat::DateTime
-    } else {
-        TimeFormat::Millis
-    });
+    let time_format = raw.time_format.unwrap_or(
+        if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {
+            TimeFormat::DateTime
+        } else {
+            TimeFormat::Millis
+        },
+    );
     Ok(Scenario {
         title: raw.title.unwrap_or_else(|| raw.name.clone()),
         name: raw.name,
@@ -334,9 +354,13 @@ fn compile_retention(
             }
             match idle {
                 None => Ok(Retention::IdleState(IdleStateRetention::NEVER)),
-                Some(r) => IdleStateRetention::set_idle_state_retention_time(r.min.0, r.max.0, r.test_harness)
-                    .map(Retention::IdleState)
-                    .map_err(|m| ScenarioError::new("idle_state_retention", m)),
+                Some(r) => IdleStateRetention::set_idle_state_retention_time(
+                    r.min.0,
+                    r.max.0,
+                    r.test_harness,
+                )
+                .map(Retention::IdleState)
+                .map_err(|m| ScenarioError::new("idle_state_retention", m)),
             }
         }
         FlinkMode::Flink2_3 => {
@@ -358,40 +382,81 @@ fn compile_source(raw: &RawSource) -> Result<Source, ScenarioError> {
         return Err(ScenarioError::new("source.name", "must not be empty"));
     }
     if raw.schema.is_empty() {
-        return Err(ScenarioError::new("source.schema", "a source needs at least one column"));
+        return Err(ScenarioError::new(
+            "source.schema",
+            "a source needs at least one column",
+        ));
     }
-    let columns: Vec<Column> =
-        raw.schema.iter().map(|(name, t)| Column { name: name.clone(), data_type: *t }).collect();
+    let columns: Vec<Column> = raw
+        .schema
+        .iter()
+        .map(|(name, t)| Column {
+            name: name.clone(),
+            data_type: *t,
+        })
+        .collect();
     check_unique_names(&columns, "source.schema")?;
-    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog })
+    Ok(Source {
+        name: raw.name.clone(),
+        columns,
+        changelog: raw.changelog,
+    })
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {
     for (i, c) in columns.iter().enumerate() {
         if c.name.trim().is_empty() {
-            return Err(ScenarioError::new(format!("{path}[{i}]"), "a column name must not be empty"));
+            return Err(ScenarioError::new(
+                format!("{path}[{i}]"),
+                "a column name must not be empty",
+            ));
         }
         if columns[..i].iter().any(|p| p.name == c.name) {
-            return Err(ScenarioError::new(format!("{path}[{i}]"), format!("duplicate column name '{}'", c.name)));
+            return Err(ScenarioError::new(
+                format!("{path}[{i}]"),
+                format!("duplicate column name '{}'", c.name),
+            ));
         }
     }
     Ok(())
 }
 
-fn column_index(columns: &[Column], name: &str, path: &str, input: &str) -> Result<usize, ScenarioError> {
+fn column_index(
+    columns: &[Column],
+    name: &str,
+    path: &str,
+    input: &str,
+) -> Result<usize, ScenarioError> {
     columns.iter().position(|c| c.name == name).ok_or_else(|| {
         let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-        ScenarioError::new(path, format!("no column '{name}' in {input} (columns: {})", names.join(", ")))
+        ScenarioError::new(
+            path,
+            format!(
+                "no column '{name}' in {input} (columns: {})",
+                names.join(", ")
+            ),
+        )
     })
 }
 
-fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAggregateSpec>, ScenarioError> {
+fn compile_pipeline(
+    raw: &[RawOperator],
+    source: &Source,
+) -> Result<Vec<GroupAggregateSpec>, ScenarioError> {
     if raw.is_empty() {
-        return Err(ScenarioError::new("pipeline", "needs at least one operator"));
+        return Err(ScenarioError::new(
+            "pipeline",
+            "needs at least one operator",
+        ));
     }
     let mut specs: Vec<GroupAggregateSpec> = Vec::new();
     for (i, op) in raw.iter().enumerate() {
-        let RawOperator::GroupAggregate { id, group_by, aggregates, generate_update_before } = op;
+        let RawOperator::GroupAggregate {
+            id,
+            group_by,
+            aggregates,
+            generate_update_before,
+        } = op;
         let path = format!("pipeline[{i}]");
         if id.trim().is_empty() || id == "result" || *id == source.name {
             return Err(ScenarioError::new(
@@ -400,18 +465,39 @@ fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAgg
             ));
         }
         if specs.iter().any(|s| s.id == *id) {
-            return Err(ScenarioError::new(format!("{path}.id"), format!("duplicate operator id '{id}'")));
+            return Err(ScenarioError::new(
+                format!("{path}.id"),
+                format!("duplicate operator id '{id}'"),
+            ));
         }
         let (input_columns, input_name, input_retracts) = match specs.last() {
-            None => (source.columns.clone(), format!("source '{}'", source.name), source.changelog == SourceChangelog::All),
-            Some(prev) => (prev.output_columns.clone(), format!("the output of '{}'", prev.id), true),
+            None => (
+                source.columns.clone(),
+                format!("source '{}'", source.name),
+                source.changelog == SourceChangelog::All,
+            ),
+            Some(prev) => (
+                prev.output_columns.clone(),
+                format!("the output of '{}'", prev.id),
+                true,
+            ),
         };
         let group_by_idx = group_by
             .iter()
             .enumerate()
-            .map(|(j, name)| column_index(&input_columns, name, &format!("{path}.group_by[{j}]"), &input_name))
+            .map(|(j, name)| {
+                column_index(
+                    &input_columns,
+                    name,
+                    &format!("{path}.group_by[{j}]"),
+                    &input_name,
+                )
+            })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut output_columns: Vec<Column> = group_by_idx.iter().map(|&k| input_columns[k].clone()).collect();
+        let mut output_columns: Vec<Column> = group_by_idx
+            .iter()
+            .map(|&k| input_columns[k].clone())
+            .collect();
         let mut calls = Vec::new();
         for (j, agg) in aggregates.iter().enumerate() {
             let apath = format!("{path}.aggregates[{j}]");
@@ -426,7 +512,10 @@ fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAgg
                     ),
                 ));
             }
-            output_columns.push(Column { name: agg.alias.clone(), data_type });
+            output_columns.push(Column {
+                name: agg.alias.clone(),
+                data_type,
+            });
             calls.push(call);
         }
         check_unique_names(&output_columns, &format!("{path} output"))?;
@@ -461,12 +550,22 @@ fn compile_call(
     path: &str,
     input_name: &str,
 ) -> Result<(AggCall, DataType), ScenarioError> {
-    let arg = |j: usize| column_index(input, &agg.args[j], &format!("{path}.args[{j}]"), input_name);
+    let arg = |j: usize| {
+        column_index(
+            input,
+            &agg.args[j],
+            &format!("{path}.args[{j}]"),
+            input_name,
+        )
+    };
     let arity = |n: usize, usage: &str| {
         if agg.args.len() == n {
             Ok(())
         } else {
-            Err(ScenarioError::new(format!("{path}.args"), format!("{usage} takes {n} argument(s), found {}", agg.args.len())))
+            Err(ScenarioError::new(
+                format!("{path}.args"),
+                format!("{usage} takes {n} argument(s), found {}", agg.args.len()),
+            ))
         }
     };
     let numeric = |i: usize, j: usize| {
@@ -474,7 +573,14 @@ fn compile_call(
         if matches!(t, DataType::Int | DataType::BigInt) {
             Ok(t)
         } else {
-            Err(ScenarioError::new(format!("{path}.args[{j}]"), format!("expects INT or BIGINT, column '{}' is {}", input[i].name, t.name())))
+            Err(ScenarioError::new(
+                format!("{path}.args[{j}]"),
+                format!(
+                    "expects INT or BIGINT, column '{}' is {}",
+                    input[i].name,
+                    t.name()
+                ),
+            ))
         }
     };
     match agg.function.to_uppercase().as_str() {
@@ -571,8 +677,12 @@ fn compile_input(
 ) -> Result<Step, ScenarioError> {
     let kind = match kind {
         None => RowKind::Insert,
-        Some(k) => RowKind::parse(k)
-            .ok_or_else(|| ScenarioError::new(format!("{path}.kind"), format!("'{k}' is not a row kind (+I, -U, +U, -D)")))?,
+        Some(k) => RowKind::parse(k).ok_or_else(|| {
+            ScenarioError::new(
+                format!("{path}.kind"),
+                format!("'{k}' is not a row kind (+I, -U, +U, -D)"),
+            )
+        })?,
     };
     if kind != RowKind::Insert && source.changelog == SourceChangelog::InsertOnly {
         return Err(ScenarioError::new(
@@ -588,7 +698,13 @@ fn compile_input(
         let names: Vec<&str> = source.columns.iter().map(|c| c.name.as_str()).collect();
         return Err(ScenarioError::new(
             format!("{path}.row"),
-            format!("has {} values, source '{}' has {} columns ({})", values.len(), source.name, names.len(), names.join(", ")),
+            format!(
+                "has {} values, source '{}' has {} columns ({})",
+                values.len(),
+                source.name,
+                names.len(),
+                names.join(", ")
+            ),
         ));
     }
     let row = values
@@ -596,24 +712,41 @@ fn compile_input(
         .zip(&source.columns)
         .enumerate()
         .map(|(j, (v, col))| {
-            col.data_type
-                .value_from_json(v)
-                .map_err(|m| ScenarioError::new(format!("{path}.row[{j}]"), format!("column '{}': {m}", col.name)))
+            col.data_type.value_from_json(v).map_err(|m| {
+                ScenarioError::new(
+                    format!("{path}.row[{j}]"),
+                    format!("column '{}': {m}", col.name),
+                )
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Step::Input { at, kind, row: Row(row) })
+    Ok(Step::Input {
+        at,
+        kind,
+        row: Row(row),
+    })
 }
 
 /// Describes the retention for people: `idle state retention min 1 d, max 2 d` or `table.exec.state.ttl = 1 h`.
 pub fn describe_retention(r: &Retention) -> String {
     match r {
-        Retention::IdleState(i) if i.min_ms == 0 && i.max_ms == 0 => "idle state retention 0/0: never cleaned".into(),
+        Retention::IdleState(i) if i.min_ms == 0 && i.max_ms == 0 => {
+            "idle state retention 0/0: never cleaned".into()
+        }
         Retention::IdleState(i) => format!(
             "idle state retention min {}, max {}{}{}",
             format_duration(i.min_ms),
             format_duration(i.max_ms),
-            if i.test_harness { " (test harness: 5-minute gap rule skipped)" } else { "" },
-            if i.state_cleaning_enabled() { "" } else { " — cleaning disabled (min is not > 1 ms)" }
+            if i.test_harness {
+                " (test harness: 5-minute gap rule skipped)"
+            } else {
+                ""
+            },
+            if i.state_cleaning_enabled() {
+                ""
+            } else {
+                " — cleaning disabled (min is not > 1 ms)"
+            }
         ),
         Retention::StateTtl(0) => "table.exec.state.ttl = 0 ms: state never expires".into(),
         Retention::StateTtl(ms) => format!("table.exec.state.ttl = {}", format_duration(*ms)),

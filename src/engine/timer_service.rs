@@ -29,7 +29,11 @@ pub struct TimerService<K: Ord + Clone> {
 
 impl<K: Ord + Clone> Default for TimerService<K> {
     fn default() -> Self {
-        TimerService { queue: BTreeMap::new(), index: BTreeMap::new(), next_seq: 0 }
+        TimerService {
+            queue: BTreeMap::new(),
+            index: BTreeMap::new(),
+            next_seq: 0,
+        }
     }
 }
 
@@ -61,7 +65,10 @@ impl<K: Ord + Clone> TimerService<K> {
 
     /// The next timer to fire, as (timestamp ms, registration sequence number, key).
     pub fn peek(&self) -> Option<(Millis, u64, &K)> {
-        self.queue.iter().next().map(|(&(ts, seq), key)| (ts, seq, key))
+        self.queue
+            .iter()
+            .next()
+            .map(|(&(ts, seq), key)| (ts, seq, key))
     }
 
     /// Removes and returns the head timer if its timestamp is `<= time` (one iteration of

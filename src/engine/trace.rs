@@ -10,25 +10,53 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceEvent {
     /// A scenario row entered the pipeline (`op` is the source's name).
-    Input { message: Message },
+    Input {
+        message: Message,
+    },
+    /// An operator received a message for the key (`processElement`).
+    Received {
+        message: Message,
+    },
     /// The cleanup-timer rule ran for a record (`CleanupState.registerProcessingCleanupTimer`).
     Decision(CleanupDecision),
-    TimerRegistered { timer_ms: Millis },
-    TimerDeleted { timer_ms: Millis },
-    TimerFired { timer_ms: Millis },
+    TimerRegistered {
+        timer_ms: Millis,
+    },
+    TimerDeleted {
+        timer_ms: Millis,
+    },
+    TimerFired {
+        timer_ms: Millis,
+    },
     /// Keyed state was cleared: by a cleanup timer (`cleanupState(...)`) or because the
     /// record count reached 0. `states` names the cleared states as Flink names them.
-    StateCleared { states: Vec<&'static str>, reason: String },
+    StateCleared {
+        states: Vec<&'static str>,
+        reason: String,
+    },
     /// A read found the key's state expired by TTL (`lastAccess + ttl <= now`) and removed it.
-    StateExpired { state: &'static str, last_access_ms: Millis, expired_at_ms: Millis },
+    StateExpired {
+        state: &'static str,
+        last_access_ms: Millis,
+        expired_at_ms: Millis,
+    },
     /// The operator emitted a changelog message downstream.
-    Emitted { message: Message },
+    Emitted {
+        message: Message,
+    },
     /// The operator ignored an input message (e.g. a retraction for a key without state).
-    Dropped { message: Message, reason: String },
+    Dropped {
+        message: Message,
+        reason: String,
+    },
     /// The operator computed a result equal to the previous one and emitted nothing.
-    Suppressed { reason: String },
+    Suppressed {
+        reason: String,
+    },
     /// The result table could not apply a retraction: it holds no such row.
-    ResultMissingRow { message: Message },
+    ResultMissingRow {
+        message: Message,
+    },
 }
 
 impl TraceEvent {
@@ -36,6 +64,7 @@ impl TraceEvent {
     pub fn what(&self) -> &'static str {
         match self {
             TraceEvent::Input { .. } => "input",
+            TraceEvent::Received { .. } => "received",
             TraceEvent::Decision(_) => "decision",
             TraceEvent::TimerRegistered { .. } => "timer_registered",
             TraceEvent::TimerDeleted { .. } => "timer_deleted",
@@ -53,6 +82,7 @@ impl TraceEvent {
     pub fn message(&self) -> Option<&Message> {
         match self {
             TraceEvent::Input { message }
+            | TraceEvent::Received { message }
             | TraceEvent::Emitted { message }
             | TraceEvent::Dropped { message, .. }
             | TraceEvent::ResultMissingRow { message } => Some(message),
@@ -74,6 +104,7 @@ impl TraceEvent {
     pub fn describe(&self, tf: TimeFormat) -> String {
         match self {
             TraceEvent::Input { message } => format!("input {message}"),
+            TraceEvent::Received { message } => format!("received {message}"),
             TraceEvent::Decision(d) => d.describe(tf),
             TraceEvent::TimerRegistered { timer_ms } => format!("timer registered for {}", tf.format(*timer_ms)),
             TraceEvent::TimerDeleted { timer_ms } => format!("timer deleted for {}", tf.format(*timer_ms)),
@@ -149,7 +180,16 @@ impl TraceEntry {
     /// One line of the CLI's text format:
     /// `2019-11-20 15:00  agg  key=u1  no cleanup time C yet → register ...`.
     pub fn text_line(&self, tf: TimeFormat) -> String {
-        let key = self.key_text().map(|k| format!("  key={k}")).unwrap_or_default();
-        format!("{}  {}{}  {}", tf.format(self.time_ms), self.op, key, self.event.describe(tf))
+        let key = self
+            .key_text()
+            .map(|k| format!("  key={k}"))
+            .unwrap_or_default();
+        format!(
+            "{}  {}{}  {}",
+            tf.format(self.time_ms),
+            self.op,
+            key,
+            self.event.describe(tf)
+        )
     }
 }

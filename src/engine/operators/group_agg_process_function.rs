@@ -56,7 +56,13 @@ impl GroupAggProcessFunction {
     }
 
     fn results(&self, key: &Row, accs: &[Accumulator]) -> Row {
-        key.concat(&Row(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a)).collect()))
+        key.concat(&Row(self
+            .spec
+            .calls
+            .iter()
+            .zip(accs)
+            .map(|(c, a)| c.get_value(a))
+            .collect()))
     }
 
     /// `processElement(inputC, ctx, out)`.
@@ -65,7 +71,15 @@ impl GroupAggProcessFunction {
     /// When an aggregate function fails (Flink would fail the job).
     pub fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key = input.row.project(&self.spec.group_by);
-        let decision = self.cleanup.process_cleanup_timer(&key, ctx.now, &mut self.timers);
+        ctx.record(
+            &key,
+            TraceEvent::Received {
+                message: input.clone(),
+            },
+        );
+        let decision = self
+            .cleanup
+            .process_cleanup_timer(&key, ctx.now, &mut self.timers);
         ctx.record(&key, TraceEvent::Decision(decision));
         if let Some(timer_ms) = decision.registered() {
             ctx.record(&key, TraceEvent::TimerRegistered { timer_ms });
@@ -86,7 +100,14 @@ impl GroupAggProcessFunction {
                 );
                 return Ok(());
             }
-            None => (self.spec.calls.iter().map(|c| c.create_accumulator()).collect(), true),
+            None => (
+                self.spec
+                    .calls
+                    .iter()
+                    .map(|c| c.create_accumulator())
+                    .collect(),
+                true,
+            ),
         };
         let mut input_cnt = self.cnt_state.value(&key).copied().unwrap_or(0);
         let prev_row = self.results(&key, &accs);
@@ -141,7 +162,12 @@ impl GroupAggProcessFunction {
 
     /// `onTimer(timestamp, ctx, out)` for a cleanup timer of `key`.
     pub fn on_timer(&mut self, key: &Row, timestamp: Millis, ctx: &mut Context) {
-        ctx.record(key, TraceEvent::TimerFired { timer_ms: timestamp });
+        ctx.record(
+            key,
+            TraceEvent::TimerFired {
+                timer_ms: timestamp,
+            },
+        );
         if self.cleanup.state_cleaning_enabled() {
             self.state.clear(key);
             self.cnt_state.clear(key);
@@ -149,8 +175,14 @@ impl GroupAggProcessFunction {
             ctx.record(
                 key,
                 TraceEvent::StateCleared {
-                    states: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
-                    reason: "cleanup timer fired: cleanupState(state, cntState); nothing is emitted".into(),
+                    states: vec![
+                        self.state.name,
+                        self.cnt_state.name,
+                        self.cleanup.cleanup_time_state.name,
+                    ],
+                    reason:
+                        "cleanup timer fired: cleanupState(state, cntState); nothing is emitted"
+                            .into(),
                 },
             );
         }
@@ -165,13 +197,22 @@ impl GroupAggProcessFunction {
             id: self.spec.id.clone(),
             flink_class: "GroupAggProcessFunction",
             plan: self.spec.plan_text(),
-            state_names: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
+            state_names: vec![
+                self.state.name,
+                self.cnt_state.name,
+                self.cleanup.cleanup_time_state.name,
+            ],
             keys: keys
                 .into_iter()
                 .map(|k| KeyView {
                     key: k.join(", "),
                     accumulators: self.state.value(k).map(|accs| {
-                        names.iter().zip(accs).map(|(n, a)| format!("{}: {}", n.name, a.describe())).collect::<Vec<_>>().join(", ")
+                        names
+                            .iter()
+                            .zip(accs)
+                            .map(|(n, a)| format!("{}: {}", n.name, a.describe()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     }),
                     input_count: self.cnt_state.value(k).copied(),
                     cleanup_time_ms: self.cleanup.cleanup_time(k),

@@ -1,0 +1,39 @@
+// Takes headless-Chromium screenshots of the page after driving it, so a person can look at them.
+// Usage: node scripts/screenshot.mjs URL OUTDIR   (run through scripts/screenshot.sh)
+import { chromium } from 'playwright-core';
+
+const [url, out] = process.argv.slice(2);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+         '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const errors = [];
+page.on('pageerror', e => errors.push(String(e)));
+page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+await page.goto(url);
+await page.waitForSelector('#step');
+const shot = async name => { await page.screenshot({ path: `${out}/${name}.png`, fullPage: true }); console.log(`${out}/${name}.png`); };
+await shot('00-open');
+// seed-001 stepped to the end
+while (!(await page.isDisabled('#step'))) await page.click('#step');
+await shot('01-seed-001-end');
+// back one step before the end: timer moved
+await page.click('#reset');
+for (let i = 0; i < 3; i++) await page.click('#step');
+await shot('02-seed-001-step3');
+for (const preset of ['cleanup-harness-min5-max10', 'seed-004-device-status', 'seed-004-device-status-flink-2.3']) {
+  await page.selectOption('#preset-select', preset);
+  while (!(await page.isDisabled('#step'))) await page.click('#step');
+  await shot(`03-${preset}-end`);
+}
+// a broken scenario shows its error
+await page.click('.editor summary');
+await page.fill('#scenario-json', '{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["a", "STRING"]]}, "pipeline": [], "steps": []}');
+await page.click('#load');
+await shot('04-error');
+const kept = await page.inputValue('#scenario-json');
+if (!kept.includes('"pipeline": []')) errors.push('the editor lost the text of a scenario that failed to load');
+await browser.close();
+if (errors.length) { console.error('page errors:\n' + errors.join('\n')); process.exit(1); }

@@ -1,0 +1,216 @@
+//! The timeline the page draws: one lane per (operator, key) with the key's accesses, the
+//! `[now + min, now + max]` window of its last access, its cleanup timers (live, deleted or
+//! fired), when its state was cleared, and its state TTL. Derived from the trace and the
+//! operators' state; the page only scales it to pixels.
+
+use super::scenario::{Retention, Step};
+use super::simulation::Simulation;
+use super::time::Millis;
+use super::trace::TraceEvent;
+use super::view::TtlView;
+use std::collections::BTreeMap;
+
+/// What became of a timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerStatus {
+    /// Registered and waiting.
+    Live,
+    /// Deleted at this processing time (ms) by the cleanup rule.
+    Deleted { at_ms: Millis },
+    /// Fired (at its own timestamp).
+    Fired,
+}
+
+/// One timer on a lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimerMark {
+    /// The timer's timestamp, ms.
+    pub timestamp_ms: Millis,
+    /// When it was registered, ms.
+    pub registered_at_ms: Millis,
+    pub status: TimerStatus,
+    /// Registered, deleted or fired by the last action.
+    pub changed_last: bool,
+}
+
+/// One (operator, key) lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    pub op: String,
+    pub key: String,
+    /// Processing times (ms) at which the operator processed a record of the key.
+    pub accesses: Vec<Millis>,
+    /// `[last access + min, last access + max]` (legacy idle state retention, cleaning enabled).
+    pub window: Option<(Millis, Millis)>,
+    pub timers: Vec<TimerMark>,
+    /// Processing times (ms) at which the key's state was cleared (timer) or removed as expired.
+    pub cleared: Vec<Millis>,
+    /// The key's state TTL now, if it has TTL state stored.
+    pub ttl: Option<TtlView>,
+    /// Whether the last action touched this lane.
+    pub changed_last: bool,
+}
+
+/// The lanes of a simulation, in order of first appearance, and the time range to draw (ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    pub lanes: Vec<Lane>,
+    pub from_ms: Millis,
+    pub to_ms: Millis,
+    pub now_ms: Millis,
+    /// Processing times (ms) of the scenario's input steps that have not run yet.
+    pub upcoming_inputs_ms: Vec<Millis>,
+}
+
+/// Builds the timeline of `sim` as it stands now.
+pub fn timeline(sim: &Simulation) -> Timeline {
+    let last_action = sim.actions().len().checked_sub(1);
+    let mut lanes: Vec<Lane> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for e in sim.trace() {
+        let Some(key) = e.key_text() else { continue };
+        let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
+            lanes.push(Lane {
+                op: e.op.clone(),
+                key,
+                accesses: vec![],
+                window: None,
+                timers: vec![],
+                cleared: vec![],
+                ttl: None,
+                changed_last: false,
+            });
+            lanes.len() - 1
+        });
+        let lane = &mut lanes[i];
+        let latest = Some(e.action) == last_action;
+        lane.changed_last |= latest;
+        match &e.event {
+            TraceEvent::Received { .. } => lane.accesses.push(e.time_ms),
+            TraceEvent::TimerRegistered { timer_ms } => lane.timers.push(TimerMark {
+                timestamp_ms: *timer_ms,
+                registered_at_ms: e.time_ms,
+                status: TimerStatus::Live,
+                changed_last: latest,
+            }),
+            TraceEvent::TimerDeleted { timer_ms } | TraceEvent::TimerFired { timer_ms } => {
+                let deleted = matches!(e.event, TraceEvent::TimerDeleted { .. });
+                if let Some(t) = lane
+                    .timers
+                    .iter_mut()
+                    .rev()
+                    .find(|t| t.timestamp_ms == *timer_ms && t.status == TimerStatus::Live)
+                {
+                    t.status = if deleted {
+                        TimerStatus::Deleted { at_ms: e.time_ms }
+                    } else {
+                        TimerStatus::Fired
+                    };
+                    t.changed_last |= latest;
+                }
+            }
+            TraceEvent::StateCleared { .. } | TraceEvent::StateExpired { .. } => {
+                lane.cleared.push(e.time_ms)
+            }
+            _ => {}
+        }
+    }
+    if let Retention::IdleState(r) = sim.scenario().retention {
+        if r.state_cleaning_enabled() {
+            for lane in &mut lanes {
+                lane.window = lane.accesses.last().map(|&t| (t + r.min_ms, t + r.max_ms));
+            }
+        }
+    }
+    for view in sim.operator_views() {
+        for k in view.keys {
+            if let Some(&i) = index.get(&(view.id.clone(), k.key.clone())) {
+                lanes[i].ttl = k.ttl;
+            }
+        }
+    }
+    let from_ms = sim.scenario().start_ms.min(sim.now());
+    // The axis spans the whole scenario from the start, so it does not rescale while stepping.
+    let mut to_ms = sim.now();
+    let mut t = sim.scenario().start_ms;
+    let mut upcoming_inputs_ms = Vec::new();
+    for (i, step) in sim.scenario().steps.iter().enumerate() {
+        t = match step {
+            Step::Input { at, .. } => at.unwrap_or(t),
+            Step::AdvanceTo(to) => *to,
+            Step::AdvanceBy(by) => t.saturating_add(*by),
+        };
+        if i >= sim.next_step() && matches!(step, Step::Input { .. }) {
+            upcoming_inputs_ms.push(t.max(sim.now()));
+        }
+        to_ms = to_ms.max(t);
+    }
+    for lane in &lanes {
+        to_ms = to_ms.max(lane.window.map_or(0, |w| w.1));
+        to_ms = lane
+            .timers
+            .iter()
+            .map(|t| t.timestamp_ms)
+            .fold(to_ms, Millis::max);
+        to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
+    }
+    if to_ms <= from_ms {
+        to_ms = from_ms + 1;
+    }
+    Timeline {
+        lanes,
+        from_ms,
+        to_ms,
+        now_ms: sim.now(),
+        upcoming_inputs_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::presets::load_preset;
+
+    #[test]
+    fn seed_001_lane_shows_the_moved_timer_and_window() {
+        let mut sim = Simulation::new(load_preset("seed-001-one-day-two-days").unwrap());
+        for _ in 0..3 {
+            sim.step().unwrap();
+        }
+        let tl = timeline(&sim);
+        assert_eq!(tl.lanes.len(), 1);
+        let lane = &tl.lanes[0];
+        let t = |s: &str| crate::engine::time::parse_date_time(s).unwrap();
+        assert_eq!(
+            lane.accesses,
+            vec![
+                t("2019-11-20T15:00"),
+                t("2019-11-20T16:00"),
+                t("2019-11-21T16:00")
+            ]
+        );
+        assert_eq!(
+            lane.window,
+            Some((t("2019-11-22T16:00"), t("2019-11-23T16:00")))
+        );
+        assert_eq!(lane.timers.len(), 2);
+        assert_eq!(
+            lane.timers[0].status,
+            TimerStatus::Deleted {
+                at_ms: t("2019-11-21T16:00")
+            }
+        );
+        assert!(lane.timers[0].changed_last && lane.timers[1].changed_last);
+        assert_eq!(lane.timers[1].status, TimerStatus::Live);
+        assert_eq!(
+            tl.to_ms,
+            t("2019-11-24T00:00"),
+            "the axis spans the whole scenario"
+        );
+        assert!(tl.upcoming_inputs_ms.is_empty());
+        sim.step().unwrap();
+        let lane = &timeline(&sim).lanes[0];
+        assert_eq!(lane.timers[1].status, TimerStatus::Fired);
+        assert_eq!(lane.cleared, vec![t("2019-11-23T16:00")]);
+    }
+}

@@ -1,0 +1,24 @@
+//! The parts of the page, one per file. Each is a function from state to `Html`.
+
+pub mod controls;
+pub mod editor;
+pub mod happened;
+pub mod header;
+pub mod operators;
+pub mod result;
+pub mod timeline;
+
+use crate::engine::row::Change;
+
+/// The CSS class of a changelog kind: `k-I`, `k-UB`, `k-UA`, `k-D`, `k-true`, `k-false`.
+pub fn kind_class(change: Change) -> &'static str {
+    use crate::engine::row::RowKind::*;
+    match change {
+        Change::Kind(Insert) => "k-I",
+        Change::Kind(UpdateBefore) => "k-UB",
+        Change::Kind(UpdateAfter) => "k-UA",
+        Change::Kind(Delete) => "k-D",
+        Change::Legacy(true) => "k-true",
+        Change::Legacy(false) => "k-false",
+    }
+}

@@ -1,0 +1,33 @@
+//! The scenario editor: the current scenario's JSON, editable; Load validates it with the engine
+//! and shows the error (field and rule) without losing the text.
+
+use crate::ui::state::{Action, AppState};
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef) -> Html {
+    let on_load = {
+        let editor_ref = editor_ref.clone();
+        dispatch.reform(move |_: MouseEvent| {
+            Action::LoadJson(
+                editor_ref
+                    .cast::<HtmlTextAreaElement>()
+                    .map(|t| t.value())
+                    .unwrap_or_default(),
+            )
+        })
+    };
+    html! {
+        <details class="editor" open={state.scenario_error.is_some()}>
+            <summary>{ "Scenario (JSON): edit and load your own" }</summary>
+            <p class="hint">{ "Format: docs/scenario-format.md. Times are processing time (ms or ISO-8601 UTC); durations use Flink's syntax (\"5 min\", \"1 d\")." }</p>
+            // Not bound to a `value`: the App writes the loaded scenario into it, and whatever the
+            // user typed stays there across re-renders and failed loads.
+            <textarea id="scenario-json" ref={editor_ref.clone()} rows="18" spellcheck="false" />
+            <div><button id="load" onclick={on_load}>{ "Load" }</button></div>
+            if let Some(err) = &state.scenario_error {
+                <div class="error" id="scenario-error" role="alert">{ err }</div>
+            }
+        </details>
+    }
+}

@@ -1,0 +1,75 @@
+//! The Yew page (wasm only). It drives the engine and displays what the engine says; no Flink
+//! rule is decided here.
+
+pub mod components;
+pub mod state;
+
+use components::{controls, editor, happened, header, operators, result, timeline};
+use gloo_timers::callback::Interval;
+use state::{Action, AppState};
+use wasm_bindgen::prelude::*;
+use yew::prelude::*;
+
+/// How often Play steps, in ms of wall-clock time (the page's only clock).
+const PLAY_INTERVAL_MS: u32 = 900;
+
+/// Mounts the app into `#app` when the page has one (test pages do not).
+#[wasm_bindgen(start)]
+pub fn start() {
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("app"));
+    if let Some(root) = root {
+        yew::Renderer::<App>::with_root(root).render();
+    }
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> Html {
+    let state = use_reducer(AppState::default);
+    let dispatch: Callback<Action> = {
+        let state = state.clone();
+        Callback::from(move |a| state.dispatch(a))
+    };
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with(state.playing, move |playing| {
+            let interval = playing.then(|| {
+                Interval::new(PLAY_INTERVAL_MS, move || dispatcher.dispatch(Action::Tick))
+            });
+            move || drop(interval)
+        });
+    }
+    let advance_ref = use_node_ref();
+    let editor_ref = use_node_ref();
+    {
+        // Show each newly loaded scenario in the editor.
+        let editor_ref = editor_ref.clone();
+        use_effect_with(state.json.clone(), move |json| {
+            if let Some(textarea) = editor_ref.cast::<web_sys::HtmlTextAreaElement>() {
+                textarea.set_value(json);
+            }
+        });
+    }
+    html! {
+        <div class="fss">
+            { header::view(&state, &dispatch) }
+            { controls::view(&state, &dispatch, &advance_ref) }
+            if let Some(err) = &state.step_error {
+                <div class="error" id="step-error" role="alert">{ err }</div>
+            }
+            if let Some(sim) = &state.sim {
+                { timeline::view(sim) }
+                <div class="columns">
+                    { happened::view(sim) }
+                    <div class="flow">
+                        { operators::view(sim) }
+                        { result::view(sim) }
+                    </div>
+                </div>
+            }
+            { editor::view(&state, &dispatch, &editor_ref) }
+        </div>
+    }
+}

@@ -1,0 +1,208 @@
+//! The page's state and the actions that change it. Every Flink rule is the engine's: the
+//! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
+
+use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
+use crate::engine::time::parse_duration;
+use crate::engine::{FlinkMode, Simulation};
+use std::rc::Rc;
+use yew::Reducible;
+
+/// What the page shows.
+#[derive(Clone)]
+pub struct AppState {
+    /// The selected preset, or `None` for a scenario loaded from the editor.
+    pub preset: Option<&'static str>,
+    /// The scenario JSON the simulation was loaded from.
+    pub json: String,
+    /// The running simulation (`None` only if the scenario never loaded).
+    pub sim: Option<Simulation>,
+    /// Why the last scenario load failed (the editor keeps the text).
+    pub scenario_error: Option<String>,
+    /// Why the last step or advance failed.
+    pub step_error: Option<String>,
+    pub playing: bool,
+    /// Bumped on every change, so components can compare states cheaply.
+    pub version: u64,
+}
+
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version
+    }
+}
+
+/// What the user can do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    SelectPreset(String),
+    /// Load a scenario written in the editor.
+    LoadJson(String),
+    /// Run the current scenario on another Flink version (`1.10-legacy`, `2.3`).
+    SetFlink(String),
+    /// Run the next scenario step.
+    Step,
+    /// Advance processing time by a duration in Flink's syntax (`1 h`, `30 min`).
+    AdvanceBy(String),
+    /// Advance processing time to the next registered timer.
+    NextTimer,
+    Reset,
+    Play,
+    Pause,
+    /// One beat of Play: the next step, or stop at the end.
+    Tick,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        let blank = AppState {
+            preset: None,
+            json: String::new(),
+            sim: None,
+            scenario_error: None,
+            step_error: None,
+            playing: false,
+            version: 0,
+        };
+        blank.with_preset(DEFAULT_PRESET)
+    }
+}
+
+impl AppState {
+    fn with_preset(mut self, name: &str) -> Self {
+        match PRESETS.iter().find(|(n, _)| *n == name) {
+            Some((n, json)) => {
+                self = self.with_json(json.to_string());
+                if self.scenario_error.is_none() {
+                    self.preset = Some(n);
+                }
+                self
+            }
+            None => {
+                self.scenario_error = Some(format!("preset: no preset named '{name}'"));
+                self
+            }
+        }
+    }
+
+    fn with_json(mut self, json: String) -> Self {
+        match Simulation::from_json(&json) {
+            Ok(sim) => {
+                self.preset = PRESETS.iter().find(|(_, p)| *p == json).map(|(n, _)| *n);
+                self.sim = Some(sim);
+                self.json = json;
+                self.scenario_error = None;
+                self.step_error = None;
+                self.playing = false;
+            }
+            Err(e) => self.scenario_error = Some(e.to_string()),
+        }
+        self
+    }
+
+    fn with_flink(self, id: &str) -> Self {
+        let Some(mode) = FlinkMode::parse(id) else {
+            return AppState {
+                scenario_error: Some(format!("flink: unknown Flink version '{id}'")),
+                ..self
+            };
+        };
+        let mut value: serde_json::Value = match serde_json::from_str(&self.json) {
+            Ok(v) => v,
+            Err(e) => {
+                return AppState {
+                    scenario_error: Some(format!("scenario: invalid JSON: {e}")),
+                    ..self
+                }
+            }
+        };
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
+        }
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let preset = self.preset;
+        let next = self.with_json(text);
+        match (preset, &next.scenario_error) {
+            // A preset on another Flink version keeps its name when that is the only change.
+            (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.scenario().name == p) => {
+                AppState {
+                    preset: Some(p),
+                    ..next
+                }
+            }
+            _ => next,
+        }
+    }
+
+    fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
+        if let Some(sim) = self.sim.as_mut() {
+            self.step_error = f(sim).err();
+            if self.step_error.is_some() {
+                self.playing = false;
+            }
+        }
+        self
+    }
+
+    /// Processing time, formatted, or an empty string before any scenario loaded.
+    pub fn now_text(&self) -> String {
+        self.sim
+            .as_ref()
+            .map(|s| s.time_format().format(s.now()))
+            .unwrap_or_default()
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let state = (*self).clone();
+        let version = state.version + 1;
+        let next = match action {
+            Action::SelectPreset(name) => state.with_preset(&name),
+            Action::LoadJson(json) => state.with_json(json),
+            Action::SetFlink(id) => state.with_flink(&id),
+            Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
+            Action::AdvanceBy(text) => state.drive(|s| {
+                let by = parse_duration(&text)
+                    .map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
+                s.advance_by(by).map_err(|e| e.to_string())
+            }),
+            Action::NextTimer => {
+                state.drive(|s| s.advance_to_next_timer().map_err(|e| e.to_string()))
+            }
+            Action::Reset => {
+                let mut state = state;
+                if let Some(sim) = &state.sim {
+                    state.sim = Some(Simulation::new(sim.scenario().clone()));
+                }
+                AppState {
+                    step_error: None,
+                    playing: false,
+                    ..state
+                }
+            }
+            Action::Play => {
+                let finished = state.sim.as_ref().is_none_or(Simulation::is_finished);
+                AppState {
+                    playing: !finished,
+                    step_error: None,
+                    ..state
+                }
+            }
+            Action::Pause => AppState {
+                playing: false,
+                ..state
+            },
+            Action::Tick if !state.playing => return self,
+            Action::Tick => {
+                let mut next = state.drive(|s| s.step().map_err(|e| e.to_string()));
+                if next.sim.as_ref().is_none_or(Simulation::is_finished) {
+                    next.playing = false;
+                }
+                next
+            }
+        };
+        Rc::new(AppState { version, ..next })
+    }
+}

@@ -1,6 +1,9 @@
 //! Helpers shared by the engine tests (which run natively and, under `wasm-pack test`, in the browser).
 #![allow(dead_code)]
 
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
+
 use flink_state_sim::engine::trace::TraceEvent;
 use flink_state_sim::engine::Simulation;
 

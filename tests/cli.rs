@@ -1,0 +1,102 @@
+//! The native CLI: `run`, `presets`, the JSONL format, and exit status 2 on bad input.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::{Command, Output};
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flink-state-sim")).args(args).output().expect("the CLI runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn lists_presets() {
+    let o = cli(&["presets"]);
+    assert!(o.status.success());
+    let names: Vec<String> = stdout(&o).lines().map(|l| l.split('\t').next().unwrap().to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "seed-001-one-day-two-days",
+            "cleanup-harness-min5-max10",
+            "seed-004-device-status",
+            "seed-004-device-status-flink-2.3"
+        ]
+    );
+}
+
+#[test]
+fn jsonl_trace_of_seed_001() {
+    let o = cli(&["run", "--preset", "seed-001-one-day-two-days", "--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let records: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let timers: Vec<(String, i64, i64)> = records
+        .iter()
+        .filter(|r| r["what"].as_str().unwrap().starts_with("timer_"))
+        .map(|r| (r["what"].as_str().unwrap().to_string(), r["time_ms"].as_i64().unwrap(), r["timer_ms"].as_i64().unwrap()))
+        .collect();
+    const H15_20: i64 = 1_574_262_000_000; // 2019-11-20T15:00Z
+    const DAY: i64 = 86_400_000;
+    const HOUR: i64 = 3_600_000;
+    assert_eq!(
+        timers,
+        [
+            ("timer_registered".into(), H15_20, H15_20 + 2 * DAY),
+            ("timer_registered".into(), H15_20 + DAY + HOUR, H15_20 + 3 * DAY + HOUR),
+            ("timer_deleted".into(), H15_20 + DAY + HOUR, H15_20 + 2 * DAY),
+            ("timer_fired".into(), H15_20 + 3 * DAY + HOUR, H15_20 + 3 * DAY + HOUR),
+        ]
+    );
+    let first_emit = records.iter().find(|r| r["what"] == "emitted").unwrap();
+    assert_eq!(first_emit["op"], "logins_per_user");
+    assert_eq!(first_emit["key"], "u1");
+    assert_eq!(first_emit["kind"], "true");
+    assert_eq!(first_emit["row"], serde_json::json!(["u1", 1]));
+    let input = &records[0];
+    assert_eq!((input["what"].as_str(), input["op"].as_str(), input["kind"].as_str()), (Some("input"), Some("logins"), Some("true")));
+    assert!(records.iter().any(|r| r["what"] == "state_cleared" && r["time_ms"] == H15_20 + 3 * DAY + HOUR));
+}
+
+#[test]
+fn text_format_and_flink_override() {
+    let o = cli(&["run", "--preset", "seed-004-device-status", "--flink", "2.3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let outer: Vec<&str> = out.lines().filter(|l| l.contains("  outer  ") && l.contains("emitted")).collect();
+    assert_eq!(outer.len(), 3);
+    assert!(outer[0].ends_with("emitted +I[1, 1]") && outer[1].ends_with("emitted -D[1, 1]") && outer[2].ends_with("emitted +I[0, 1]"));
+    assert!(out.ends_with("result [st, cnt]:\n  0, 1\n"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = std::env::temp_dir().join(format!("fss-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["k", "STRING"]]},
+            "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["nope"]}], "steps": []}"#,
+    )
+    .unwrap();
+    let cases: [(Vec<&str>, &str); 5] = [
+        (vec!["run", bad.to_str().unwrap()], "pipeline[0].group_by[0]: no column 'nope' in source 's' (columns: k)"),
+        (vec!["run", "--preset", "nope"], "preset: no preset named 'nope' (presets: seed-001-one-day-two-days, cleanup-harness-min5-max10, seed-004-device-status, seed-004-device-status-flink-2.3)"),
+        (vec!["run", "--preset", "seed-001-one-day-two-days", "--flink", "2.3"], "idle_state_retention: Flink 2.3 keeps state with state TTL"),
+        (vec!["run", "/does/not/exist.json"], "/does/not/exist.json: cannot read"),
+        (vec!["run", "--preset", "seed-001-one-day-two-days", "--format", "xml"], "invalid value 'xml' for '--format <FORMAT>'"),
+    ];
+    for (args, expect) in cases {
+        let o = cli(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with(expect), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,82 @@
+//! An invalid scenario is rejected with the field and the rule, never run with a silent fix.
+
+use flink_state_sim::engine::Scenario;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const BASE: &str = r#"{
+  "name": "t", "flink": "2.3",
+  "source": {"name": "src", "schema": [["k", "STRING"], ["v", "INT"]]},
+  "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]}],
+  "steps": [{"at": 1, "row": ["a", 1]}]
+}"#;
+
+/// `BASE` with one field replaced by `value` (a JSON text).
+fn with(field: &str, value: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+    v[field] = serde_json::from_str(value).unwrap();
+    v.to_string()
+}
+
+fn error(json: &str) -> String {
+    Scenario::from_json(json).unwrap_err().to_string()
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn base_is_valid() {
+    assert!(Scenario::from_json(BASE).is_ok());
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn names_the_field_and_the_rule() {
+    let cases = [
+        (with("flink", r#""1.12""#), "flink: unknown variant `1.12`, expected `1.10-legacy` or `2.3`"),
+        (with("state_ttl", r#""1 hour 2""#), "state_ttl: Time interval unit label 'hour 2' does not match any of the recognized units"),
+        (with("state_ttl", "-5"), "state_ttl: -5 is not a non-negative whole number of milliseconds"),
+        (with("idle_state_retention", r#"{"min": "1 h", "max": "2 h"}"#), "idle_state_retention: Flink 2.3 keeps state with state TTL"),
+        (with("steps", r#"[{"at": 5, "row": ["a", 1]}, {"at": 4, "row": ["a", 1]}]"#),
+            "steps[1].at: processing time never goes backwards: 4 ms is before 5 ms"),
+        (with("steps", r#"[{"at": "2019-13-01T00:00", "row": ["a", 1]}]"#), "steps[0].at: '2019-13-01T00:00' is not an ISO-8601 date-time"),
+        (with("steps", r#"[{"row": ["a"]}]"#), "steps[0].row: has 1 values, source 'src' has 2 columns (k, v)"),
+        (with("steps", r#"[{"row": ["a", "x"]}]"#), "steps[0].row[1]: column 'v': expected INT or null, found \"x\""),
+        (with("steps", r#"[{"row": ["a", 1], "kind": "-D"}]"#), "steps[0].kind: source 'src' is insert-only"),
+        (with("steps", r#"[{"row": ["a", 1], "advance_to": 3}]"#), "steps[0]: a step is either an input"),
+        (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0].extra: unknown field `extra`, expected one of `at`, `row`, `kind`, `advance_to`, `advance_by`"),
+        (with("pipeline", "[]"), "pipeline: needs at least one operator"),
+        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected `GroupAggregate`"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "AVG", "args": ["v"], "as": "x"}]}]"#),
+            "pipeline[0].aggregates[0].function: unknown aggregate function 'AVG'"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["k"], "as": "x"}]}]"#),
+            "pipeline[0].aggregates[0].args[0]: expects INT or BIGINT, column 'k' is STRING"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "k"}]}]"#),
+            "pipeline[0] output[1]: duplicate column name 'k'"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "lv"}]},
+                              {"operator": "GroupAggregate", "id": "b", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["lv"], "as": "x"}]}]"#),
+            "pipeline[1].aggregates[0].function: LAST_VALUE(lv) cannot consume the output of 'a', which carries retractions"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "generate_update_before": false},
+                              {"operator": "GroupAggregate", "id": "b", "group_by": ["k"]}]"#),
+            "pipeline[0].generate_update_before: false, but 'b' consumes this output"),
+    ];
+    for (json, expect) in cases {
+        let err = error(&json);
+        assert!(err.starts_with(expect), "expected {expect:?}\n     got {err:?}");
+    }
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn legacy_retention_uses_flinks_own_messages() {
+    let legacy = with("flink", r#""1.10-legacy""#);
+    let mut v: serde_json::Value = serde_json::from_str(&legacy).unwrap();
+    v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "899999 ms"});
+    assert_eq!(
+        error(&v.to_string()),
+        "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 msshoud be at least 5 minutes."
+    );
+    v["idle_state_retention"] = serde_json::json!({"min": "10 ms", "max": "5 ms", "test_harness": true});
+    assert_eq!(error(&v.to_string()), "idle_state_retention: maxTime may not be smaller than minTime.");
+    v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "15 min"});
+    v["state_ttl"] = serde_json::json!("1 h");
+    assert!(error(&v.to_string()).starts_with("state_ttl: the 1.10 legacy planner cleans state with idle state retention timers"));
+}

@@ -3,6 +3,7 @@
 //!
 //! - [`engine`]: the pure simulator (scenarios, operators, timers, state TTL, the trace).
 //! - `ui` (wasm only): the Yew page that drives and displays the engine.
+//! - `web_api` (wasm only): `presets()` and `runScenario(json)` for JavaScript.
 //!
 //! ```
 //! use flink_state_sim::engine::{presets, Simulation};
@@ -15,3 +16,6 @@ pub mod engine;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web_api;

@@ -11,7 +11,13 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// A scenario over `src(key STRING, v INT)` with one `SUM(v) GROUP BY key` operator `agg`.
-fn sum_scenario(flink: &str, retention: &str, changelog: &str, gen_retraction: bool, steps: &str) -> String {
+fn sum_scenario(
+    flink: &str,
+    retention: &str,
+    changelog: &str,
+    gen_retraction: bool,
+    steps: &str,
+) -> String {
     format!(
         r#"{{"name": "case", "flink": "{flink}", {retention},
             "source": {{"name": "src", "schema": [["key", "STRING"], ["v", "INT"]], "changelog": "{changelog}"}},
@@ -36,12 +42,26 @@ fn c03_legacy_timer_reuse_and_restart_after_cleanup() {
         {"at": 4003, "row": ["aaa", 5]}, {"at": 4003, "row": ["aaa", 6]}, {"at": 4003, "row": ["aaa", 7]},
         {"at": 4003, "row": ["bbb", 3]}"#;
     let retention = r#""idle_state_retention": {"min": 2000, "max": 3000, "test_harness": true}"#;
-    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", false, steps));
+    let sim = run(&sum_scenario(
+        "1.10-legacy",
+        retention,
+        "insert-only",
+        false,
+        steps,
+    ));
     assert_eq!(
         emitted(&sim, "agg"),
         [
-            "(true,aaa,1)", "(true,bbb,1)", "(true,aaa,3)", "(true,aaa,6)", "(true,aaa,10)", "(true,bbb,3)",
-            "(true,aaa,5)", "(true,aaa,11)", "(true,aaa,18)", "(true,bbb,3)",
+            "(true,aaa,1)",
+            "(true,bbb,1)",
+            "(true,aaa,3)",
+            "(true,aaa,6)",
+            "(true,aaa,10)",
+            "(true,bbb,3)",
+            "(true,aaa,5)",
+            "(true,aaa,11)",
+            "(true,aaa,18)",
+            "(true,bbb,3)",
         ]
     );
     assert_eq!(
@@ -76,16 +96,44 @@ fn c04_legacy_retraction_after_cleanup_is_dropped() {
     assert_eq!(
         emitted(&sim, "agg"),
         [
-            "(true,aaa,1)", "(true,bbb,1)", "(false,aaa,1)", "(true,aaa,3)", "(false,aaa,3)", "(true,aaa,1)", "(true,ccc,3)",
-            "(true,aaa,4)", "(true,bbb,2)", "(false,aaa,4)", "(true,aaa,9)", "(true,eee,6)", "(false,aaa,9)", "(true,aaa,16)",
-            "(false,bbb,2)", "(true,bbb,5)",
+            "(true,aaa,1)",
+            "(true,bbb,1)",
+            "(false,aaa,1)",
+            "(true,aaa,3)",
+            "(false,aaa,3)",
+            "(true,aaa,1)",
+            "(true,ccc,3)",
+            "(true,aaa,4)",
+            "(true,bbb,2)",
+            "(false,aaa,4)",
+            "(true,aaa,9)",
+            "(true,eee,6)",
+            "(false,aaa,9)",
+            "(true,aaa,16)",
+            "(false,bbb,2)",
+            "(true,bbb,5)",
         ]
     );
-    let dropped: Vec<_> = sim.trace().iter().filter(|e| matches!(e.event, TraceEvent::Dropped { .. })).collect();
+    let dropped: Vec<_> = sim
+        .trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::Dropped { .. }))
+        .collect();
     assert_eq!(dropped.len(), 1);
-    assert_eq!((dropped[0].time_ms, dropped[0].key_text().unwrap()), (3002, "ccc".to_string()));
-    let ccc = sim.operator_views()[0].keys.iter().find(|k| k.key == "ccc").cloned().unwrap();
-    assert_eq!((ccc.accumulators, ccc.cleanup_time_ms, ccc.timers_ms), (None, Some(6002), vec![6002]));
+    assert_eq!(
+        (dropped[0].time_ms, dropped[0].key_text().unwrap()),
+        (3002, "ccc".to_string())
+    );
+    let ccc = sim.operator_views()[0]
+        .keys
+        .iter()
+        .find(|k| k.key == "ccc")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (ccc.accumulators, ccc.cleanup_time_ms, ccc.timers_ms),
+        (None, Some(6002), vec![6002])
+    );
 }
 
 /// C05: Flink 1.12+ `GroupAggFunction` with `table.exec.state.ttl` = 2 s: expired state reads as
@@ -97,34 +145,83 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
         {"at": 3002, "row": ["ccc", 3], "kind": "-U"}, {"at": 3002, "row": ["aaa", 4]}, {"at": 3002, "row": ["bbb", 2]},
         {"at": 3002, "row": ["aaa", 5]}, {"at": 3002, "row": ["eee", 6]}, {"at": 3002, "row": ["aaa", 7]},
         {"at": 3002, "row": ["bbb", 3]}"#;
-    let sim = run(&sum_scenario("2.3", r#""state_ttl": "2000 ms""#, "all", true, steps));
+    let sim = run(&sum_scenario(
+        "2.3",
+        r#""state_ttl": "2000 ms""#,
+        "all",
+        true,
+        steps,
+    ));
     assert_eq!(
         emitted(&sim, "agg"),
         [
-            "+I[aaa, 1]", "+I[bbb, 1]", "-U[aaa, 1]", "+U[aaa, 3]", "-U[aaa, 3]", "+U[aaa, 1]", "+I[ccc, 3]",
-            "+I[aaa, 4]", "+I[bbb, 2]", "-U[aaa, 4]", "+U[aaa, 9]", "+I[eee, 6]", "-U[aaa, 9]", "+U[aaa, 16]",
-            "-U[bbb, 2]", "+U[bbb, 5]",
+            "+I[aaa, 1]",
+            "+I[bbb, 1]",
+            "-U[aaa, 1]",
+            "+U[aaa, 3]",
+            "-U[aaa, 3]",
+            "+U[aaa, 1]",
+            "+I[ccc, 3]",
+            "+I[aaa, 4]",
+            "+I[bbb, 2]",
+            "-U[aaa, 4]",
+            "+U[aaa, 9]",
+            "+I[eee, 6]",
+            "-U[aaa, 9]",
+            "+U[aaa, 16]",
+            "-U[bbb, 2]",
+            "+U[bbb, 5]",
         ]
     );
     let expired: Vec<String> = sim
         .trace()
         .iter()
-        .filter(|e| matches!(e.event, TraceEvent::StateExpired { expired_at_ms: 2001, .. }))
+        .filter(|e| {
+            matches!(
+                e.event,
+                TraceEvent::StateExpired {
+                    expired_at_ms: 2001,
+                    ..
+                }
+            )
+        })
         .map(|e| e.key_text().unwrap())
         .collect();
-    assert_eq!(expired, ["ccc", "aaa", "bbb"], "each key's state is found expired (1 + 2000 <= 3002) on its first read");
-    assert!(sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"), "the dropped retraction writes no state");
+    assert_eq!(
+        expired,
+        ["ccc", "aaa", "bbb"],
+        "each key's state is found expired (1 + 2000 <= 3002) on its first read"
+    );
+    assert!(
+        sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"),
+        "the dropped retraction writes no state"
+    );
 }
 
 /// C07, post-fix (FLINK-13630): the retention set on TableConfig reaches the operator.
 #[wasm_bindgen_test(unsupported = test)]
 fn c07_retention_is_applied() {
-    let steps = r#"{"at": 0, "row": ["k1", 1]}, {"advance_to": 900000}, {"at": 900001, "row": ["k1", 1]}"#;
+    let steps =
+        r#"{"at": 0, "row": ["k1", 1]}, {"advance_to": 900000}, {"at": 900001, "row": ["k1", 1]}"#;
     let retention = r#""idle_state_retention": {"min": "10 min", "max": "15 min"}"#;
-    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", true, steps));
-    assert_eq!(emitted(&sim, "agg"), ["(true,k1,1)", "(true,k1,1)"], "after cleanup the record is a first row again");
+    let sim = run(&sum_scenario(
+        "1.10-legacy",
+        retention,
+        "insert-only",
+        true,
+        steps,
+    ));
+    assert_eq!(
+        emitted(&sim, "agg"),
+        ["(true,k1,1)", "(true,k1,1)"],
+        "after cleanup the record is a first row again"
+    );
     assert_eq!(
         timer_events(&sim, "agg"),
-        [t("timer_registered", "k1", "900000 ms"), t("timer_fired", "k1", "900000 ms"), t("timer_registered", "k1", "1800001 ms")]
+        [
+            t("timer_registered", "k1", "900000 ms"),
+            t("timer_fired", "k1", "900000 ms"),
+            t("timer_registered", "k1", "1800001 ms")
+        ]
     );
 }

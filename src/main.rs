@@ -61,19 +61,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Presets => {
             for (name, json) in presets::PRESETS {
-                let title = Scenario::from_json(json)
-                    .map(|s| s.title)
-                    .unwrap_or_default();
+                let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
                 println!("{name}\t{title}");
             }
             Ok(())
         }
-        Command::Run {
-            scenario,
-            preset,
-            flink,
-            format,
-        } => run(scenario, preset, flink, format),
+        Command::Run { scenario, preset, flink, format } => run(scenario, preset, flink, format),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -91,24 +84,19 @@ fn run(
     format: Format,
 ) -> Result<(), String> {
     let text = match (&file, &preset) {
-        (Some(path), _) => std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?,
+        (Some(path), _) => {
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+        }
         (None, Some(name)) => presets::preset_json(name)
-            .ok_or_else(|| {
-                presets::load_preset(name)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default()
-            })?
+            .ok_or_else(|| presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default())?
             .to_string(),
         (None, None) => return Err("give a scenario file or --preset NAME".into()),
     };
     let mut value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("scenario: invalid JSON: {e}"))?;
     if let Some(f) = flink {
-        let mode = FlinkMode::parse(&f).ok_or_else(|| {
-            format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)")
-        })?;
+        let mode = FlinkMode::parse(&f)
+            .ok_or_else(|| format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))?;
         if let Some(obj) = value.as_object_mut() {
             obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
         }
@@ -120,10 +108,7 @@ fn run(
     match format {
         Format::Jsonl => {
             for entry in sim.trace() {
-                println!(
-                    "{}",
-                    serde_json::to_string(&entry.record(tf)).map_err(|e| e.to_string())?
-                );
+                println!("{}", serde_json::to_string(&entry.record(tf)).map_err(|e| e.to_string())?);
             }
         }
         Format::Text => {

@@ -34,9 +34,7 @@ struct ResultOut<'a> {
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| JsError::new(&e.to_string()))
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// The built-in scenarios: `[{ name, title }]`.
@@ -44,12 +42,7 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
 pub fn presets() -> Result<JsValue, JsError> {
     let list: Vec<PresetInfo> = PRESETS
         .iter()
-        .map(|(name, json)| PresetInfo {
-            name,
-            title: Scenario::from_json(json)
-                .map(|s| s.title)
-                .unwrap_or_default(),
-        })
+        .map(|(name, json)| PresetInfo { name, title: Scenario::from_json(json).map(|s| s.title).unwrap_or_default() })
         .collect();
     to_js(&list)
 }
@@ -67,10 +60,7 @@ pub fn run_scenario(json: &str) -> Result<JsValue, JsError> {
     let tf = sim.time_format();
     let out = RunOutput {
         records: sim.trace().iter().map(|e| e.record(tf)).collect(),
-        result: ResultOut {
-            columns: &sim.result().columns,
-            rows: sim.result().rows(),
-        },
+        result: ResultOut { columns: &sim.result().columns, rows: sim.result().rows() },
     };
     to_js(&out)
 }

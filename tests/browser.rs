@@ -14,110 +14,61 @@ async fn opens_on_seed_001_ready_to_step() {
     let page = Page::open().await;
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
     assert_eq!(page.text("#progress"), "step 0 / 4");
-    assert!(page
-        .text("#retention")
-        .contains("idle state retention min 1 d, max 2 d"));
+    assert!(page.text("#retention").contains("idle state retention min 1 d, max 2 d"));
     assert!(!page.is_disabled("#step"));
-    assert!(
-        page.is_disabled("#next-timer"),
-        "no timer before the first record"
-    );
+    assert!(page.is_disabled("#next-timer"), "no timer before the first record");
 }
 
 #[wasm_bindgen_test]
 async fn seed_001_registers_keeps_moves_and_fires_the_cleanup_timer() {
     let page = Page::open().await;
     page.step(1).await;
+    assert!(page.find(r#"#timeline .timer.live[data-timer="2019-11-22 15:00"]"#).is_some());
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00");
     assert!(page
-        .find(r#"#timeline .timer.live[data-timer="2019-11-22 15:00"]"#)
-        .is_some());
-    assert_eq!(
-        page.text("#op-logins_per_user .cleanup-time"),
-        "2019-11-22 15:00"
-    );
-    assert!(page.text("#happened").contains(
-        "no cleanup time C yet → register now + max = 2019-11-20 15:00 + 2 d = 2019-11-22 15:00"
-    ));
+        .text("#happened")
+        .contains("no cleanup time C yet → register now + max = 2019-11-20 15:00 + 2 d = 2019-11-22 15:00"));
 
     page.step(1).await;
     assert!(page
         .text("#happened")
         .contains("now + min = 2019-11-21 16:00 <= C = 2019-11-22 15:00 → keep 2019-11-22 15:00"));
-    assert_eq!(
-        page.text("#op-logins_per_user .cleanup-time"),
-        "2019-11-22 15:00"
-    );
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00");
 
     page.step(1).await;
     assert!(page.text("#happened").contains(
         "now + min = 2019-11-22 16:00 > C = 2019-11-22 15:00 → register 2019-11-23 16:00, delete 2019-11-22 15:00"
     ));
-    assert!(page
-        .find(r#"#timeline .timer.deleted[data-timer="2019-11-22 15:00"]"#)
-        .is_some());
-    assert!(page
-        .find(r#"#timeline .timer.live[data-timer="2019-11-23 16:00"]"#)
-        .is_some());
-    assert_eq!(
-        page.text("#op-logins_per_user .cleanup-time"),
-        "2019-11-23 16:00"
-    );
+    assert!(page.find(r#"#timeline .timer.deleted[data-timer="2019-11-22 15:00"]"#).is_some());
+    assert!(page.find(r#"#timeline .timer.live[data-timer="2019-11-23 16:00"]"#).is_some());
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-23 16:00");
     assert_eq!(
         page.texts("#op-logins_per_user .msg"),
-        [
-            "(true,u1,1)",
-            "(false,u1,1)",
-            "(true,u1,2)",
-            "(false,u1,2)",
-            "(true,u1,3)"
-        ]
+        ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)", "(false,u1,2)", "(true,u1,3)"]
     );
 
     page.step(1).await;
     assert_eq!(page.text("#now"), "2019-11-24 00:00");
-    assert!(page
-        .find(r#"#timeline .timer.fired[data-timer="2019-11-23 16:00"]"#)
-        .is_some());
-    assert!(page
-        .text("#happened")
-        .contains("timer fired for 2019-11-23 16:00"));
-    assert!(
-        page.find("#op-logins_per_user .cleanup-time").is_none(),
-        "the key's state is cleared"
-    );
+    assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-23 16:00"]"#).is_some());
+    assert!(page.text("#happened").contains("timer fired for 2019-11-23 16:00"));
+    assert!(page.find("#op-logins_per_user .cleanup-time").is_none(), "the key's state is cleared");
     assert!(page.is_disabled("#step"));
-    assert_eq!(
-        page.texts("#result-table tbody td"),
-        ["u1", "3"],
-        "cleanup is silent: the result keeps the row"
-    );
+    assert_eq!(page.texts("#result-table tbody td"), ["u1", "3"], "cleanup is silent: the result keeps the row");
 }
 
 #[wasm_bindgen_test]
 async fn cleanup_harness_preset_and_next_timer() {
     let page = Page::open().await;
-    page.choose("#preset-select", "cleanup-harness-min5-max10")
-        .await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
     assert_eq!(page.text("#now"), "1 ms");
     page.step(5).await;
     assert_eq!(page.texts("#op-agg td.key"), ["a", "b", "c"]);
-    assert_eq!(
-        page.texts("#op-agg .cleanup-time"),
-        ["11 ms", "18 ms", "15 ms"]
-    );
-    assert!(
-        page.find(r#"#timeline .timer.deleted[data-timer="11 ms"]"#)
-            .is_some(),
-        "b's first timer was deleted"
-    );
+    assert_eq!(page.texts("#op-agg .cleanup-time"), ["11 ms", "18 ms", "15 ms"]);
+    assert!(page.find(r#"#timeline .timer.deleted[data-timer="11 ms"]"#).is_some(), "b's first timer was deleted");
     assert_eq!(page.text("#next-timer"), "⇥ next timer (11 ms)");
     page.click("#next-timer").await;
     assert_eq!(page.text("#now"), "11 ms");
-    assert_eq!(
-        page.texts("#op-agg td.key"),
-        ["b", "c"],
-        "a is cleared at 11"
-    );
+    assert_eq!(page.texts("#op-agg td.key"), ["b", "c"], "a is cleared at 11");
     page.click("#next-timer").await;
     page.click("#next-timer").await;
     assert_eq!(page.text("#now"), "18 ms");
@@ -128,61 +79,36 @@ async fn cleanup_harness_preset_and_next_timer() {
 #[wasm_bindgen_test]
 async fn seed_004_legacy_retractions() {
     let page = Page::open().await;
-    page.choose("#preset-select", "seed-004-device-status")
-        .await;
+    page.choose("#preset-select", "seed-004-device-status").await;
     page.step(2).await;
-    assert_eq!(
-        page.texts("#op-inner .msg"),
-        ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]
-    );
-    assert_eq!(
-        page.texts("#op-outer .msg"),
-        ["(true,1,1)", "(false,1,1)", "(true,0,1)"]
-    );
+    assert_eq!(page.texts("#op-inner .msg"), ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]);
+    assert_eq!(page.texts("#op-outer .msg"), ["(true,1,1)", "(false,1,1)", "(true,0,1)"]);
     assert_eq!(page.texts("#result-table tbody td"), ["0", "1"]);
 }
 
 #[wasm_bindgen_test]
 async fn seed_004_on_flink_2_3() {
     let page = Page::open().await;
-    page.choose("#preset-select", "seed-004-device-status-flink-2.3")
-        .await;
+    page.choose("#preset-select", "seed-004-device-status-flink-2.3").await;
     page.step(2).await;
-    assert_eq!(
-        page.texts("#op-inner .msg"),
-        ["+I[dev1, 1]", "-U[dev1, 1]", "+U[dev1, 0]"]
-    );
-    assert_eq!(
-        page.texts("#op-outer .msg"),
-        ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]
-    );
-    assert_eq!(
-        page.texts("#op-outer .msg.fresh"),
-        ["-D[1, 1]", "+I[0, 1]"],
-        "the last step's rows are highlighted"
-    );
+    assert_eq!(page.texts("#op-inner .msg"), ["+I[dev1, 1]", "-U[dev1, 1]", "+U[dev1, 0]"]);
+    assert_eq!(page.texts("#op-outer .msg"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
+    assert_eq!(page.texts("#op-outer .msg.fresh"), ["-D[1, 1]", "+I[0, 1]"], "the last step's rows are highlighted");
 }
 
 #[wasm_bindgen_test]
 async fn switching_the_flink_version() {
     let page = Page::open().await;
-    page.choose("#preset-select", "seed-004-device-status")
-        .await;
+    page.choose("#preset-select", "seed-004-device-status").await;
     page.choose("#flink-select", "2.3").await;
     assert!(page.find("#scenario-error").is_none());
     page.step(2).await;
-    assert_eq!(
-        page.texts("#op-outer .msg"),
-        ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]
-    );
+    assert_eq!(page.texts("#op-outer .msg"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
 
     // seed-001's min/max retention has no Flink 2.3 meaning: the page says so and keeps running 1.10.
-    page.choose("#preset-select", "seed-001-one-day-two-days")
-        .await;
+    page.choose("#preset-select", "seed-001-one-day-two-days").await;
     page.choose("#flink-select", "2.3").await;
-    assert!(page
-        .text("#scenario-error")
-        .starts_with("idle_state_retention: Flink 2.3 keeps state with state TTL"));
+    assert!(page.text("#scenario-error").starts_with("idle_state_retention: Flink 2.3 keeps state with state TTL"));
     page.step(1).await;
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
 }
@@ -201,27 +127,12 @@ async fn an_invalid_scenario_shows_field_and_rule_and_keeps_the_text() {
         page.text("#scenario-error"),
         "idle_state_retention: Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes."
     );
-    assert_eq!(
-        page.textarea("#scenario-json"),
-        bad,
-        "the user's text is kept"
-    );
-    assert_eq!(
-        page.text("#now"),
-        "2019-11-20 15:00",
-        "the previous simulation still runs"
-    );
+    assert_eq!(page.textarea("#scenario-json"), bad, "the user's text is kept");
+    assert_eq!(page.text("#now"), "2019-11-20 15:00", "the previous simulation still runs");
 
-    page.set_textarea(
-        "#scenario-json",
-        &bad.replace(r#"["a"]"#, "[1]")
-            .replace(r#""max": "12 h""#, r#""max": "1 d""#),
-    );
+    page.set_textarea("#scenario-json", &bad.replace(r#"["a"]"#, "[1]").replace(r#""max": "12 h""#, r#""max": "1 d""#));
     page.click("#load").await;
-    assert_eq!(
-        page.text("#scenario-error"),
-        "steps[0].row[0]: column 'k': expected STRING or null, found 1"
-    );
+    assert_eq!(page.text("#scenario-error"), "steps[0].row[0]: column 'k': expected STRING or null, found 1");
 
     page.set_textarea("#scenario-json", "{ not json");
     page.click("#load").await;
@@ -239,20 +150,16 @@ async fn advance_by_a_flink_duration() {
     assert_eq!(page.text("#now"), "2019-11-21 15:00");
     page.set_input("#advance-by", "1 h 30 min");
     page.click("#advance").await;
-    assert!(page.text("#step-error").starts_with(
-        "advance by '1 h 30 min': Time interval unit label 'h 30 min' does not match"
-    ));
+    assert!(page
+        .text("#step-error")
+        .starts_with("advance by '1 h 30 min': Time interval unit label 'h 30 min' does not match"));
     assert_eq!(page.text("#now"), "2019-11-21 15:00");
     page.set_input("#advance-by", "2 d");
     page.click("#advance").await;
-    assert!(page
-        .find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#)
-        .is_some());
+    assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
     // The next scenario input (2019-11-20 16:00) is now in the past: Step refuses and says why.
     page.click("#step").await;
-    assert!(page
-        .text("#step-error")
-        .contains("it was advanced past it); Reset to replay"));
+    assert!(page.text("#step-error").contains("it was advanced past it); Reset to replay"));
     page.click("#reset").await;
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
     assert!(page.find("#step-error").is_none());

@@ -11,13 +11,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// A scenario over `src(key STRING, v INT)` with one `SUM(v) GROUP BY key` operator `agg`.
-fn sum_scenario(
-    flink: &str,
-    retention: &str,
-    changelog: &str,
-    gen_retraction: bool,
-    steps: &str,
-) -> String {
+fn sum_scenario(flink: &str, retention: &str, changelog: &str, gen_retraction: bool, steps: &str) -> String {
     format!(
         r#"{{"name": "case", "flink": "{flink}", {retention},
             "source": {{"name": "src", "schema": [["key", "STRING"], ["v", "INT"]], "changelog": "{changelog}"}},
@@ -42,13 +36,7 @@ fn c03_legacy_timer_reuse_and_restart_after_cleanup() {
         {"at": 4003, "row": ["aaa", 5]}, {"at": 4003, "row": ["aaa", 6]}, {"at": 4003, "row": ["aaa", 7]},
         {"at": 4003, "row": ["bbb", 3]}"#;
     let retention = r#""idle_state_retention": {"min": 2000, "max": 3000, "test_harness": true}"#;
-    let sim = run(&sum_scenario(
-        "1.10-legacy",
-        retention,
-        "insert-only",
-        false,
-        steps,
-    ));
+    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", false, steps));
     assert_eq!(
         emitted(&sim, "agg"),
         [
@@ -114,26 +102,11 @@ fn c04_legacy_retraction_after_cleanup_is_dropped() {
             "(true,bbb,5)",
         ]
     );
-    let dropped: Vec<_> = sim
-        .trace()
-        .iter()
-        .filter(|e| matches!(e.event, TraceEvent::Dropped { .. }))
-        .collect();
+    let dropped: Vec<_> = sim.trace().iter().filter(|e| matches!(e.event, TraceEvent::Dropped { .. })).collect();
     assert_eq!(dropped.len(), 1);
-    assert_eq!(
-        (dropped[0].time_ms, dropped[0].key_text().unwrap()),
-        (3002, "ccc".to_string())
-    );
-    let ccc = sim.operator_views()[0]
-        .keys
-        .iter()
-        .find(|k| k.key == "ccc")
-        .cloned()
-        .unwrap();
-    assert_eq!(
-        (ccc.accumulators, ccc.cleanup_time_ms, ccc.timers_ms),
-        (None, Some(6002), vec![6002])
-    );
+    assert_eq!((dropped[0].time_ms, dropped[0].key_text().unwrap()), (3002, "ccc".to_string()));
+    let ccc = sim.operator_views()[0].keys.iter().find(|k| k.key == "ccc").cloned().unwrap();
+    assert_eq!((ccc.accumulators, ccc.cleanup_time_ms, ccc.timers_ms), (None, Some(6002), vec![6002]));
 }
 
 /// C05: Flink 1.12+ `GroupAggFunction` with `table.exec.state.ttl` = 2 s: expired state reads as
@@ -145,13 +118,7 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
         {"at": 3002, "row": ["ccc", 3], "kind": "-U"}, {"at": 3002, "row": ["aaa", 4]}, {"at": 3002, "row": ["bbb", 2]},
         {"at": 3002, "row": ["aaa", 5]}, {"at": 3002, "row": ["eee", 6]}, {"at": 3002, "row": ["aaa", 7]},
         {"at": 3002, "row": ["bbb", 3]}"#;
-    let sim = run(&sum_scenario(
-        "2.3",
-        r#""state_ttl": "2000 ms""#,
-        "all",
-        true,
-        steps,
-    ));
+    let sim = run(&sum_scenario("2.3", r#""state_ttl": "2000 ms""#, "all", true, steps));
     assert_eq!(
         emitted(&sim, "agg"),
         [
@@ -176,15 +143,7 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
     let expired: Vec<String> = sim
         .trace()
         .iter()
-        .filter(|e| {
-            matches!(
-                e.event,
-                TraceEvent::StateExpired {
-                    expired_at_ms: 2001,
-                    ..
-                }
-            )
-        })
+        .filter(|e| matches!(e.event, TraceEvent::StateExpired { expired_at_ms: 2001, .. }))
         .map(|e| e.key_text().unwrap())
         .collect();
     assert_eq!(
@@ -192,30 +151,16 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
         ["ccc", "aaa", "bbb"],
         "each key's state is found expired (1 + 2000 <= 3002) on its first read"
     );
-    assert!(
-        sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"),
-        "the dropped retraction writes no state"
-    );
+    assert!(sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"), "the dropped retraction writes no state");
 }
 
 /// C07, post-fix (FLINK-13630): the retention set on TableConfig reaches the operator.
 #[wasm_bindgen_test(unsupported = test)]
 fn c07_retention_is_applied() {
-    let steps =
-        r#"{"at": 0, "row": ["k1", 1]}, {"advance_to": 900000}, {"at": 900001, "row": ["k1", 1]}"#;
+    let steps = r#"{"at": 0, "row": ["k1", 1]}, {"advance_to": 900000}, {"at": 900001, "row": ["k1", 1]}"#;
     let retention = r#""idle_state_retention": {"min": "10 min", "max": "15 min"}"#;
-    let sim = run(&sum_scenario(
-        "1.10-legacy",
-        retention,
-        "insert-only",
-        true,
-        steps,
-    ));
-    assert_eq!(
-        emitted(&sim, "agg"),
-        ["(true,k1,1)", "(true,k1,1)"],
-        "after cleanup the record is a first row again"
-    );
+    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", true, steps));
+    assert_eq!(emitted(&sim, "agg"), ["(true,k1,1)", "(true,k1,1)"], "after cleanup the record is a first row again");
     assert_eq!(
         timer_events(&sim, "agg"),
         [

@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flink-state-sim"))
-        .args(args)
-        .output()
-        .expect("the CLI runs")
+    Command::new(env!("CARGO_BIN_EXE_flink-state-sim")).args(args).output().expect("the CLI runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -22,10 +19,7 @@ fn stderr(o: &Output) -> String {
 fn lists_presets() {
     let o = cli(&["presets"]);
     assert!(o.status.success());
-    let names: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| l.split('\t').next().unwrap().to_string())
-        .collect();
+    let names: Vec<String> = stdout(&o).lines().map(|l| l.split('\t').next().unwrap().to_string()).collect();
     assert_eq!(
         names,
         [
@@ -39,27 +33,14 @@ fn lists_presets() {
 
 #[test]
 fn jsonl_trace_of_seed_001() {
-    let o = cli(&[
-        "run",
-        "--preset",
-        "seed-001-one-day-two-days",
-        "--format",
-        "jsonl",
-    ]);
+    let o = cli(&["run", "--preset", "seed-001-one-day-two-days", "--format", "jsonl"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let records: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let timers: Vec<(String, i64, i64)> = records
         .iter()
         .filter(|r| r["what"].as_str().unwrap().starts_with("timer_"))
         .map(|r| {
-            (
-                r["what"].as_str().unwrap().to_string(),
-                r["time_ms"].as_i64().unwrap(),
-                r["timer_ms"].as_i64().unwrap(),
-            )
+            (r["what"].as_str().unwrap().to_string(), r["time_ms"].as_i64().unwrap(), r["timer_ms"].as_i64().unwrap())
         })
         .collect();
     const H15_20: i64 = 1_574_262_000_000; // 2019-11-20T15:00Z
@@ -69,21 +50,9 @@ fn jsonl_trace_of_seed_001() {
         timers,
         [
             ("timer_registered".into(), H15_20, H15_20 + 2 * DAY),
-            (
-                "timer_registered".into(),
-                H15_20 + DAY + HOUR,
-                H15_20 + 3 * DAY + HOUR
-            ),
-            (
-                "timer_deleted".into(),
-                H15_20 + DAY + HOUR,
-                H15_20 + 2 * DAY
-            ),
-            (
-                "timer_fired".into(),
-                H15_20 + 3 * DAY + HOUR,
-                H15_20 + 3 * DAY + HOUR
-            ),
+            ("timer_registered".into(), H15_20 + DAY + HOUR, H15_20 + 3 * DAY + HOUR),
+            ("timer_deleted".into(), H15_20 + DAY + HOUR, H15_20 + 2 * DAY),
+            ("timer_fired".into(), H15_20 + 3 * DAY + HOUR, H15_20 + 3 * DAY + HOUR),
         ]
     );
     let first_emit = records.iter().find(|r| r["what"] == "emitted").unwrap();
@@ -93,33 +62,18 @@ fn jsonl_trace_of_seed_001() {
     assert_eq!(first_emit["row"], serde_json::json!(["u1", 1]));
     let input = &records[0];
     assert_eq!(
-        (
-            input["what"].as_str(),
-            input["op"].as_str(),
-            input["kind"].as_str()
-        ),
+        (input["what"].as_str(), input["op"].as_str(), input["kind"].as_str()),
         (Some("input"), Some("logins"), Some("true"))
     );
-    assert!(records
-        .iter()
-        .any(|r| r["what"] == "state_cleared" && r["time_ms"] == H15_20 + 3 * DAY + HOUR));
+    assert!(records.iter().any(|r| r["what"] == "state_cleared" && r["time_ms"] == H15_20 + 3 * DAY + HOUR));
 }
 
 #[test]
 fn text_format_and_flink_override() {
-    let o = cli(&[
-        "run",
-        "--preset",
-        "seed-004-device-status",
-        "--flink",
-        "2.3",
-    ]);
+    let o = cli(&["run", "--preset", "seed-004-device-status", "--flink", "2.3"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    let outer: Vec<&str> = out
-        .lines()
-        .filter(|l| l.contains("  outer  ") && l.contains("emitted"))
-        .collect();
+    let outer: Vec<&str> = out.lines().filter(|l| l.contains("  outer  ") && l.contains("emitted")).collect();
     assert_eq!(outer.len(), 3);
     assert!(
         outer[0].ends_with("emitted +I[1, 1]")

@@ -15,12 +15,8 @@ macro_rules! oracle {
         #[wasm_bindgen_test(unsupported = test)]
         fn $test() {
             let scenario = include_str!(concat!("fixtures/oracle/", $name, ".scenario.json"));
-            let expected: serde_json::Value = serde_json::from_str(include_str!(concat!(
-                "fixtures/oracle/",
-                $name,
-                ".expected.json"
-            )))
-            .unwrap();
+            let expected: serde_json::Value =
+                serde_json::from_str(include_str!(concat!("fixtures/oracle/", $name, ".expected.json"))).unwrap();
             let sim = run(scenario);
             let last = sim.scenario().operators.last().unwrap().id.clone();
             let got: Vec<serde_json::Value> = sim
@@ -28,9 +24,7 @@ macro_rules! oracle {
                 .iter()
                 .filter(|e| e.op == last)
                 .filter_map(|e| match &e.event {
-                    TraceEvent::Emitted { message } => {
-                        Some(serde_json::json!([message.change.label(), message.row]))
-                    }
+                    TraceEvent::Emitted { message } => Some(serde_json::json!([message.change.label(), message.row])),
                     _ => None,
                 })
                 .collect();
@@ -39,10 +33,7 @@ macro_rules! oracle {
     };
 }
 
-oracle!(
-    device_status_lastvalue_nottl,
-    "device_status_lastvalue_nottl"
-);
+oracle!(device_status_lastvalue_nottl, "device_status_lastvalue_nottl");
 oracle!(device_status_lastvalue_ttl, "device_status_lastvalue_ttl");
 oracle!(device3_lastvalue_nottl, "device3_lastvalue_nottl");
 oracle!(device3_lastvalue_ttl, "device3_lastvalue_ttl");

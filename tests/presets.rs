@@ -44,26 +44,13 @@ fn seed_001_one_day_two_days() {
         "2019-11-23 16:00  logins_per_user  key=u1  state cleared (GroupAggregateState, GroupAggregateInputCounter, CleanupTime): cleanup timer fired: cleanupState(state, cntState); nothing is emitted",
     ];
     for line in expect {
-        assert!(
-            lines.iter().any(|l| l == line),
-            "missing line {line:?} in\n{}",
-            lines.join("\n")
-        );
+        assert!(lines.iter().any(|l| l == line), "missing line {line:?} in\n{}", lines.join("\n"));
     }
     assert_eq!(
         emitted(&sim, "logins_per_user"),
-        [
-            "(true,u1,1)",
-            "(false,u1,1)",
-            "(true,u1,2)",
-            "(false,u1,2)",
-            "(true,u1,3)"
-        ]
+        ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)", "(false,u1,2)", "(true,u1,3)"]
     );
-    assert!(
-        sim.operator_views()[0].keys.is_empty(),
-        "the key's state is gone after the timer fired"
-    );
+    assert!(sim.operator_views()[0].keys.is_empty(), "the key's state is gone after the timer fired");
     assert_eq!(sim.time_format().format(sim.now()), "2019-11-24 00:00");
 }
 
@@ -75,19 +62,11 @@ fn cleanup_harness_min5_max10() {
         sim.step().unwrap();
     }
     let cleanup = |sim: &Simulation| -> Vec<(String, Option<i64>)> {
-        sim.operator_views()[0]
-            .keys
-            .iter()
-            .map(|k| (k.key.clone(), k.cleanup_time_ms))
-            .collect()
+        sim.operator_views()[0].keys.iter().map(|k| (k.key.clone(), k.cleanup_time_ms)).collect()
     };
     assert_eq!(
         cleanup(&sim),
-        vec![
-            ("a".into(), Some(11)),
-            ("b".into(), Some(18)),
-            ("c".into(), Some(15))
-        ],
+        vec![("a".into(), Some(11)), ("b".into(), Some(18)), ("c".into(), Some(15))],
         "after t=8: a kept 11 (5 + 5 = 10 is not > 11), b moved to 18, c at 15"
     );
     assert_eq!(
@@ -101,25 +80,15 @@ fn cleanup_harness_min5_max10() {
         ]
     );
     sim.step().unwrap(); // advance to 11
-    assert_eq!(
-        cleanup(&sim),
-        vec![("b".into(), Some(18)), ("c".into(), Some(15))]
-    );
+    assert_eq!(cleanup(&sim), vec![("b".into(), Some(18)), ("c".into(), Some(15))]);
     sim.step().unwrap(); // 15
     assert_eq!(cleanup(&sim), vec![("b".into(), Some(18))]);
     sim.step().unwrap(); // 18
     assert!(cleanup(&sim).is_empty());
-    let fired: Vec<_> = timer_events(&sim, "agg")
-        .into_iter()
-        .filter(|e| e.0 == "timer_fired")
-        .collect();
+    let fired: Vec<_> = timer_events(&sim, "agg").into_iter().filter(|e| e.0 == "timer_fired").collect();
     assert_eq!(
         fired,
-        vec![
-            t("timer_fired", "a", "11 ms"),
-            t("timer_fired", "c", "15 ms"),
-            t("timer_fired", "b", "18 ms")
-        ]
+        vec![t("timer_fired", "a", "11 ms"), t("timer_fired", "c", "15 ms"), t("timer_fired", "b", "18 ms")]
     );
     assert!(sim.is_finished());
 }
@@ -128,32 +97,16 @@ fn cleanup_harness_min5_max10() {
 #[wasm_bindgen_test(unsupported = test)]
 fn seed_004_device_status_legacy() {
     let sim = run(preset_json("seed-004-device-status").unwrap());
-    assert_eq!(
-        emitted(&sim, "inner"),
-        ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]
-    );
-    assert_eq!(
-        emitted(&sim, "outer"),
-        ["(true,1,1)", "(false,1,1)", "(true,0,1)"]
-    );
-    assert_eq!(
-        sim.result()
-            .rows()
-            .iter()
-            .map(|r| r.join(","))
-            .collect::<Vec<_>>(),
-        ["0,1"]
-    );
+    assert_eq!(emitted(&sim, "inner"), ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]);
+    assert_eq!(emitted(&sim, "outer"), ["(true,1,1)", "(false,1,1)", "(true,0,1)"]);
+    assert_eq!(sim.result().rows().iter().map(|r| r.join(",")).collect::<Vec<_>>(), ["0,1"]);
 }
 
 /// Seed 004 on Flink 2.3: what real Flink 2.3 emits (shared/oracle/device_status_lastvalue_nottl).
 #[wasm_bindgen_test(unsupported = test)]
 fn seed_004_device_status_flink_2_3() {
     let sim = run(preset_json("seed-004-device-status-flink-2.3").unwrap());
-    assert_eq!(
-        emitted(&sim, "inner"),
-        ["+I[dev1, 1]", "-U[dev1, 1]", "+U[dev1, 0]"]
-    );
+    assert_eq!(emitted(&sim, "inner"), ["+I[dev1, 1]", "-U[dev1, 1]", "+U[dev1, 0]"]);
     assert_eq!(emitted(&sim, "outer"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
 }
 

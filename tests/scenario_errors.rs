@@ -61,10 +61,7 @@ fn names_the_field_and_the_rule() {
     ];
     for (json, expect) in cases {
         let err = error(&json);
-        assert!(
-            err.starts_with(expect),
-            "expected {expect:?}\n     got {err:?}"
-        );
+        assert!(err.starts_with(expect), "expected {expect:?}\n     got {err:?}");
     }
 }
 
@@ -77,15 +74,10 @@ fn legacy_retention_uses_flinks_own_messages() {
         error(&v.to_string()),
         "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 msshoud be at least 5 minutes."
     );
-    v["idle_state_retention"] =
-        serde_json::json!({"min": "10 ms", "max": "5 ms", "test_harness": true});
-    assert_eq!(
-        error(&v.to_string()),
-        "idle_state_retention: maxTime may not be smaller than minTime."
-    );
+    v["idle_state_retention"] = serde_json::json!({"min": "10 ms", "max": "5 ms", "test_harness": true});
+    assert_eq!(error(&v.to_string()), "idle_state_retention: maxTime may not be smaller than minTime.");
     v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "15 min"});
     v["state_ttl"] = serde_json::json!("1 h");
-    assert!(error(&v.to_string()).starts_with(
-        "state_ttl: the 1.10 legacy planner cleans state with idle state retention timers"
-    ));
+    assert!(error(&v.to_string())
+        .starts_with("state_ttl: the 1.10 legacy planner cleans state with idle state retention timers"));
 }

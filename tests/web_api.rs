@@ -21,8 +21,7 @@ fn lists_presets() {
 
 #[wasm_bindgen_test]
 fn runs_seed_004_on_flink_2_3() {
-    let out =
-        json(&run_scenario(preset_json("seed-004-device-status-flink-2.3").unwrap()).unwrap());
+    let out = json(&run_scenario(preset_json("seed-004-device-status-flink-2.3").unwrap()).unwrap());
     let outer: Vec<String> = out["records"]
         .as_array()
         .unwrap()
@@ -31,10 +30,7 @@ fn runs_seed_004_on_flink_2_3() {
         .map(|r| format!("{}{}", r["kind"].as_str().unwrap(), r["row"]))
         .collect();
     assert_eq!(outer, ["+I[1,1]", "-D[1,1]", "+I[0,1]"]);
-    assert_eq!(
-        out["result"],
-        serde_json::json!({"columns": ["st", "cnt"], "rows": [[0, 1]]})
-    );
+    assert_eq!(out["result"], serde_json::json!({"columns": ["st", "cnt"], "rows": [[0, 1]]}));
 }
 
 #[wasm_bindgen_test]

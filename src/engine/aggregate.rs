@@ -38,12 +38,7 @@ pub enum Accumulator {
 impl AggCall {
     /// Flink's name for the call, with argument names: `COUNT(*)`, `SUM(v)`, `LATEST_BY_TIME(status, times)`.
     pub fn display(&self, input_names: &[String]) -> String {
-        let n = |i: usize| {
-            input_names
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("${i}"))
-        };
+        let n = |i: usize| input_names.get(i).cloned().unwrap_or_else(|| format!("${i}"));
         match self {
             AggCall::CountStar => "COUNT(*)".into(),
             AggCall::Count(i) => format!("COUNT({})", n(*i)),
@@ -57,25 +52,16 @@ impl AggCall {
 
     /// Whether the function has a `retract` method (so it may consume a retracting input).
     pub fn supports_retraction(&self) -> bool {
-        matches!(
-            self,
-            AggCall::CountStar | AggCall::Count(_) | AggCall::Sum(_)
-        )
+        matches!(self, AggCall::CountStar | AggCall::Count(_) | AggCall::Sum(_))
     }
 
     /// `createAccumulator()`.
     pub fn create_accumulator(&self) -> Accumulator {
         match self {
             AggCall::CountStar | AggCall::Count(_) => Accumulator::Count(0),
-            AggCall::Sum(_) => Accumulator::Sum {
-                sum: None,
-                count: 0,
-            },
+            AggCall::Sum(_) => Accumulator::Sum { sum: None, count: 0 },
             AggCall::LastValue(_) => Accumulator::LastValue(Value::Null),
-            AggCall::LatestByTime { .. } => Accumulator::LatestByTime {
-                value: Value::Null,
-                time: 0,
-            },
+            AggCall::LatestByTime { .. } => Accumulator::LatestByTime { value: Value::Null, time: 0 },
         }
     }
 
@@ -123,32 +109,22 @@ impl AggCall {
                     *last = v;
                 }
             }
-            (
-                AggCall::LatestByTime { value, time },
-                Accumulator::LatestByTime {
-                    value: acc_value,
-                    time: acc_time,
-                },
-            ) => match at(*time) {
-                Value::Int(t) => {
-                    if t > *acc_time {
-                        *acc_value = at(*value);
-                        *acc_time = t;
+            (AggCall::LatestByTime { value, time }, Accumulator::LatestByTime { value: acc_value, time: acc_time }) => {
+                match at(*time) {
+                    Value::Int(t) => {
+                        if t > *acc_time {
+                            *acc_value = at(*value);
+                            *acc_time = t;
+                        }
                     }
-                }
-                Value::Null => {
-                    return Err(
-                        "LATEST_BY_TIME: the time argument is NULL (the seed's Java UDAF \
+                    Value::Null => {
+                        return Err("LATEST_BY_TIME: the time argument is NULL (the seed's Java UDAF \
                                     would throw a NullPointerException unboxing it)"
-                            .into(),
-                    )
+                            .into())
+                    }
+                    other => return Err(format!("LATEST_BY_TIME expects a BIGINT time, found {other}")),
                 }
-                other => {
-                    return Err(format!(
-                        "LATEST_BY_TIME expects a BIGINT time, found {other}"
-                    ))
-                }
-            },
+            }
             (call, acc) => return Err(format!("accumulator {acc:?} does not belong to {call:?}")),
         }
         Ok(())
@@ -168,16 +144,34 @@ impl AggCall {
     }
 }
 
+/// Runs `accumulate` (or, when `accumulate` is false, `retract`) of every call on its own
+/// accumulator, as a generated `AggsHandleFunction` does.
+///
+/// # Errors
+/// The first function's error.
+pub fn accumulate_or_retract(
+    calls: &[AggCall],
+    accs: &mut [Accumulator],
+    input: &Row,
+    accumulate: bool,
+) -> Result<(), String> {
+    for (call, acc) in calls.iter().zip(accs.iter_mut()) {
+        if accumulate {
+            call.accumulate(acc, input)?;
+        } else {
+            call.retract(acc, input)?;
+        }
+    }
+    Ok(())
+}
+
 impl Accumulator {
     /// Short text for the page: `3`, `sum=6 count=3`, `value=1 time=1574347472000`.
     pub fn describe(&self) -> String {
         match self {
             Accumulator::Count(c) => c.to_string(),
             Accumulator::Sum { sum, count } => {
-                format!(
-                    "sum={} count={count}",
-                    sum.map_or("null".to_string(), |s| s.to_string())
-                )
+                format!("sum={} count={count}", sum.map_or("null".to_string(), |s| s.to_string()))
             }
             Accumulator::LastValue(v) => v.to_string(),
             Accumulator::LatestByTime { value, time } => format!("{value} @ {time}"),
@@ -203,13 +197,7 @@ mod tests {
         call.retract(&mut acc, &r(&[Value::Int(2)])).unwrap();
         assert_eq!(call.get_value(&acc), Value::Null);
         call.retract(&mut acc, &r(&[Value::Int(3)])).unwrap();
-        assert_eq!(
-            acc,
-            Accumulator::Sum {
-                sum: Some(-3),
-                count: -1
-            }
-        );
+        assert_eq!(acc, Accumulator::Sum { sum: Some(-3), count: -1 });
         assert_eq!(call.get_value(&acc), Value::Int(-3));
     }
 
@@ -221,37 +209,18 @@ mod tests {
             star.accumulate(&mut a, &row).unwrap();
             cx.accumulate(&mut b, &row).unwrap();
         }
-        assert_eq!(
-            (star.get_value(&a), cx.get_value(&b)),
-            (Value::Int(2), Value::Int(1))
-        );
+        assert_eq!((star.get_value(&a), cx.get_value(&b)), (Value::Int(2), Value::Int(1)));
     }
 
     #[test]
     fn latest_by_time_keeps_the_largest_time() {
         let call = AggCall::LatestByTime { value: 0, time: 1 };
         let mut acc = call.create_accumulator();
-        call.accumulate(
-            &mut acc,
-            &r(&[Value::Int(1), Value::Int(1_574_347_472_000)]),
-        )
-        .unwrap();
-        call.accumulate(
-            &mut acc,
-            &r(&[Value::Int(0), Value::Int(1_574_347_474_000)]),
-        )
-        .unwrap();
-        call.accumulate(
-            &mut acc,
-            &r(&[Value::Int(5), Value::Int(1_574_347_473_000)]),
-        )
-        .unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(1), Value::Int(1_574_347_472_000)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(0), Value::Int(1_574_347_474_000)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(5), Value::Int(1_574_347_473_000)])).unwrap();
         assert_eq!(call.get_value(&acc), Value::Int(0));
-        assert!(call
-            .retract(&mut acc, &r(&[Value::Int(0), Value::Int(1)]))
-            .is_err());
-        assert!(call
-            .accumulate(&mut acc, &r(&[Value::Int(0), Value::Null]))
-            .is_err());
+        assert!(call.retract(&mut acc, &r(&[Value::Int(0), Value::Int(1)])).is_err());
+        assert!(call.accumulate(&mut acc, &r(&[Value::Int(0), Value::Null])).is_err());
     }
 }

@@ -29,34 +29,18 @@ pub enum CleanupDecision {
     /// `stateCleaningEnabled` is false (`min <= 1`): no timer is registered.
     Disabled { min_ms: Millis },
     /// No cleanup time stored yet: register `now + max`.
-    Register {
-        now: Millis,
-        max_ms: Millis,
-        timer: Millis,
-    },
+    Register { now: Millis, max_ms: Millis, timer: Millis },
     /// `now + min > C`: register `now + max`, then delete `C`.
-    Move {
-        now: Millis,
-        min_ms: Millis,
-        max_ms: Millis,
-        current: Millis,
-        timer: Millis,
-    },
+    Move { now: Millis, min_ms: Millis, max_ms: Millis, current: Millis, timer: Millis },
     /// `now + min <= C`: keep `C`.
-    Keep {
-        now: Millis,
-        min_ms: Millis,
-        current: Millis,
-    },
+    Keep { now: Millis, min_ms: Millis, current: Millis },
 }
 
 impl CleanupDecision {
     /// The timer this decision registered, if any.
     pub fn registered(&self) -> Option<Millis> {
         match *self {
-            CleanupDecision::Register { timer, .. } | CleanupDecision::Move { timer, .. } => {
-                Some(timer)
-            }
+            CleanupDecision::Register { timer, .. } | CleanupDecision::Move { timer, .. } => Some(timer),
             _ => None,
         }
     }
@@ -73,40 +57,24 @@ impl CleanupDecision {
     pub fn describe(&self, tf: TimeFormat) -> String {
         let t = |ms| tf.format(ms);
         match *self {
-            CleanupDecision::Disabled { min_ms } => format!(
-                "state cleaning disabled (min = {} is not > 1 ms): no cleanup timer",
-                format_duration(min_ms)
-            ),
+            CleanupDecision::Disabled { min_ms } => {
+                format!("state cleaning disabled (min = {} is not > 1 ms): no cleanup timer", format_duration(min_ms))
+            }
             CleanupDecision::Register { now, max_ms, timer } => format!(
                 "no cleanup time C yet → register now + max = {} + {} = {}",
                 t(now),
                 format_duration(max_ms),
                 t(timer)
             ),
-            CleanupDecision::Move {
-                now,
-                min_ms,
-                current,
-                timer,
-                ..
-            } => format!(
+            CleanupDecision::Move { now, min_ms, current, timer, .. } => format!(
                 "now + min = {} > C = {} → register {}, delete {}",
                 t(now + min_ms),
                 t(current),
                 t(timer),
                 t(current)
             ),
-            CleanupDecision::Keep {
-                now,
-                min_ms,
-                current,
-            } => {
-                format!(
-                    "now + min = {} <= C = {} → keep {}",
-                    t(now + min_ms),
-                    t(current),
-                    t(current)
-                )
+            CleanupDecision::Keep { now, min_ms, current } => {
+                format!("now + min = {} <= C = {} → keep {}", t(now + min_ms), t(current), t(current))
             }
         }
     }
@@ -122,10 +90,7 @@ pub struct CleanupState<K: Ord + Clone> {
 
 impl<K: Ord + Clone> CleanupState<K> {
     pub fn new(retention: IdleStateRetention) -> Self {
-        CleanupState {
-            retention,
-            cleanup_time_state: ValueState::new("CleanupTime"),
-        }
+        CleanupState { retention, cleanup_time_state: ValueState::new("CleanupTime") }
     }
 
     /// `stateCleaningEnabled = minRetentionTime > 1`.
@@ -135,23 +100,14 @@ impl<K: Ord + Clone> CleanupState<K> {
 
     /// `processCleanupTimer(ctx, currentTime)`: applies the rule for `key` at processing time
     /// `now` (ms), registering before deleting, and returns what it decided.
-    pub fn process_cleanup_timer(
-        &mut self,
-        key: &K,
-        now: Millis,
-        timers: &mut TimerService<K>,
-    ) -> CleanupDecision {
+    pub fn process_cleanup_timer(&mut self, key: &K, now: Millis, timers: &mut TimerService<K>) -> CleanupDecision {
         let IdleStateRetention { min_ms, max_ms, .. } = self.retention;
         if !self.state_cleaning_enabled() {
             return CleanupDecision::Disabled { min_ms };
         }
         let current = self.cleanup_time_state.value(key).copied();
         match current {
-            Some(current) if now + min_ms <= current => CleanupDecision::Keep {
-                now,
-                min_ms,
-                current,
-            },
+            Some(current) if now + min_ms <= current => CleanupDecision::Keep { now, min_ms, current },
             _ => {
                 let timer = now + max_ms;
                 timers.register_processing_time_timer(key, timer);
@@ -161,13 +117,7 @@ impl<K: Ord + Clone> CleanupState<K> {
                 self.cleanup_time_state.update(key, timer);
                 match current {
                     None => CleanupDecision::Register { now, max_ms, timer },
-                    Some(current) => CleanupDecision::Move {
-                        now,
-                        min_ms,
-                        max_ms,
-                        current,
-                        timer,
-                    },
+                    Some(current) => CleanupDecision::Move { now, min_ms, max_ms, current, timer },
                 }
             }
         }
@@ -196,40 +146,17 @@ mod tests {
         let mut timers = TimerService::default();
         assert_eq!(
             cs.process_cleanup_timer(&"a", 1, &mut timers),
-            CleanupDecision::Register {
-                now: 1,
-                max_ms: 10,
-                timer: 11
-            }
+            CleanupDecision::Register { now: 1, max_ms: 10, timer: 11 }
         );
         cs.process_cleanup_timer(&"b", 1, &mut timers);
-        assert_eq!(
-            cs.process_cleanup_timer(&"c", 5, &mut timers).registered(),
-            Some(15)
-        );
+        assert_eq!(cs.process_cleanup_timer(&"c", 5, &mut timers).registered(), Some(15));
         assert_eq!(
             cs.process_cleanup_timer(&"a", 5, &mut timers),
-            CleanupDecision::Keep {
-                now: 5,
-                min_ms: 5,
-                current: 11
-            }
+            CleanupDecision::Keep { now: 5, min_ms: 5, current: 11 }
         );
         let moved = cs.process_cleanup_timer(&"b", 8, &mut timers);
-        assert_eq!(
-            moved,
-            CleanupDecision::Move {
-                now: 8,
-                min_ms: 5,
-                max_ms: 10,
-                current: 11,
-                timer: 18
-            }
-        );
-        assert_eq!(
-            moved.describe(TimeFormat::Millis),
-            "now + min = 13 ms > C = 11 ms → register 18 ms, delete 11 ms"
-        );
+        assert_eq!(moved, CleanupDecision::Move { now: 8, min_ms: 5, max_ms: 10, current: 11, timer: 18 });
+        assert_eq!(moved.describe(TimeFormat::Millis), "now + min = 13 ms > C = 11 ms → register 18 ms, delete 11 ms");
         assert_eq!(timers.timers_of(&"b"), vec![18]);
         let mut fired = vec![];
         while let Some(t) = timers.poll_due(18) {
@@ -245,14 +172,8 @@ mod tests {
         let mut timers = TimerService::default();
         cs.process_cleanup_timer(&"a", 0, &mut timers);
         // 5 + 5 = 10 is not > 10: the key may die exactly `min` after this access.
-        assert_eq!(
-            cs.process_cleanup_timer(&"a", 5, &mut timers).registered(),
-            None
-        );
-        assert_eq!(
-            cs.process_cleanup_timer(&"a", 6, &mut timers).registered(),
-            Some(16)
-        );
+        assert_eq!(cs.process_cleanup_timer(&"a", 5, &mut timers).registered(), None);
+        assert_eq!(cs.process_cleanup_timer(&"a", 6, &mut timers).registered(), Some(16));
     }
 
     #[test]
@@ -260,10 +181,7 @@ mod tests {
         let retention = IdleStateRetention::set_idle_state_retention_time(1, 10, true).unwrap();
         let mut cs = CleanupState::new(retention);
         let mut timers = TimerService::default();
-        assert_eq!(
-            cs.process_cleanup_timer(&"a", 0, &mut timers),
-            CleanupDecision::Disabled { min_ms: 1 }
-        );
+        assert_eq!(cs.process_cleanup_timer(&"a", 0, &mut timers), CleanupDecision::Disabled { min_ms: 1 });
         assert!(timers.is_empty());
     }
 }

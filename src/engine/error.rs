@@ -14,10 +14,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: path.into(),
-            message: message.into(),
-        }
+        ScenarioError { path: path.into(), message: message.into() }
     }
 }
 

@@ -26,11 +26,7 @@ pub struct IdleStateRetention {
 
 impl IdleStateRetention {
     /// Never clean up (`0`/`0`, Flink's default).
-    pub const NEVER: IdleStateRetention = IdleStateRetention {
-        min_ms: 0,
-        max_ms: 0,
-        test_harness: false,
-    };
+    pub const NEVER: IdleStateRetention = IdleStateRetention { min_ms: 0, max_ms: 0, test_harness: false };
 
     /// `TableConfig.setIdleStateRetentionTime(minTime, maxTime)` (Flink 1.10).
     ///
@@ -63,11 +59,7 @@ impl IdleStateRetention {
                 "Difference between minTime: {min_ms} ms and maxTime: {max_ms} msshoud be at least 5 minutes."
             ));
         }
-        Ok(IdleStateRetention {
-            min_ms,
-            max_ms,
-            test_harness,
-        })
+        Ok(IdleStateRetention { min_ms, max_ms, test_harness })
     }
 
     /// `stateCleaningEnabled = minRetentionTime > 1` (`KeyedProcessFunctionWithCleanupState`).
@@ -85,23 +77,14 @@ mod tests {
     /// Case C01 of `shared/cases/flink-bug-cases.json` (steps 1 to 5).
     #[test]
     fn validates_like_table_config() {
-        let err = IdleStateRetention::set_idle_state_retention_time(43_200_000, 43_200_000, false)
-            .unwrap_err();
-        assert_eq!(
-            err,
-            "Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes."
-        );
+        let err = IdleStateRetention::set_idle_state_retention_time(43_200_000, 43_200_000, false).unwrap_err();
+        assert_eq!(err, "Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes.");
         let never = IdleStateRetention::set_idle_state_retention_time(0, 0, false).unwrap();
         assert!(!never.state_cleaning_enabled());
         assert!(IdleStateRetention::set_idle_state_retention_time(600_000, 900_000, false).is_ok());
-        assert!(
-            IdleStateRetention::set_idle_state_retention_time(600_000, 899_999, false).is_err()
-        );
+        assert!(IdleStateRetention::set_idle_state_retention_time(600_000, 899_999, false).is_err());
         let min0 = IdleStateRetention::set_idle_state_retention_time(0, 300_000, false).unwrap();
-        assert!(
-            !min0.state_cleaning_enabled(),
-            "min = 0 passes validation but never cleans"
-        );
+        assert!(!min0.state_cleaning_enabled(), "min = 0 passes validation but never cleans");
     }
 
     #[test]
@@ -114,9 +97,6 @@ mod tests {
             Err("maxTime may not be smaller than minTime.".into())
         );
         let one = IdleStateRetention::set_idle_state_retention_time(1, 10, true).unwrap();
-        assert!(
-            !one.state_cleaning_enabled(),
-            "min = 1 ms does not enable cleanup"
-        );
+        assert!(!one.state_cleaning_enabled(), "min = 1 ms does not enable cleanup");
     }
 }

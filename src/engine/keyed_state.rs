@@ -16,10 +16,7 @@ pub struct ValueState<K: Ord, T> {
 
 impl<K: Ord + Clone, T> ValueState<K, T> {
     pub fn new(name: &'static str) -> Self {
-        ValueState {
-            name,
-            entries: BTreeMap::new(),
-        }
+        ValueState { name, entries: BTreeMap::new() }
     }
     /// `value()`: the key's value, if any.
     pub fn value(&self, key: &K) -> Option<&T> {

@@ -24,15 +24,9 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
-        let operators: Vec<Operator> = scenario
-            .operators
-            .iter()
-            .map(|spec| Operator::new(spec.clone(), scenario.retention))
-            .collect();
-        let columns = scenario
-            .operators
-            .last()
-            .map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect());
+        let operators: Vec<Operator> =
+            scenario.operators.iter().map(|spec| Operator::new(spec.clone(), scenario.retention)).collect();
+        let columns = scenario.operators.last().map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect());
         Pipeline {
             source_name: scenario.source.name.clone(),
             operators,
@@ -56,9 +50,7 @@ impl Pipeline {
             time_ms: now,
             op: self.source_name.clone(),
             key: None,
-            event: TraceEvent::Input {
-                message: message.clone(),
-            },
+            event: TraceEvent::Input { message: message.clone() },
         });
         self.flow(0, vec![message], now, action, trace)
     }
@@ -76,13 +68,7 @@ impl Pipeline {
             let mut out = Vec::new();
             let id = op.spec().id.clone();
             for m in &messages {
-                let mut ctx = Context {
-                    now,
-                    action,
-                    op_id: &id,
-                    out: &mut out,
-                    trace,
-                };
+                let mut ctx = Context { now, action, op_id: &id, out: &mut out, trace };
                 op.process_element(m, &mut ctx)
                     .map_err(|e| StepError(format!("operator '{id}' failed on {m}: {e}")))?;
             }
@@ -108,11 +94,7 @@ impl Pipeline {
         self.operators
             .iter()
             .enumerate()
-            .filter_map(|(i, op)| {
-                op.timers()
-                    .and_then(|t| t.peek())
-                    .map(|(ts, seq, key)| ((ts, i, seq), key))
-            })
+            .filter_map(|(i, op)| op.timers().and_then(|t| t.peek()).map(|(ts, seq, key)| ((ts, i, seq), key)))
             .min_by_key(|(order, _)| *order)
             .map(|((ts, i, _), key)| (ts, i, key))
     }
@@ -138,13 +120,7 @@ impl Pipeline {
             };
             let id = op.spec().id.clone();
             let mut out = Vec::new();
-            let mut ctx = Context {
-                now: ts,
-                action,
-                op_id: &id,
-                out: &mut out,
-                trace,
-            };
+            let mut ctx = Context { now: ts, action, op_id: &id, out: &mut out, trace };
             op.on_timer(&key, ts, &mut ctx);
             if !out.is_empty() {
                 self.flow(i + 1, out, ts, action, trace)?;

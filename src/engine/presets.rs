@@ -6,22 +6,10 @@ use super::scenario::Scenario;
 
 /// (name, JSON text) of every preset, in the order the page lists them.
 pub const PRESETS: &[(&str, &str)] = &[
-    (
-        "seed-001-one-day-two-days",
-        include_str!("../../scenarios/seed-001-one-day-two-days.json"),
-    ),
-    (
-        "cleanup-harness-min5-max10",
-        include_str!("../../scenarios/cleanup-harness-min5-max10.json"),
-    ),
-    (
-        "seed-004-device-status",
-        include_str!("../../scenarios/seed-004-device-status.json"),
-    ),
-    (
-        "seed-004-device-status-flink-2.3",
-        include_str!("../../scenarios/seed-004-device-status-flink-2.3.json"),
-    ),
+    ("seed-001-one-day-two-days", include_str!("../../scenarios/seed-001-one-day-two-days.json")),
+    ("cleanup-harness-min5-max10", include_str!("../../scenarios/cleanup-harness-min5-max10.json")),
+    ("seed-004-device-status", include_str!("../../scenarios/seed-004-device-status.json")),
+    ("seed-004-device-status-flink-2.3", include_str!("../../scenarios/seed-004-device-status-flink-2.3.json")),
 ];
 
 /// The preset the page opens on.
@@ -29,10 +17,7 @@ pub const DEFAULT_PRESET: &str = "seed-001-one-day-two-days";
 
 /// The JSON text of a preset.
 pub fn preset_json(name: &str) -> Option<&'static str> {
-    PRESETS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, json)| *json)
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, json)| *json)
 }
 
 /// Loads a preset by name.
@@ -42,10 +27,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
 pub fn load_preset(name: &str) -> Result<Scenario, ScenarioError> {
     let json = preset_json(name).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-        ScenarioError::new(
-            "preset",
-            format!("no preset named '{name}' (presets: {})", names.join(", ")),
-        )
+        ScenarioError::new("preset", format!("no preset named '{name}' (presets: {})", names.join(", ")))
     })?;
     Scenario::from_json(json)
 }

@@ -14,10 +14,7 @@ pub struct ResultTable {
 
 impl ResultTable {
     pub fn new(columns: Vec<String>) -> Self {
-        ResultTable {
-            columns,
-            rows: Vec::new(),
-        }
+        ResultTable { columns, rows: Vec::new() }
     }
 
     /// Applies one message. Returns `false` when a retraction finds no equal row (nothing changes).

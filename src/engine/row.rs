@@ -39,11 +39,7 @@ pub struct Row(pub Vec<Value>);
 impl Row {
     /// The values joined with `sep` (Flink 2.x uses `", "`, the legacy planner `","`).
     pub fn join(&self, sep: &str) -> String {
-        self.0
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(sep)
+        self.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
     }
     /// Picks the values at `indices`, in that order (a grouping key, a projection).
     pub fn project(&self, indices: &[usize]) -> Row {
@@ -176,9 +172,7 @@ impl DataType {
                 i32::try_from(i).map_err(|_| format!("{i} is out of range for INT (32-bit)"))?;
                 Ok(Value::Int(i))
             }
-            (DataType::BigInt, serde_json::Value::Number(n)) => {
-                n.as_i64().map(Value::Int).ok_or_else(bad)
-            }
+            (DataType::BigInt, serde_json::Value::Number(n)) => n.as_i64().map(Value::Int).ok_or_else(bad),
             (DataType::String, serde_json::Value::String(s)) => Ok(Value::Str(s.clone())),
             (DataType::Boolean, serde_json::Value::Bool(b)) => Ok(Value::Bool(*b)),
             _ => Err(bad()),
@@ -204,45 +198,22 @@ mod tests {
     #[test]
     fn prints_like_flink() {
         let r = row(&[Value::Str("dev1".into()), Value::Int(1)]);
-        assert_eq!(
-            Message::new(Change::Kind(RowKind::Insert), r.clone()).to_string(),
-            "+I[dev1, 1]"
-        );
-        assert_eq!(
-            Message::new(Change::Kind(RowKind::UpdateBefore), r.clone()).to_string(),
-            "-U[dev1, 1]"
-        );
-        assert_eq!(
-            Message::new(Change::Legacy(true), r.clone()).to_string(),
-            "(true,dev1,1)"
-        );
-        assert_eq!(
-            Message::new(Change::Legacy(false), r).to_string(),
-            "(false,dev1,1)"
-        );
-        assert_eq!(
-            Message::new(Change::Kind(RowKind::Delete), row(&[Value::Null])).to_string(),
-            "-D[null]"
-        );
+        assert_eq!(Message::new(Change::Kind(RowKind::Insert), r.clone()).to_string(), "+I[dev1, 1]");
+        assert_eq!(Message::new(Change::Kind(RowKind::UpdateBefore), r.clone()).to_string(), "-U[dev1, 1]");
+        assert_eq!(Message::new(Change::Legacy(true), r.clone()).to_string(), "(true,dev1,1)");
+        assert_eq!(Message::new(Change::Legacy(false), r).to_string(), "(false,dev1,1)");
+        assert_eq!(Message::new(Change::Kind(RowKind::Delete), row(&[Value::Null])).to_string(), "-D[null]");
     }
 
     #[test]
     fn converts_json_by_type() {
-        assert_eq!(
-            DataType::Int.value_from_json(&serde_json::json!(5)),
-            Ok(Value::Int(5))
-        );
-        assert!(DataType::Int
-            .value_from_json(&serde_json::json!(5_000_000_000i64))
-            .is_err());
+        assert_eq!(DataType::Int.value_from_json(&serde_json::json!(5)), Ok(Value::Int(5)));
+        assert!(DataType::Int.value_from_json(&serde_json::json!(5_000_000_000i64)).is_err());
         assert_eq!(
             DataType::BigInt.value_from_json(&serde_json::json!(5_000_000_000i64)),
             Ok(Value::Int(5_000_000_000))
         );
-        assert_eq!(
-            DataType::String.value_from_json(&serde_json::json!(null)),
-            Ok(Value::Null)
-        );
+        assert_eq!(DataType::String.value_from_json(&serde_json::json!(null)), Ok(Value::Null));
         assert_eq!(
             DataType::String.value_from_json(&serde_json::json!(1)),
             Err("expected STRING or null, found 1".into())

@@ -95,17 +95,11 @@ impl Simulation {
     }
     /// The trace entries of the last action.
     pub fn last_action_entries(&self) -> &[TraceEntry] {
-        self.actions
-            .last()
-            .map_or(&[], |a| &self.trace[a.trace_start..])
+        self.actions.last().map_or(&[], |a| &self.trace[a.trace_start..])
     }
     /// Each operator's state at the current time.
     pub fn operator_views(&self) -> Vec<OperatorView> {
-        self.pipeline
-            .operators
-            .iter()
-            .map(|op| op.view(self.now))
-            .collect()
+        self.pipeline.operators.iter().map(|op| op.view(self.now)).collect()
     }
     pub fn result(&self) -> &ResultTable {
         &self.pipeline.result
@@ -135,18 +129,12 @@ impl Simulation {
         if let Err(e) = &result {
             self.failure = Some(e.0.clone());
         }
-        self.actions.push(ActionRecord {
-            label,
-            trace_start,
-            from_ms,
-            to_ms: self.now,
-        });
+        self.actions.push(ActionRecord { label, trace_start, from_ms, to_ms: self.now });
         result
     }
 
     fn advance(&mut self, to: Millis, action: usize) -> Result<(), StepError> {
-        self.pipeline
-            .fire_timers_until(to, action, &mut self.trace)?;
+        self.pipeline.fire_timers_until(to, action, &mut self.trace)?;
         self.now = to;
         Ok(())
     }
@@ -160,10 +148,7 @@ impl Simulation {
         self.check_running()?;
         let i = self.next_step;
         let Some(step) = self.scenario.steps.get(i).cloned() else {
-            return Err(StepError(format!(
-                "all {} steps have run; Reset to start again",
-                self.step_count()
-            )));
+            return Err(StepError(format!("all {} steps have run; Reset to start again", self.step_count())));
         };
         let tf = self.time_format();
         let n = self.step_count();
@@ -193,8 +178,7 @@ impl Simulation {
             sim.advance(target, action)?;
             if let Step::Input { kind, row, .. } = step {
                 let message = sim.source_message(kind, row);
-                sim.pipeline
-                    .process_input(message, sim.now, action, &mut sim.trace)?;
+                sim.pipeline.process_input(message, sim.now, action, &mut sim.trace)?;
             }
             Ok(())
         })
@@ -224,10 +208,7 @@ impl Simulation {
                 tf.format(self.now)
             )));
         }
-        self.act(
-            format!("advance time to {}", tf.format(to)),
-            |sim, action| sim.advance(to, action),
-        )
+        self.act(format!("advance time to {}", tf.format(to)), |sim, action| sim.advance(to, action))
     }
 
     /// Advances processing time by `by` ms.
@@ -236,24 +217,14 @@ impl Simulation {
     /// When `by` is negative or overflows, or an operator fails.
     pub fn advance_by(&mut self, by: Millis) -> Result<(), StepError> {
         if by < 0 {
-            return Err(StepError(format!(
-                "cannot advance by a negative duration ({by} ms)"
-            )));
+            return Err(StepError(format!("cannot advance by a negative duration ({by} ms)")));
         }
-        let to = self
-            .now
-            .checked_add(by)
-            .ok_or_else(|| StepError("processing time would overflow".into()))?;
+        let to = self.now.checked_add(by).ok_or_else(|| StepError("processing time would overflow".into()))?;
         self.check_running()?;
         let tf = self.time_format();
-        self.act(
-            format!(
-                "advance time by {} to {}",
-                format_duration(by),
-                tf.format(to)
-            ),
-            |sim, action| sim.advance(to, action),
-        )
+        self.act(format!("advance time by {} to {}", format_duration(by), tf.format(to)), |sim, action| {
+            sim.advance(to, action)
+        })
     }
 
     /// Advances processing time to the earliest registered timer and fires it (and any other
@@ -262,9 +233,7 @@ impl Simulation {
     /// # Errors
     /// When no timer is registered, or an operator fails.
     pub fn advance_to_next_timer(&mut self) -> Result<(), StepError> {
-        let next = self
-            .next_timer_ms()
-            .ok_or_else(|| StepError("no timer is registered".into()))?;
+        let next = self.next_timer_ms().ok_or_else(|| StepError("no timer is registered".into()))?;
         self.advance_to(next.max(self.now))
     }
 

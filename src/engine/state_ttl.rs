@@ -84,11 +84,8 @@ impl StateTtlConfig {
     /// Processing time (ms) at which a value last accessed at `last_access_ms` expires:
     /// `TtlUtils.getExpirationTimestamp`, `ts + ttl` clamped at `Long.MAX_VALUE`.
     pub fn expiration_timestamp(&self, last_access_ms: Millis) -> Millis {
-        let ttl_without_overflow = if last_access_ms > 0 {
-            self.ttl_ms.min(Millis::MAX - last_access_ms)
-        } else {
-            self.ttl_ms
-        };
+        let ttl_without_overflow =
+            if last_access_ms > 0 { self.ttl_ms.min(Millis::MAX - last_access_ms) } else { self.ttl_ms };
         last_access_ms + ttl_without_overflow
     }
 
@@ -116,11 +113,7 @@ pub enum TtlRead<T> {
     Fresh(T),
     /// A value that had expired: the read removed it (`original::clear`). `returned` is the
     /// value when the visibility is `ReturnExpiredIfNotCleanedUp`, otherwise `None`.
-    Expired {
-        last_access_ms: Millis,
-        expired_at_ms: Millis,
-        returned: Option<T>,
-    },
+    Expired { last_access_ms: Millis, expired_at_ms: Millis, returned: Option<T> },
 }
 
 /// How a stored value looks at a given processing time, without touching it.
@@ -142,10 +135,7 @@ pub struct TtlValueState<K: Ord, T> {
 
 impl<K: Ord + Clone, T: Clone> TtlValueState<K, T> {
     pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
-        TtlValueState {
-            config,
-            original: ValueState::new(name),
-        }
+        TtlValueState { config, original: ValueState::new(name) }
     }
 
     /// The state descriptor's name.
@@ -162,8 +152,7 @@ impl<K: Ord + Clone, T: Clone> TtlValueState<K, T> {
         };
         if self.config.expired(stored.last_access_ms, now) {
             self.original.clear(key);
-            let returned = (self.config.state_visibility
-                == StateVisibility::ReturnExpiredIfNotCleanedUp)
+            let returned = (self.config.state_visibility == StateVisibility::ReturnExpiredIfNotCleanedUp)
                 .then_some(stored.user_value);
             return TtlRead::Expired {
                 last_access_ms: stored.last_access_ms,
@@ -172,13 +161,7 @@ impl<K: Ord + Clone, T: Clone> TtlValueState<K, T> {
             };
         }
         if self.config.update_type == UpdateType::OnReadAndWrite {
-            self.original.update(
-                key,
-                TtlValue {
-                    user_value: stored.user_value.clone(),
-                    last_access_ms: now,
-                },
-            );
+            self.original.update(key, TtlValue { user_value: stored.user_value.clone(), last_access_ms: now });
         }
         TtlRead::Fresh(stored.user_value)
     }
@@ -186,13 +169,7 @@ impl<K: Ord + Clone, T: Clone> TtlValueState<K, T> {
     /// `update(value)` at `now`: stores the value stamped with `now`. Every write refreshes the
     /// TTL, even when the value is unchanged.
     pub fn update(&mut self, key: &K, value: T, now: Millis) {
-        self.original.update(
-            key,
-            TtlValue {
-                user_value: value,
-                last_access_ms: now,
-            },
-        );
+        self.original.update(key, TtlValue { user_value: value, last_access_ms: now });
     }
 
     /// `clear()`; returns whether something was stored.
@@ -231,14 +208,8 @@ mod tests {
         assert!(c.expired(1000, 3000));
         assert_eq!(c.expiration_timestamp(Millis::MAX - 5), Millis::MAX);
         assert!(!StateTtlConfig::DISABLED.expired(0, Millis::MAX));
-        assert_eq!(
-            StateTtlConfig::new_builder(0),
-            Err("TTL is expected to be positive.".to_string())
-        );
-        assert_eq!(
-            StateTtlConfig::create_ttl_config(0),
-            StateTtlConfig::DISABLED
-        );
+        assert_eq!(StateTtlConfig::new_builder(0), Err("TTL is expected to be positive.".to_string()));
+        assert_eq!(StateTtlConfig::create_ttl_config(0), StateTtlConfig::DISABLED);
     }
 
     #[test]
@@ -246,22 +217,9 @@ mod tests {
         let mut s = TtlValueState::new("acc", StateTtlConfig::create_ttl_config(10));
         s.update(&"k", 1, 0);
         assert_eq!(s.value(&"k", 9), TtlRead::Fresh(1));
-        assert_eq!(
-            s.visibility(s.peek(&"k").unwrap(), 10),
-            Visibility::ExpiredStillStored
-        );
-        assert_eq!(
-            s.value(&"k", 10),
-            TtlRead::Expired {
-                last_access_ms: 0,
-                expired_at_ms: 10,
-                returned: None
-            }
-        );
-        assert!(
-            s.peek(&"k").is_none(),
-            "an expired value is removed when read"
-        );
+        assert_eq!(s.visibility(s.peek(&"k").unwrap(), 10), Visibility::ExpiredStillStored);
+        assert_eq!(s.value(&"k", 10), TtlRead::Expired { last_access_ms: 0, expired_at_ms: 10, returned: None });
+        assert!(s.peek(&"k").is_none(), "an expired value is removed when read");
         s.update(&"k", 2, 20);
         s.update(&"k", 2, 25);
         assert_eq!(s.value(&"k", 34), TtlRead::Fresh(2));
@@ -276,13 +234,6 @@ mod tests {
         s.update(&"k", 7, 0);
         assert_eq!(s.value(&"k", 8), TtlRead::Fresh(7));
         assert_eq!(s.peek(&"k").unwrap().last_access_ms, 8);
-        assert_eq!(
-            s.value(&"k", 18),
-            TtlRead::Expired {
-                last_access_ms: 8,
-                expired_at_ms: 18,
-                returned: Some(7)
-            }
-        );
+        assert_eq!(s.value(&"k", 18), TtlRead::Expired { last_access_ms: 8, expired_at_ms: 18, returned: Some(7) });
     }
 }

@@ -22,26 +22,10 @@ const UNITS: &[(&str, &[&str], i128)] = &[
     ("DAYS", &["d", "day", "days"], 86_400_000_000_000),
     ("HOURS", &["h", "hour", "hours"], 3_600_000_000_000),
     ("MINUTES", &["min", "minute", "minutes"], 60_000_000_000),
-    (
-        "SECONDS",
-        &["s", "sec", "secs", "second", "seconds"],
-        1_000_000_000,
-    ),
-    (
-        "MILLISECONDS",
-        &["ms", "milli", "millis", "millisecond", "milliseconds"],
-        1_000_000,
-    ),
-    (
-        "MICROSECONDS",
-        &["µs", "micro", "micros", "microsecond", "microseconds"],
-        1_000,
-    ),
-    (
-        "NANOSECONDS",
-        &["ns", "nano", "nanos", "nanosecond", "nanoseconds"],
-        1,
-    ),
+    ("SECONDS", &["s", "sec", "secs", "second", "seconds"], 1_000_000_000),
+    ("MILLISECONDS", &["ms", "milli", "millis", "millisecond", "milliseconds"], 1_000_000),
+    ("MICROSECONDS", &["µs", "micro", "micros", "microsecond", "microseconds"], 1_000),
+    ("NANOSECONDS", &["ns", "nano", "nanos", "nanosecond", "nanoseconds"], 1),
 ];
 
 /// Parses a duration the way Flink's `TimeUtils.parseDuration` does, and returns it in
@@ -60,58 +44,40 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     if trimmed.is_empty() {
         return Err("argument is an empty- or whitespace-only string".into());
     }
-    let digits_end = trimmed
-        .char_indices()
-        .find(|(_, c)| !c.is_ascii_digit())
-        .map_or(trimmed.len(), |(i, _)| i);
+    let digits_end = trimmed.char_indices().find(|(_, c)| !c.is_ascii_digit()).map_or(trimmed.len(), |(i, _)| i);
     let number = &trimmed[..digits_end];
     let label = trimmed[digits_end..].trim().to_lowercase();
     if number.is_empty() {
         return Err("text does not start with a number".into());
     }
-    let value: i64 = number.parse().map_err(|_| {
-        format!("The value '{number}' cannot be re represented as 64bit number (numeric overflow).")
-    })?;
+    let value: i64 = number
+        .parse()
+        .map_err(|_| format!("The value '{number}' cannot be re represented as 64bit number (numeric overflow)."))?;
     if label.is_empty() {
         return Ok(value);
     }
-    let Some((_, _, nanos)) = UNITS
-        .iter()
-        .find(|(_, labels, _)| labels.contains(&label.as_str()))
-    else {
-        let all: Vec<String> = UNITS
-            .iter()
-            .map(|(name, labels, _)| format!("{name}: ({})", labels.join(" | ")))
-            .collect();
+    let Some((_, _, nanos)) = UNITS.iter().find(|(_, labels, _)| labels.contains(&label.as_str())) else {
+        let all: Vec<String> =
+            UNITS.iter().map(|(name, labels, _)| format!("{name}: ({})", labels.join(" | "))).collect();
         return Err(format!(
             "Time interval unit label '{label}' does not match any of the recognized units: {}",
             all.join(", ")
         ));
     };
     let millis = i128::from(value) * nanos / 1_000_000;
-    i64::try_from(millis)
-        .map_err(|_| format!("the duration '{trimmed}' overflows 64-bit milliseconds"))
+    i64::try_from(millis).map_err(|_| format!("the duration '{trimmed}' overflows 64-bit milliseconds"))
 }
 
 /// Formats a duration in milliseconds with the highest unit that divides it exactly, as Flink's
 /// `TimeUtils.formatWithHighestUnit` does: `86400000` → `"1 d"`, `300000` → `"5 min"`,
 /// `1500` → `"1500 ms"`, `0` → `"0 ms"`.
 pub fn format_duration(ms: Millis) -> String {
-    const HIGHEST_FIRST: &[(Millis, &str)] = &[
-        (DAY_MS, "d"),
-        (HOUR_MS, "h"),
-        (MINUTE_MS, "min"),
-        (1_000, "s"),
-        (1, "ms"),
-    ];
+    const HIGHEST_FIRST: &[(Millis, &str)] =
+        &[(DAY_MS, "d"), (HOUR_MS, "h"), (MINUTE_MS, "min"), (1_000, "s"), (1, "ms")];
     if ms == 0 {
         return "0 ms".into();
     }
-    let (size, label) = HIGHEST_FIRST
-        .iter()
-        .find(|(size, _)| ms % size == 0)
-        .copied()
-        .unwrap_or((1, "ms"));
+    let (size, label) = HIGHEST_FIRST.iter().find(|(size, _)| ms % size == 0).copied().unwrap_or((1, "ms"));
     format!("{} {label}", ms / size)
 }
 
@@ -128,12 +94,7 @@ pub fn parse_date_time(text: &str) -> Result<Millis, String> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt.with_timezone(&Utc).timestamp_millis());
     }
-    for format in [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%d %H:%M",
-    ] {
+    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M"] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(t, format) {
             return Ok(naive.and_utc().timestamp_millis());
         }
@@ -192,24 +153,13 @@ mod tests {
 
     #[test]
     fn rejects_what_flink_rejects() {
-        assert_eq!(
-            parse_duration("  "),
-            Err("argument is an empty- or whitespace-only string".into())
-        );
-        assert_eq!(
-            parse_duration("h"),
-            Err("text does not start with a number".into())
-        );
+        assert_eq!(parse_duration("  "), Err("argument is an empty- or whitespace-only string".into()));
+        assert_eq!(parse_duration("h"), Err("text does not start with a number".into()));
         let err = parse_duration("1 h 30 min").unwrap_err();
-        assert!(
-            err.starts_with("Time interval unit label 'h 30 min' does not match"),
-            "{err}"
-        );
+        assert!(err.starts_with("Time interval unit label 'h 30 min' does not match"), "{err}");
         assert!(err.contains("MINUTES: (min | minute | minutes)"), "{err}");
         assert!(parse_duration("-5 min").is_err());
-        assert!(parse_duration("99999999999999999999")
-            .unwrap_err()
-            .contains("numeric overflow"));
+        assert!(parse_duration("99999999999999999999").unwrap_err().contains("numeric overflow"));
     }
 
     #[test]
@@ -229,17 +179,9 @@ mod tests {
         assert_eq!(parse_date_time("2019-11-20T15:00:00Z"), Ok(t));
         assert_eq!(parse_date_time("2019-11-20T23:00:00+08:00"), Ok(t));
         assert_eq!(TimeFormat::DateTime.format(t), "2019-11-20 15:00");
-        assert_eq!(
-            TimeFormat::DateTime.format(1_574_347_472_000),
-            "2019-11-21 14:44:32"
-        );
-        assert_eq!(
-            TimeFormat::DateTime.format(t + 5),
-            "2019-11-20 15:00:00.005"
-        );
+        assert_eq!(TimeFormat::DateTime.format(1_574_347_472_000), "2019-11-21 14:44:32");
+        assert_eq!(TimeFormat::DateTime.format(t + 5), "2019-11-20 15:00:00.005");
         assert_eq!(TimeFormat::Millis.format(11), "11 ms");
-        assert!(parse_date_time("20/11/2019")
-            .unwrap_err()
-            .contains("not an ISO-8601"));
+        assert!(parse_date_time("20/11/2019").unwrap_err().contains("not an ISO-8601"));
     }
 }

@@ -95,23 +95,14 @@ pub fn timeline(sim: &Simulation) -> Timeline {
             }),
             TraceEvent::TimerDeleted { timer_ms } | TraceEvent::TimerFired { timer_ms } => {
                 let deleted = matches!(e.event, TraceEvent::TimerDeleted { .. });
-                if let Some(t) = lane
-                    .timers
-                    .iter_mut()
-                    .rev()
-                    .find(|t| t.timestamp_ms == *timer_ms && t.status == TimerStatus::Live)
+                if let Some(t) =
+                    lane.timers.iter_mut().rev().find(|t| t.timestamp_ms == *timer_ms && t.status == TimerStatus::Live)
                 {
-                    t.status = if deleted {
-                        TimerStatus::Deleted { at_ms: e.time_ms }
-                    } else {
-                        TimerStatus::Fired
-                    };
+                    t.status = if deleted { TimerStatus::Deleted { at_ms: e.time_ms } } else { TimerStatus::Fired };
                     t.changed_last |= latest;
                 }
             }
-            TraceEvent::StateCleared { .. } | TraceEvent::StateExpired { .. } => {
-                lane.cleared.push(e.time_ms)
-            }
+            TraceEvent::StateCleared { .. } | TraceEvent::StateExpired { .. } => lane.cleared.push(e.time_ms),
             _ => {}
         }
     }
@@ -147,23 +138,13 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     }
     for lane in &lanes {
         to_ms = to_ms.max(lane.window.map_or(0, |w| w.1));
-        to_ms = lane
-            .timers
-            .iter()
-            .map(|t| t.timestamp_ms)
-            .fold(to_ms, Millis::max);
+        to_ms = lane.timers.iter().map(|t| t.timestamp_ms).fold(to_ms, Millis::max);
         to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
     }
     if to_ms <= from_ms {
         to_ms = from_ms + 1;
     }
-    Timeline {
-        lanes,
-        from_ms,
-        to_ms,
-        now_ms: sim.now(),
-        upcoming_inputs_ms,
-    }
+    Timeline { lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
 }
 
 #[cfg(test)]
@@ -181,32 +162,13 @@ mod tests {
         assert_eq!(tl.lanes.len(), 1);
         let lane = &tl.lanes[0];
         let t = |s: &str| crate::engine::time::parse_date_time(s).unwrap();
-        assert_eq!(
-            lane.accesses,
-            vec![
-                t("2019-11-20T15:00"),
-                t("2019-11-20T16:00"),
-                t("2019-11-21T16:00")
-            ]
-        );
-        assert_eq!(
-            lane.window,
-            Some((t("2019-11-22T16:00"), t("2019-11-23T16:00")))
-        );
+        assert_eq!(lane.accesses, vec![t("2019-11-20T15:00"), t("2019-11-20T16:00"), t("2019-11-21T16:00")]);
+        assert_eq!(lane.window, Some((t("2019-11-22T16:00"), t("2019-11-23T16:00"))));
         assert_eq!(lane.timers.len(), 2);
-        assert_eq!(
-            lane.timers[0].status,
-            TimerStatus::Deleted {
-                at_ms: t("2019-11-21T16:00")
-            }
-        );
+        assert_eq!(lane.timers[0].status, TimerStatus::Deleted { at_ms: t("2019-11-21T16:00") });
         assert!(lane.timers[0].changed_last && lane.timers[1].changed_last);
         assert_eq!(lane.timers[1].status, TimerStatus::Live);
-        assert_eq!(
-            tl.to_ms,
-            t("2019-11-24T00:00"),
-            "the axis spans the whole scenario"
-        );
+        assert_eq!(tl.to_ms, t("2019-11-24T00:00"), "the axis spans the whole scenario");
         assert!(tl.upcoming_inputs_ms.is_empty());
         sim.step().unwrap();
         let lane = &timeline(&sim).lanes[0];

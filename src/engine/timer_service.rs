@@ -29,11 +29,7 @@ pub struct TimerService<K: Ord + Clone> {
 
 impl<K: Ord + Clone> Default for TimerService<K> {
     fn default() -> Self {
-        TimerService {
-            queue: BTreeMap::new(),
-            index: BTreeMap::new(),
-            next_seq: 0,
-        }
+        TimerService { queue: BTreeMap::new(), index: BTreeMap::new(), next_seq: 0 }
     }
 }
 
@@ -65,10 +61,7 @@ impl<K: Ord + Clone> TimerService<K> {
 
     /// The next timer to fire, as (timestamp ms, registration sequence number, key).
     pub fn peek(&self) -> Option<(Millis, u64, &K)> {
-        self.queue
-            .iter()
-            .next()
-            .map(|(&(ts, seq), key)| (ts, seq, key))
+        self.queue.iter().next().map(|(&(ts, seq), key)| (ts, seq, key))
     }
 
     /// Removes and returns the head timer if its timestamp is `<= time` (one iteration of
@@ -85,10 +78,7 @@ impl<K: Ord + Clone> TimerService<K> {
 
     /// The registered timers of `key`, in timestamp order.
     pub fn timers_of(&self, key: &K) -> Vec<Millis> {
-        self.index
-            .range((key.clone(), Millis::MIN)..=(key.clone(), Millis::MAX))
-            .map(|((_, ts), _)| *ts)
-            .collect()
+        self.index.range((key.clone(), Millis::MIN)..=(key.clone(), Millis::MAX)).map(|((_, ts), _)| *ts).collect()
     }
 
     /// How many timers are registered.

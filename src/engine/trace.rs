@@ -180,16 +180,7 @@ impl TraceEntry {
     /// One line of the CLI's text format:
     /// `2019-11-20 15:00  agg  key=u1  no cleanup time C yet → register ...`.
     pub fn text_line(&self, tf: TimeFormat) -> String {
-        let key = self
-            .key_text()
-            .map(|k| format!("  key={k}"))
-            .unwrap_or_default();
-        format!(
-            "{}  {}{}  {}",
-            tf.format(self.time_ms),
-            self.op,
-            key,
-            self.event.describe(tf)
-        )
+        let key = self.key_text().map(|k| format!("  key={k}")).unwrap_or_default();
+        format!("{}  {}{}  {}", tf.format(self.time_ms), self.op, key, self.event.describe(tf))
     }
 }

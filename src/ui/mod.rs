@@ -16,9 +16,7 @@ const PLAY_INTERVAL_MS: u32 = 900;
 /// Mounts the app into `#app` when the page has one (test pages do not).
 #[wasm_bindgen(start)]
 pub fn start() {
-    let root = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("app"));
+    let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
     if let Some(root) = root {
         yew::Renderer::<App>::with_root(root).render();
     }
@@ -35,9 +33,7 @@ pub fn App() -> Html {
     {
         let dispatcher = state.dispatcher();
         use_effect_with(state.playing, move |playing| {
-            let interval = playing.then(|| {
-                Interval::new(PLAY_INTERVAL_MS, move || dispatcher.dispatch(Action::Tick))
-            });
+            let interval = playing.then(|| Interval::new(PLAY_INTERVAL_MS, move || dispatcher.dispatch(Action::Tick)));
             move || drop(interval)
         });
     }

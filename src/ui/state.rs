@@ -101,19 +101,11 @@ impl AppState {
 
     fn with_flink(self, id: &str) -> Self {
         let Some(mode) = FlinkMode::parse(id) else {
-            return AppState {
-                scenario_error: Some(format!("flink: unknown Flink version '{id}'")),
-                ..self
-            };
+            return AppState { scenario_error: Some(format!("flink: unknown Flink version '{id}'")), ..self };
         };
         let mut value: serde_json::Value = match serde_json::from_str(&self.json) {
             Ok(v) => v,
-            Err(e) => {
-                return AppState {
-                    scenario_error: Some(format!("scenario: invalid JSON: {e}")),
-                    ..self
-                }
-            }
+            Err(e) => return AppState { scenario_error: Some(format!("scenario: invalid JSON: {e}")), ..self },
         };
         if let Some(obj) = value.as_object_mut() {
             obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
@@ -124,10 +116,7 @@ impl AppState {
         match (preset, &next.scenario_error) {
             // A preset on another Flink version keeps its name when that is the only change.
             (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.scenario().name == p) => {
-                AppState {
-                    preset: Some(p),
-                    ..next
-                }
+                AppState { preset: Some(p), ..next }
             }
             _ => next,
         }
@@ -145,10 +134,7 @@ impl AppState {
 
     /// Processing time, formatted, or an empty string before any scenario loaded.
     pub fn now_text(&self) -> String {
-        self.sim
-            .as_ref()
-            .map(|s| s.time_format().format(s.now()))
-            .unwrap_or_default()
+        self.sim.as_ref().map(|s| s.time_format().format(s.now())).unwrap_or_default()
     }
 }
 
@@ -164,36 +150,22 @@ impl Reducible for AppState {
             Action::SetFlink(id) => state.with_flink(&id),
             Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
             Action::AdvanceBy(text) => state.drive(|s| {
-                let by = parse_duration(&text)
-                    .map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
+                let by = parse_duration(&text).map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
                 s.advance_by(by).map_err(|e| e.to_string())
             }),
-            Action::NextTimer => {
-                state.drive(|s| s.advance_to_next_timer().map_err(|e| e.to_string()))
-            }
+            Action::NextTimer => state.drive(|s| s.advance_to_next_timer().map_err(|e| e.to_string())),
             Action::Reset => {
                 let mut state = state;
                 if let Some(sim) = &state.sim {
                     state.sim = Some(Simulation::new(sim.scenario().clone()));
                 }
-                AppState {
-                    step_error: None,
-                    playing: false,
-                    ..state
-                }
+                AppState { step_error: None, playing: false, ..state }
             }
             Action::Play => {
                 let finished = state.sim.as_ref().is_none_or(Simulation::is_finished);
-                AppState {
-                    playing: !finished,
-                    step_error: None,
-                    ..state
-                }
+                AppState { playing: !finished, step_error: None, ..state }
             }
-            Action::Pause => AppState {
-                playing: false,
-                ..state
-            },
+            Action::Pause => AppState { playing: false, ..state },
             Action::Tick if !state.playing => return self,
             Action::Tick => {
                 let mut next = state.drive(|s| s.step().map_err(|e| e.to_string()));

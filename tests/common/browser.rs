@@ -3,10 +3,7 @@
 use flink_state_sim::ui::App;
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement,
-    HtmlTextAreaElement,
-};
+use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 /// The page mounted in a fresh element of the test page. Removed when dropped.
 pub struct Page {
@@ -40,8 +37,7 @@ impl Page {
     }
 
     pub fn get(&self, selector: &str) -> Element {
-        self.find(selector)
-            .unwrap_or_else(|| panic!("no element matches {selector}"))
+        self.find(selector).unwrap_or_else(|| panic!("no element matches {selector}"))
     }
 
     pub fn text(&self, selector: &str) -> String {
@@ -51,17 +47,11 @@ impl Page {
     /// Text of every element matching `selector`, in document order.
     pub fn texts(&self, selector: &str) -> Vec<String> {
         let list = self.root.query_selector_all(selector).unwrap();
-        (0..list.length())
-            .filter_map(|i| list.item(i))
-            .map(|n| n.text_content().unwrap_or_default())
-            .collect()
+        (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.text_content().unwrap_or_default()).collect()
     }
 
     pub async fn click(&self, selector: &str) {
-        self.get(selector)
-            .dyn_into::<HtmlElement>()
-            .unwrap()
-            .click();
+        self.get(selector).dyn_into::<HtmlElement>().unwrap().click();
         settle().await;
     }
 
@@ -76,31 +66,20 @@ impl Page {
         assert_eq!(select.value(), value, "{selector} has no option {value}");
         let init = EventInit::new();
         init.set_bubbles(true);
-        select
-            .dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap())
-            .unwrap();
+        select.dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
         settle().await;
     }
 
     pub fn set_input(&self, selector: &str, value: &str) {
-        self.get(selector)
-            .dyn_into::<HtmlInputElement>()
-            .unwrap()
-            .set_value(value);
+        self.get(selector).dyn_into::<HtmlInputElement>().unwrap().set_value(value);
     }
 
     pub fn set_textarea(&self, selector: &str, value: &str) {
-        self.get(selector)
-            .dyn_into::<HtmlTextAreaElement>()
-            .unwrap()
-            .set_value(value);
+        self.get(selector).dyn_into::<HtmlTextAreaElement>().unwrap().set_value(value);
     }
 
     pub fn textarea(&self, selector: &str) -> String {
-        self.get(selector)
-            .dyn_into::<HtmlTextAreaElement>()
-            .unwrap()
-            .value()
+        self.get(selector).dyn_into::<HtmlTextAreaElement>().unwrap().value()
     }
 
     /// Clicks Step `n` times.

@@ -28,10 +28,7 @@ pub fn emitted(sim: &Simulation, op: &str) -> Vec<String> {
 
 /// The whole trace in the CLI's text format.
 pub fn text(sim: &Simulation) -> Vec<String> {
-    sim.trace()
-        .iter()
-        .map(|e| e.text_line(sim.time_format()))
-        .collect()
+    sim.trace().iter().map(|e| e.text_line(sim.time_format())).collect()
 }
 
 /// (what, key, timer) of every timer event of operator `op`, times in the scenario's format.
@@ -41,13 +38,7 @@ pub fn timer_events(sim: &Simulation, op: &str) -> Vec<(String, String, String)>
         .iter()
         .filter(|e| e.op == op)
         .filter_map(|e| {
-            e.event.timer_ms().map(|t| {
-                (
-                    e.event.what().to_string(),
-                    e.key_text().unwrap_or_default(),
-                    tf.format(t),
-                )
-            })
+            e.event.timer_ms().map(|t| (e.event.what().to_string(), e.key_text().unwrap_or_default(), tf.format(t)))
         })
         .collect()
 }

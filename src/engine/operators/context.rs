@@ -31,12 +31,7 @@ impl Context<'_> {
 
     /// `out.collect(message)`, recorded in the trace.
     pub fn collect(&mut self, key: &Row, message: Message) {
-        self.record(
-            key,
-            TraceEvent::Emitted {
-                message: message.clone(),
-            },
-        );
+        self.record(key, TraceEvent::Emitted { message: message.clone() });
         self.out.push(message);
     }
 }

@@ -27,7 +27,7 @@
 //! State TTL is `StateConfigUtil.createTtlConfig(table.exec.state.ttl)`; no timers are used.
 
 use super::Context;
-use crate::engine::aggregate::{Accumulator, AggCall};
+use crate::engine::aggregate::{accumulate_or_retract, Accumulator, AggCall};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
 use crate::engine::scenario::GroupAggregateSpec;
 use crate::engine::state_ttl::{StateTtlConfig, TtlRead, TtlValueState, Visibility};
@@ -53,15 +53,10 @@ impl GroupAggFunction {
     pub fn new(spec: GroupAggregateSpec, state_ttl_ms: Millis) -> Self {
         let mut calls = spec.calls.clone();
         let index_of_count_star = if spec.input_retracts {
-            Some(
-                calls
-                    .iter()
-                    .position(|c| *c == AggCall::CountStar)
-                    .unwrap_or_else(|| {
-                        calls.push(AggCall::CountStar);
-                        calls.len() - 1
-                    }),
-            )
+            Some(calls.iter().position(|c| *c == AggCall::CountStar).unwrap_or_else(|| {
+                calls.push(AggCall::CountStar);
+                calls.len() - 1
+            }))
         } else {
             None
         };
@@ -69,22 +64,13 @@ impl GroupAggFunction {
             spec,
             calls,
             index_of_count_star,
-            acc_state: TtlValueState::new(
-                "accState",
-                StateTtlConfig::create_ttl_config(state_ttl_ms),
-            ),
+            acc_state: TtlValueState::new("accState", StateTtlConfig::create_ttl_config(state_ttl_ms)),
         }
     }
 
     /// The visible aggregate values (the hidden `COUNT(*)` is not part of the output).
     fn get_value(&self, accs: &[Accumulator]) -> Row {
-        Row(self
-            .spec
-            .calls
-            .iter()
-            .zip(accs)
-            .map(|(c, a)| c.get_value(a))
-            .collect())
+        Row(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a)).collect())
     }
 
     /// `RecordCounter.recordCountIsZero(acc)`.
@@ -101,27 +87,14 @@ impl GroupAggFunction {
     /// When an aggregate function fails (Flink would fail the job).
     pub fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key = input.row.project(&self.spec.group_by);
-        ctx.record(
-            &key,
-            TraceEvent::Received {
-                message: input.clone(),
-            },
-        );
+        ctx.record(&key, TraceEvent::Received { message: input.clone() });
         let stored = match self.acc_state.value(&key, ctx.now) {
             TtlRead::Absent => None,
             TtlRead::Fresh(accs) => Some(accs),
-            TtlRead::Expired {
-                last_access_ms,
-                expired_at_ms,
-                returned,
-            } => {
+            TtlRead::Expired { last_access_ms, expired_at_ms, returned } => {
                 ctx.record(
                     &key,
-                    TraceEvent::StateExpired {
-                        state: self.acc_state.name(),
-                        last_access_ms,
-                        expired_at_ms,
-                    },
+                    TraceEvent::StateExpired { state: self.acc_state.name(), last_access_ms, expired_at_ms },
                 );
                 returned
             }
@@ -134,29 +107,17 @@ impl GroupAggFunction {
                     &key,
                     TraceEvent::Dropped {
                         message: input.clone(),
-                        reason:
-                            "a retraction for a key without state is ignored (it may have expired)"
-                                .into(),
+                        reason: "a retraction for a key without state is ignored (it may have expired)".into(),
                     },
                 );
                 return Ok(());
             }
-            None => (
-                self.calls.iter().map(|c| c.create_accumulator()).collect(),
-                true,
-            ),
+            None => (self.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
         let prev = self.get_value(&accs);
-        for (call, acc) in self.calls.iter().zip(accs.iter_mut()) {
-            if accumulate {
-                call.accumulate(acc, &input.row)?;
-            } else {
-                call.retract(acc, &input.row)?;
-            }
-        }
+        accumulate_or_retract(&self.calls, &mut accs, &input.row, accumulate)?;
         let new = self.get_value(&accs);
-        let emit =
-            |kind: RowKind, values: Row| Message::new(Change::Kind(kind), key.concat(&values));
+        let emit = |kind: RowKind, values: Row| Message::new(Change::Kind(kind), key.concat(&values));
         if !self.record_count_is_zero(&accs) {
             self.acc_state.update(&key, accs, ctx.now);
             if first_row {
@@ -166,10 +127,7 @@ impl GroupAggFunction {
                     ctx.record(
                         &key,
                         TraceEvent::Suppressed {
-                            reason: format!(
-                                "aggregate values [{}] unchanged and state TTL is off",
-                                new.join(", ")
-                            ),
+                            reason: format!("aggregate values [{}] unchanged and state TTL is off", new.join(", ")),
                         },
                     );
                     return Ok(());
@@ -199,16 +157,10 @@ impl GroupAggFunction {
     pub fn view(&self, now: Millis) -> OperatorView {
         let names = &self.spec.output_columns[self.spec.group_by.len()..];
         let describe = |accs: &[Accumulator]| {
-            let mut parts: Vec<String> = names
-                .iter()
-                .zip(accs)
-                .map(|(n, a)| format!("{}: {}", n.name, a.describe()))
-                .collect();
+            let mut parts: Vec<String> =
+                names.iter().zip(accs).map(|(n, a)| format!("{}: {}", n.name, a.describe())).collect();
             if self.index_of_count_star == Some(self.spec.calls.len()) {
-                parts.push(format!(
-                    "COUNT(*) (hidden): {}",
-                    accs[self.spec.calls.len()].describe()
-                ));
+                parts.push(format!("COUNT(*) (hidden): {}", accs[self.spec.calls.len()].describe()));
             }
             parts.join(", ")
         };
@@ -228,12 +180,8 @@ impl GroupAggFunction {
                     timers_ms: vec![],
                     ttl: self.acc_state.config.is_enabled().then(|| TtlView {
                         last_access_ms: stored.last_access_ms,
-                        expires_at_ms: self
-                            .acc_state
-                            .config
-                            .expiration_timestamp(stored.last_access_ms),
-                        expired: self.acc_state.visibility(stored, now)
-                            == Visibility::ExpiredStillStored,
+                        expires_at_ms: self.acc_state.config.expiration_timestamp(stored.last_access_ms),
+                        expired: self.acc_state.visibility(stored, now) == Visibility::ExpiredStillStored,
                     }),
                 })
                 .collect(),

@@ -20,7 +20,7 @@
 //! with no timestamp check (old timers are deleted since 1.8). Cleanup emits nothing.
 
 use super::Context;
-use crate::engine::aggregate::Accumulator;
+use crate::engine::aggregate::{accumulate_or_retract, Accumulator};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::keyed_state::ValueState;
@@ -56,13 +56,7 @@ impl GroupAggProcessFunction {
     }
 
     fn results(&self, key: &Row, accs: &[Accumulator]) -> Row {
-        key.concat(&Row(self
-            .spec
-            .calls
-            .iter()
-            .zip(accs)
-            .map(|(c, a)| c.get_value(a))
-            .collect()))
+        key.concat(&Row(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a)).collect()))
     }
 
     /// `processElement(inputC, ctx, out)`.
@@ -71,15 +65,8 @@ impl GroupAggProcessFunction {
     /// When an aggregate function fails (Flink would fail the job).
     pub fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key = input.row.project(&self.spec.group_by);
-        ctx.record(
-            &key,
-            TraceEvent::Received {
-                message: input.clone(),
-            },
-        );
-        let decision = self
-            .cleanup
-            .process_cleanup_timer(&key, ctx.now, &mut self.timers);
+        ctx.record(&key, TraceEvent::Received { message: input.clone() });
+        let decision = self.cleanup.process_cleanup_timer(&key, ctx.now, &mut self.timers);
         ctx.record(&key, TraceEvent::Decision(decision));
         if let Some(timer_ms) = decision.registered() {
             ctx.record(&key, TraceEvent::TimerRegistered { timer_ms });
@@ -100,24 +87,11 @@ impl GroupAggProcessFunction {
                 );
                 return Ok(());
             }
-            None => (
-                self.spec
-                    .calls
-                    .iter()
-                    .map(|c| c.create_accumulator())
-                    .collect(),
-                true,
-            ),
+            None => (self.spec.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
         let mut input_cnt = self.cnt_state.value(&key).copied().unwrap_or(0);
         let prev_row = self.results(&key, &accs);
-        for (call, acc) in self.spec.calls.iter().zip(accs.iter_mut()) {
-            if change {
-                call.accumulate(acc, &input.row)?;
-            } else {
-                call.retract(acc, &input.row)?;
-            }
-        }
+        accumulate_or_retract(&self.spec.calls, &mut accs, &input.row, change)?;
         input_cnt += if change { 1 } else { -1 };
         let new_row = self.results(&key, &accs);
         if input_cnt != 0 {
@@ -162,12 +136,7 @@ impl GroupAggProcessFunction {
 
     /// `onTimer(timestamp, ctx, out)` for a cleanup timer of `key`.
     pub fn on_timer(&mut self, key: &Row, timestamp: Millis, ctx: &mut Context) {
-        ctx.record(
-            key,
-            TraceEvent::TimerFired {
-                timer_ms: timestamp,
-            },
-        );
+        ctx.record(key, TraceEvent::TimerFired { timer_ms: timestamp });
         if self.cleanup.state_cleaning_enabled() {
             self.state.clear(key);
             self.cnt_state.clear(key);
@@ -175,14 +144,8 @@ impl GroupAggProcessFunction {
             ctx.record(
                 key,
                 TraceEvent::StateCleared {
-                    states: vec![
-                        self.state.name,
-                        self.cnt_state.name,
-                        self.cleanup.cleanup_time_state.name,
-                    ],
-                    reason:
-                        "cleanup timer fired: cleanupState(state, cntState); nothing is emitted"
-                            .into(),
+                    states: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
+                    reason: "cleanup timer fired: cleanupState(state, cntState); nothing is emitted".into(),
                 },
             );
         }
@@ -197,11 +160,7 @@ impl GroupAggProcessFunction {
             id: self.spec.id.clone(),
             flink_class: "GroupAggProcessFunction",
             plan: self.spec.plan_text(),
-            state_names: vec![
-                self.state.name,
-                self.cnt_state.name,
-                self.cleanup.cleanup_time_state.name,
-            ],
+            state_names: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
             keys: keys
                 .into_iter()
                 .map(|k| KeyView {

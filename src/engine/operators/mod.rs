@@ -29,12 +29,8 @@ impl Operator {
     /// with [`FlinkMode`](super::scenario::FlinkMode)).
     pub fn new(spec: GroupAggregateSpec, retention: Retention) -> Operator {
         match retention {
-            Retention::IdleState(r) => {
-                Operator::GroupAggProcessFunction(GroupAggProcessFunction::new(spec, r))
-            }
-            Retention::StateTtl(ttl) => {
-                Operator::GroupAggFunction(GroupAggFunction::new(spec, ttl))
-            }
+            Retention::IdleState(r) => Operator::GroupAggProcessFunction(GroupAggProcessFunction::new(spec, r)),
+            Retention::StateTtl(ttl) => Operator::GroupAggFunction(GroupAggFunction::new(spec, ttl)),
         }
     }
 

@@ -13,19 +13,10 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, advance_ref: &NodeRef
     let on_advance = {
         let advance_ref = advance_ref.clone();
         dispatch.reform(move |_: MouseEvent| {
-            Action::AdvanceBy(
-                advance_ref
-                    .cast::<HtmlInputElement>()
-                    .map(|i| i.value())
-                    .unwrap_or_default(),
-            )
+            Action::AdvanceBy(advance_ref.cast::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default())
         })
     };
-    let on_play = if state.playing {
-        dispatch.reform(|_| Action::Pause)
-    } else {
-        dispatch.reform(|_| Action::Play)
-    };
+    let on_play = if state.playing { dispatch.reform(|_| Action::Pause) } else { dispatch.reform(|_| Action::Play) };
     let default_advance = match tf {
         crate::engine::time::TimeFormat::DateTime => "1 h",
         crate::engine::time::TimeFormat::Millis => "1 ms",

@@ -9,12 +9,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef)
     let on_load = {
         let editor_ref = editor_ref.clone();
         dispatch.reform(move |_: MouseEvent| {
-            Action::LoadJson(
-                editor_ref
-                    .cast::<HtmlTextAreaElement>()
-                    .map(|t| t.value())
-                    .unwrap_or_default(),
-            )
+            Action::LoadJson(editor_ref.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default())
         })
     };
     html! {

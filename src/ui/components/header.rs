@@ -8,12 +8,9 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
-    let on_preset = dispatch.reform(|e: Event| {
-        Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value())
-    });
-    let on_flink = dispatch.reform(|e: Event| {
-        Action::SetFlink(e.target_unchecked_into::<HtmlSelectElement>().value())
-    });
+    let on_preset =
+        dispatch.reform(|e: Event| Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value()));
+    let on_flink = dispatch.reform(|e: Event| Action::SetFlink(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let scenario = state.sim.as_ref().map(|s| s.scenario());
     let flink = scenario.map(|s| s.flink);
     html! {

@@ -6,11 +6,7 @@ use yew::prelude::*;
 
 pub fn view(sim: &Simulation) -> Html {
     let result = sim.result();
-    let missing = sim
-        .trace()
-        .iter()
-        .filter(|e| matches!(e.event, TraceEvent::ResultMissingRow { .. }))
-        .count();
+    let missing = sim.trace().iter().filter(|e| matches!(e.event, TraceEvent::ResultMissingRow { .. })).count();
     html! {
         <div class="operator result" id="result">
             <div class="op-head"><span class="op-id">{ "result" }</span>

@@ -63,16 +63,9 @@ fn nice_ticks(from: Millis, to: Millis) -> Vec<Millis> {
         604_800_000,
     ];
     let span = (to - from).max(1);
-    let step = STEPS
-        .iter()
-        .copied()
-        .find(|s| span / s <= 5)
-        .unwrap_or(span);
+    let step = STEPS.iter().copied().find(|s| span / s <= 5).unwrap_or(span);
     let first = from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
-    (0..)
-        .map(|i| first + i * step)
-        .take_while(|&t| t <= to)
-        .collect()
+    (0..).map(|i| first + i * step).take_while(|&t| t <= to).collect()
 }
 
 pub fn view(sim: &Simulation) -> Html {
@@ -80,10 +73,7 @@ pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
     // Leave room after the last mark for its label.
     let pad = ((tl.to_ms - tl.from_ms) / 12).max(1);
-    let scale = Scale {
-        from: tl.from_ms,
-        to: tl.to_ms + pad,
-    };
+    let scale = Scale { from: tl.from_ms, to: tl.to_ms + pad };
     let height = AXIS_H + LANE_H * tl.lanes.len().max(1) as f64 + 8.0;
     let ticks = nice_ticks(tl.from_ms, tl.to_ms);
     let now_x = scale.x(tl.now_ms);
@@ -130,11 +120,7 @@ pub fn view(sim: &Simulation) -> Html {
 fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
     let y = AXIS_H + LANE_H * i as f64;
     let mid = y + 18.0;
-    let class = if lane.changed_last {
-        "lane changed"
-    } else {
-        "lane"
-    };
+    let class = if lane.changed_last { "lane changed" } else { "lane" };
     html! {
         <g class={class} data-op={lane.op.clone()} data-key={lane.key.clone()}>
             <rect class="lane-bg" x="0" y={y.to_string()} width={WIDTH.to_string()} height={(LANE_H - 4.0).to_string()} />
@@ -173,18 +159,10 @@ fn timer_view(t: &TimerMark, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
     let x = scale.x(t.timestamp_ms);
     let (class, glyph, what) = match t.status {
         TimerStatus::Live => ("timer live", "▼", "live".to_string()),
-        TimerStatus::Deleted { at_ms } => (
-            "timer deleted",
-            "✕",
-            format!("deleted at {}", tf.format(at_ms)),
-        ),
+        TimerStatus::Deleted { at_ms } => ("timer deleted", "✕", format!("deleted at {}", tf.format(at_ms))),
         TimerStatus::Fired => ("timer fired", "✸", "fired: state cleared".to_string()),
     };
-    let class = if t.changed_last {
-        format!("{class} changed")
-    } else {
-        class.to_string()
-    };
+    let class = if t.changed_last { format!("{class} changed") } else { class.to_string() };
     html! {
         <g class={class} data-timer={tf.format(t.timestamp_ms)}>
             <text x={x.to_string()} y={(mid + 5.0).to_string()} text-anchor="middle" class="glyph">{ glyph }</text>

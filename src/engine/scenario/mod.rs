@@ -1,0 +1,181 @@
+//! The scenario format (JSON): the Flink version, the retention settings, the source, the
+//! pipeline of operators and the steps. Documented with examples in `docs/scenario-format.md`.
+//!
+//! [`Scenario::from_json`] parses and validates in one go; every error names the field
+//! (`steps[3].at`) and the rule, in Flink's words where Flink has them.
+
+mod raw;
+mod validate;
+
+use super::aggregate::AggCall;
+use super::error::ScenarioError;
+use super::idle_state_retention::IdleStateRetention;
+use super::row::{Column, Row, RowKind};
+use super::time::{format_duration, Millis, TimeFormat};
+use serde::Deserialize;
+
+/// Which Flink, and so which operator implementations and retention mechanism, a scenario runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum FlinkMode {
+    /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.13): `GroupAggProcessFunction`,
+    /// `CRow` messages `(true,row)` / `(false,row)`, idle state retention with cleanup timers.
+    #[serde(rename = "1.10-legacy")]
+    Legacy1_10,
+    /// Flink 2.3: `GroupAggFunction`, `RowKind` messages `+I/-U/+U/-D`, state TTL from
+    /// `table.exec.state.ttl`.
+    #[serde(rename = "2.3")]
+    Flink2_3,
+}
+
+impl FlinkMode {
+    pub const ALL: [FlinkMode; 2] = [FlinkMode::Legacy1_10, FlinkMode::Flink2_3];
+
+    /// The name used in scenarios and on the command line.
+    pub fn id(self) -> &'static str {
+        match self {
+            FlinkMode::Legacy1_10 => "1.10-legacy",
+            FlinkMode::Flink2_3 => "2.3",
+        }
+    }
+    /// A label for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            FlinkMode::Legacy1_10 => "Flink 1.10 legacy planner",
+            FlinkMode::Flink2_3 => "Flink 2.3",
+        }
+    }
+    /// Parses [`FlinkMode::id`].
+    pub fn parse(text: &str) -> Option<FlinkMode> {
+        FlinkMode::ALL.into_iter().find(|m| m.id() == text)
+    }
+}
+
+/// How the scenario's operators retain state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retention {
+    /// Legacy idle state retention (`TableConfig.setIdleStateRetentionTime(min, max)`).
+    IdleState(IdleStateRetention),
+    /// `table.exec.state.ttl` in ms (0 = never expire).
+    StateTtl(Millis),
+}
+
+/// Whether the source emits only inserts, or a full changelog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceChangelog {
+    #[default]
+    InsertOnly,
+    /// `+I`, `-U`, `+U` and `-D` rows.
+    All,
+}
+
+/// The source table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub changelog: SourceChangelog,
+}
+
+/// One group aggregation: `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupAggregateSpec {
+    pub id: String,
+    pub group_by: Vec<usize>,
+    pub calls: Vec<AggCall>,
+    pub input_columns: Vec<Column>,
+    /// The grouping columns, then one column per aggregate (Flink's GroupAggregate output).
+    pub output_columns: Vec<Column>,
+    /// Whether the input can carry retractions (then every call needs `retract`, and Flink 2.3
+    /// keeps a `COUNT(*)` to know when a key becomes empty).
+    pub input_retracts: bool,
+    /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
+    pub generate_update_before: bool,
+}
+
+impl GroupAggregateSpec {
+    /// Flink's plan text: `GroupAggregate(groupBy=[devId], select=[devId, LATEST_BY_TIME(status, times) AS st])`.
+    pub fn plan_text(&self) -> String {
+        let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
+        let keys: Vec<String> = self.group_by.iter().map(|&i| names[i].clone()).collect();
+        let aggs = self.calls.iter().zip(&self.output_columns[self.group_by.len()..]);
+        let select: Vec<String> =
+            keys.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name))).collect();
+        if keys.is_empty() {
+            format!("GroupAggregate(select=[{}])", select.join(", "))
+        } else {
+            format!("GroupAggregate(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
+        }
+    }
+}
+
+/// One driving step of a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A source row arriving at processing time `at` (ms), or at the current time when `None`.
+    Input { at: Option<Millis>, kind: RowKind, row: Row },
+    /// Advance processing time to this time (ms), firing due timers.
+    AdvanceTo(Millis),
+    /// Advance processing time by this duration (ms).
+    AdvanceBy(Millis),
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub flink: FlinkMode,
+    pub time_format: TimeFormat,
+    /// Processing time (ms) before the first step.
+    pub start_ms: Millis,
+    pub retention: Retention,
+    pub source: Source,
+    pub operators: Vec<GroupAggregateSpec>,
+    pub steps: Vec<Step>,
+}
+
+impl Scenario {
+    /// Parses and validates a scenario written as JSON.
+    ///
+    /// # Errors
+    /// A [`ScenarioError`] naming the field and the rule: JSON syntax (with line and column),
+    /// unknown fields, bad times or durations, retention settings Flink rejects (with Flink's
+    /// message), unknown columns, aggregates that cannot retract a retracting input, rows that do
+    /// not match the schema, processing time going backwards.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
+        Scenario::from_value(value)
+    }
+
+    /// As [`Scenario::from_json`], from a parsed JSON value.
+    ///
+    /// # Errors
+    /// As [`Scenario::from_json`].
+    pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let raw: raw::RawScenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { "scenario".to_string() } else { path };
+            ScenarioError::new(path, e.into_inner().to_string())
+        })?;
+        validate::compile(raw)
+    }
+}
+
+/// Describes the retention for people: `idle state retention min 1 d, max 2 d` or `table.exec.state.ttl = 1 h`.
+pub fn describe_retention(r: &Retention) -> String {
+    match r {
+        Retention::IdleState(i) if i.min_ms == 0 && i.max_ms == 0 => "idle state retention 0/0: never cleaned".into(),
+        Retention::IdleState(i) => format!(
+            "idle state retention min {}, max {}{}{}",
+            format_duration(i.min_ms),
+            format_duration(i.max_ms),
+            if i.test_harness { " (test harness: 5-minute gap rule skipped)" } else { "" },
+            if i.state_cleaning_enabled() { "" } else { " — cleaning disabled (min is not > 1 ms)" }
+        ),
+        Retention::StateTtl(0) => "table.exec.state.ttl = 0 ms: state never expires".into(),
+        Retention::StateTtl(ms) => format!("table.exec.state.ttl = {}", format_duration(*ms)),
+    }
+}

@@ -1,6 +1,7 @@
 //! The native command line: `flink-state-sim run (SCENARIO.json | --preset NAME) [--format text|jsonl]`
 //! and `flink-state-sim presets`. Bad input exits with status 2 and a one-line error.
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand, ValueEnum};
 use flink_state_sim::engine::{presets, FlinkMode, Scenario, Simulation};
 use std::process::ExitCode;
@@ -47,16 +48,20 @@ enum Format {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            print!("{e}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            let first = e.to_string();
-            let line = first.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{}", line.trim_start_matches("error: "));
-            return ExitCode::from(2);
-        }
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                print!("{e}");
+                return ExitCode::SUCCESS;
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                eprintln!("no command given: try `flink-state-sim run --preset seed-001-one-day-two-days` or `flink-state-sim --help`");
+                return ExitCode::from(2);
+            }
+            _ => {
+                eprintln!("{}", one_line(&e.to_string()));
+                return ExitCode::from(2);
+            }
+        },
     };
     let result = match cli.command {
         Command::Presets => {
@@ -75,6 +80,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A clap error on one line: the message without the usage block, its lines joined.
+fn one_line(message: &str) -> String {
+    let body = message.split("\n\nUsage:").next().unwrap_or(message);
+    let body = body.trim().trim_start_matches("error: ");
+    body.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn run(

@@ -105,12 +105,19 @@ async fn switching_the_flink_version() {
     page.step(2).await;
     assert_eq!(page.texts("#op-outer .msg"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
 
-    // seed-001's min/max retention has no Flink 2.3 meaning: the page says so and keeps running 1.10.
+    assert!(page.text("#flink-note").contains("written for Flink 1.10 legacy planner; it now runs on Flink 2.3"));
+
+    // seed-001's min/max retention has no Flink 2.3 meaning: the page says so, at the top, and
+    // keeps running 1.10 — the chooser shows what runs.
     page.choose("#preset-select", "seed-001-one-day-two-days").await;
     page.choose("#flink-select", "2.3").await;
     assert!(page.text("#scenario-error").starts_with("idle_state_retention: Flink 2.3 keeps state with state TTL"));
+    assert!(page.text("#scenario-error-top").starts_with("Scenario not loaded — idle_state_retention:"));
+    assert_eq!(page.select_value("#flink-select"), "1.10-legacy");
     page.step(1).await;
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
+    page.click("#reset").await;
+    assert!(page.find("#scenario-error-top").is_none(), "Reset clears the error");
 }
 
 #[wasm_bindgen_test]
@@ -145,24 +152,62 @@ async fn an_invalid_scenario_shows_field_and_rule_and_keeps_the_text() {
 async fn advance_by_a_flink_duration() {
     let page = Page::open().await;
     page.step(1).await;
-    page.set_input("#advance-by", "1 d");
+    assert_eq!(page.input_value("#advance-by"), "1 h");
+    page.type_into("#advance-by", "1 d").await;
     page.click("#advance").await;
     assert_eq!(page.text("#now"), "2019-11-21 15:00");
-    page.set_input("#advance-by", "1 h 30 min");
+    assert_eq!(page.input_value("#advance-by"), "1 d", "the box keeps what was typed");
+    page.type_into("#advance-by", "1 h 30 min").await;
     page.click("#advance").await;
     assert!(page
         .text("#step-error")
         .starts_with("advance by '1 h 30 min': Time interval unit label 'h 30 min' does not match"));
+    assert_eq!(page.input_value("#advance-by"), "1 h 30 min", "a typo can be fixed in place");
     assert_eq!(page.text("#now"), "2019-11-21 15:00");
-    page.set_input("#advance-by", "2 d");
+    page.type_into("#advance-by", "99999999 d").await;
     page.click("#advance").await;
+    assert!(
+        page.text("#step-error").starts_with("advance by '99999999 d': processing time"),
+        "{}",
+        page.text("#step-error")
+    );
+    page.type_into("#advance-by", "2 d").await;
+    page.click("#advance").await;
+    assert!(page.find("#step-error").is_none());
     assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
-    // The next scenario input (2019-11-20 16:00) is now in the past: Step refuses and says why.
-    page.click("#step").await;
-    assert!(page.text("#step-error").contains("it was advanced past it); Reset to replay"));
+    // The next scenario input (2019-11-20 16:00) is now in the past: Step is disabled and says why.
+    assert!(page.is_disabled("#step"));
+    assert!(page.attr("#step", "title").contains("it was advanced past it); Reset to replay"));
     page.click("#reset").await;
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
-    assert!(page.find("#step-error").is_none());
+    assert!(!page.is_disabled("#step"));
+}
+
+#[wasm_bindgen_test]
+async fn ttl_expiry_and_a_global_aggregation_are_shown() {
+    let page = Page::open().await;
+    let scenario = r#"{"name": "ttl", "flink": "2.3", "state_ttl": "10 ms",
+        "source": {"name": "s", "schema": [["k", "STRING"], ["v", "INT"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "total", "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]}],
+        "steps": [{"at": 0, "row": ["a", 1]}, {"advance_to": 20}, {"at": 25, "row": ["b", 2]}]}"#;
+    page.set_textarea("#scenario-json", scenario);
+    page.click("#load").await;
+    page.step(1).await;
+    assert_eq!(page.texts("#op-total td.key"), [""]);
+    assert_eq!(page.text("#op-total td.ttl"), "expires at 10 ms");
+    page.step(1).await;
+    assert!(page.text("#happened").contains("total [(global)]state TTL expired (lastAccess + ttl <= now)"));
+    assert_eq!(page.text("#op-total td.ttl"), "expired at 10 ms — still stored, invisible");
+    page.step(1).await;
+    assert!(page
+        .text("#happened")
+        .contains("accState expired: last access 0 ms + ttl = 10 ms <= now → removed on read"));
+    assert_eq!(
+        page.texts("#op-total .msg"),
+        ["+I[1]", "+I[2]"],
+        "expired state restarts with +I; the old row is never retracted"
+    );
+    assert_eq!(page.texts("#result-table tbody td"), ["1", "2"]);
 }
 
 #[wasm_bindgen_test]

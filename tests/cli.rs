@@ -94,7 +94,9 @@ fn bad_input_exits_2_with_one_line() {
             "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["nope"]}], "steps": []}"#,
     )
     .unwrap();
-    let cases: [(Vec<&str>, &str); 5] = [
+    let cases: [(Vec<&str>, &str); 7] = [
+        (vec![], "no command given: try `flink-state-sim run --preset"),
+        (vec!["run"], "the following required arguments were not provided: <SCENARIO>"),
         (vec!["run", bad.to_str().unwrap()], "pipeline[0].group_by[0]: no column 'nope' in source 's' (columns: k)"),
         (vec!["run", "--preset", "nope"], "preset: no preset named 'nope' (presets: seed-001-one-day-two-days, cleanup-harness-min5-max10, seed-004-device-status, seed-004-device-status-flink-2.3)"),
         (vec!["run", "--preset", "seed-001-one-day-two-days", "--flink", "2.3"], "idle_state_retention: Flink 2.3 keeps state with state TTL"),

@@ -51,7 +51,19 @@ fn names_the_field_and_the_rule() {
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["k"], "as": "x"}]}]"#),
             "pipeline[0].aggregates[0].args[0]: expects INT or BIGINT, column 'k' is STRING"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "k"}]}]"#),
-            "pipeline[0] output[1]: duplicate column name 'k'"),
+            "pipeline[0].aggregates[0].as: 'k' cannot name an output column: names must be non-empty and unique"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "aggregates": [{"function": "COUNT", "args": ["*"]}]}]"#),
+            "pipeline[0].aggregates[0]: missing field `as`"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "generate_update_before": "yes"}]"#),
+            "pipeline[0].generate_update_before: invalid type: string \"yes\", expected a boolean"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a"}]"#),
+            "pipeline[0]: a GroupAggregate needs at least one group_by column or one aggregate"),
+        (with("state_ttl", "9223372036854775807"), "state_ttl: duration 9223372036854775807 ms is outside 0 ..= 253402300799999 ms"),
+        (with("steps", r#"[{"at": 9223372036854775807, "row": ["a", 1]}]"#),
+            "steps[0].at: processing time 9223372036854775807 ms is outside 0 ..= 253402300799999 ms"),
+        (with("steps", r#"[{"at": -1, "row": ["a", 1]}]"#), "steps[0].at: processing time -1 ms is outside"),
+        (with("steps", r#"[{"at": 253402300799999, "row": ["a", 1]}, {"advance_by": "1 ms"}]"#),
+            "steps[1].advance_by: processing time 253402300800000 ms is outside"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "lv"}]},
                               {"operator": "GroupAggregate", "id": "b", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["lv"], "as": "x"}]}]"#),
             "pipeline[1].aggregates[0].function: LAST_VALUE(lv) cannot consume the output of 'a', which carries retractions"),
@@ -63,6 +75,15 @@ fn names_the_field_and_the_rule() {
         let err = error(&json);
         assert!(err.starts_with(expect), "expected {expect:?}\n     got {err:?}");
     }
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn not_an_object_or_duplicate_keys() {
+    assert_eq!(error("[1, 2]"), "scenario: expected a JSON object: { \"name\": ..., \"flink\": ..., ... }");
+    assert_eq!(error(r#"{"name": "a", "name": "b"}"#), "scenario: duplicate field `name` at line 1 column 20");
+    assert!(error(&format!("{BASE} x")).starts_with("scenario: invalid JSON: trailing characters"));
+    assert!(error(r#"{"name": 5}"#).starts_with("name: invalid type: integer `5`, expected a string"));
+    assert_eq!(error(r#"{"name": "x", "source": 5}"#), "source: invalid type: integer `5`, expected a source object {\"name\", \"schema\", \"changelog\"} at line 1 column 25");
 }
 
 #[wasm_bindgen_test(unsupported = test)]

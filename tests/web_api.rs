@@ -37,5 +37,5 @@ fn runs_seed_004_on_flink_2_3() {
 fn rejects_a_bad_scenario_with_the_field() {
     let err = run_scenario(r#"{"name": "x"}"#).unwrap_err();
     let message = js_sys::Error::from(JsValue::from(err)).message();
-    assert_eq!(String::from(message), "scenario: missing field `flink`");
+    assert_eq!(String::from(message), "scenario: missing field `flink` at line 1 column 13");
 }

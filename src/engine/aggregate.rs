@@ -14,8 +14,9 @@ pub enum AggCall {
     /// `COUNT(x)` — `CountAggFunction`: like `COUNT(*)` but a NULL operand changes nothing.
     Count(usize),
     /// `SUM(x)` — `SumWithRetractAggFunction`: accumulator (`sum`, `count`); NULL operands are
-    /// ignored; the value is NULL when `count == 0`.
-    Sum(usize),
+    /// ignored; the value is NULL when `count == 0`. The sum has the operand's type and wraps
+    /// around as Java's `int` (`INT`) or `long` (`BIGINT`) arithmetic does.
+    Sum { arg: usize, int32: bool },
     /// `LAST_VALUE(x)` — `LastValueAggFunction` (Flink 2.x): the last non-NULL value. Without
     /// retraction (Flink picks `LastValueWithRetractAggFunction` for retracting input; not modelled yet).
     LastValue(usize),
@@ -42,7 +43,7 @@ impl AggCall {
         match self {
             AggCall::CountStar => "COUNT(*)".into(),
             AggCall::Count(i) => format!("COUNT({})", n(*i)),
-            AggCall::Sum(i) => format!("SUM({})", n(*i)),
+            AggCall::Sum { arg, .. } => format!("SUM({})", n(*arg)),
             AggCall::LastValue(i) => format!("LAST_VALUE({})", n(*i)),
             AggCall::LatestByTime { value, time } => {
                 format!("LATEST_BY_TIME({}, {})", n(*value), n(*time))
@@ -52,14 +53,14 @@ impl AggCall {
 
     /// Whether the function has a `retract` method (so it may consume a retracting input).
     pub fn supports_retraction(&self) -> bool {
-        matches!(self, AggCall::CountStar | AggCall::Count(_) | AggCall::Sum(_))
+        matches!(self, AggCall::CountStar | AggCall::Count(_) | AggCall::Sum { .. })
     }
 
     /// `createAccumulator()`.
     pub fn create_accumulator(&self) -> Accumulator {
         match self {
             AggCall::CountStar | AggCall::Count(_) => Accumulator::Count(0),
-            AggCall::Sum(_) => Accumulator::Sum { sum: None, count: 0 },
+            AggCall::Sum { .. } => Accumulator::Sum { sum: None, count: 0 },
             AggCall::LastValue(_) => Accumulator::LastValue(Value::Null),
             AggCall::LatestByTime { .. } => Accumulator::LatestByTime { value: Value::Null, time: 0 },
         }
@@ -95,10 +96,11 @@ impl AggCall {
                     *c += sign;
                 }
             }
-            (AggCall::Sum(i), Accumulator::Sum { sum, count }) => match at(*i) {
+            (AggCall::Sum { arg, int32 }, Accumulator::Sum { sum, count }) => match at(*arg) {
                 Value::Null => {}
                 Value::Int(v) => {
-                    *sum = Some(sum.unwrap_or(0).wrapping_add(sign * v));
+                    let next = sum.unwrap_or(0).wrapping_add(sign.wrapping_mul(v));
+                    *sum = Some(if *int32 { i64::from(next as i32) } else { next });
                     *count += sign;
                 }
                 other => return Err(format!("SUM expects a number, found {other}")),
@@ -189,7 +191,7 @@ mod tests {
 
     #[test]
     fn sum_with_retract_goes_null_at_zero_count() {
-        let call = AggCall::Sum(0);
+        let call = AggCall::Sum { arg: 0, int32: false };
         let mut acc = call.create_accumulator();
         call.accumulate(&mut acc, &r(&[Value::Int(2)])).unwrap();
         call.accumulate(&mut acc, &r(&[Value::Null])).unwrap();
@@ -199,6 +201,20 @@ mod tests {
         call.retract(&mut acc, &r(&[Value::Int(3)])).unwrap();
         assert_eq!(acc, Accumulator::Sum { sum: Some(-3), count: -1 });
         assert_eq!(call.get_value(&acc), Value::Int(-3));
+    }
+
+    #[test]
+    fn sum_of_int_wraps_like_java_int() {
+        let call = AggCall::Sum { arg: 0, int32: true };
+        let mut acc = call.create_accumulator();
+        call.accumulate(&mut acc, &r(&[Value::Int(2_147_483_647)])).unwrap();
+        call.accumulate(&mut acc, &r(&[Value::Int(1)])).unwrap();
+        assert_eq!(call.get_value(&acc), Value::Int(-2_147_483_648));
+        let long = AggCall::Sum { arg: 0, int32: false };
+        let mut acc = long.create_accumulator();
+        long.accumulate(&mut acc, &r(&[Value::Int(i64::MAX)])).unwrap();
+        long.accumulate(&mut acc, &r(&[Value::Int(1)])).unwrap();
+        assert_eq!(long.get_value(&acc), Value::Int(i64::MIN));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::pipeline::Pipeline;
 use super::result_table::ResultTable;
 use super::row::{Change, Message};
 use super::scenario::{FlinkMode, Scenario, Step};
-use super::time::{format_duration, Millis, TimeFormat};
+use super::time::{check_time, format_duration, Millis, TimeFormat};
 use super::trace::TraceEntry;
 use super::view::OperatorView;
 
@@ -152,18 +152,11 @@ impl Simulation {
         };
         let tf = self.time_format();
         let n = self.step_count();
-        let target = match &step {
-            Step::Input { at, .. } => at.unwrap_or(self.now),
-            Step::AdvanceTo(t) => *t,
-            Step::AdvanceBy(d) => self.now.saturating_add(*d),
-        };
-        if target < self.now {
-            return Err(StepError(format!(
-                "steps[{i}] is at {} but processing time is already {} (it was advanced past it); Reset to replay",
-                tf.format(target),
-                tf.format(self.now)
-            )));
+        if let Some(reason) = self.step_blocked() {
+            return Err(StepError(reason));
         }
+        let target = self.step_target(&step);
+        check_time(target).map_err(StepError)?;
         self.next_step += 1;
         let label = match &step {
             Step::Input { kind, row, .. } => {
@@ -184,6 +177,46 @@ impl Simulation {
         })
     }
 
+    /// The processing time (ms) a step runs at, from the current time.
+    fn step_target(&self, step: &Step) -> Millis {
+        match step {
+            Step::Input { at, .. } => at.unwrap_or(self.now),
+            Step::AdvanceTo(t) => *t,
+            Step::AdvanceBy(d) => self.now.saturating_add(*d),
+        }
+    }
+
+    /// Why the next scenario step cannot run, if it cannot: its time is before the current
+    /// processing time (time was advanced past it by hand).
+    pub fn step_blocked(&self) -> Option<String> {
+        let i = self.next_step;
+        let target = self.step_target(self.scenario.steps.get(i)?);
+        (target < self.now).then(|| {
+            let tf = self.time_format();
+            format!(
+                "steps[{i}] is at {} but processing time is already {} (it was advanced past it); Reset to replay",
+                tf.format(target),
+                tf.format(self.now)
+            )
+        })
+    }
+
+    /// State that expired by TTL during the last action and is still stored (nothing happens in
+    /// Flink at that moment; the value becomes invisible): (operator id, key, expiry time ms).
+    pub fn expired_in_last_action(&self) -> Vec<(String, String, Millis)> {
+        let Some(last) = self.actions.last() else { return vec![] };
+        self.operator_views()
+            .into_iter()
+            .flat_map(|op| {
+                op.keys.into_iter().filter_map(move |k| {
+                    let ttl = k.ttl?;
+                    (ttl.expired && ttl.expires_at_ms > last.from_ms && ttl.expires_at_ms <= last.to_ms)
+                        .then(|| (op.id.clone(), k.key, ttl.expires_at_ms))
+                })
+            })
+            .collect()
+    }
+
     /// The source row as the scenario's Flink sees it: a `RowKind` row, or for the legacy
     /// planner a `CRow` (`INSERT`/`UPDATE_AFTER` → `true`, `UPDATE_BEFORE`/`DELETE` → `false`).
     fn source_message(&self, kind: super::row::RowKind, row: super::row::Row) -> Message {
@@ -197,9 +230,11 @@ impl Simulation {
     /// Advances processing time to `to` (ms), firing due timers.
     ///
     /// # Errors
-    /// When `to` is before the current time, or an operator fails.
+    /// When `to` is before the current time or after [`MAX_TIME_MS`](super::time::MAX_TIME_MS),
+    /// or an operator fails.
     pub fn advance_to(&mut self, to: Millis) -> Result<(), StepError> {
         self.check_running()?;
+        check_time(to).map_err(StepError)?;
         let tf = self.time_format();
         if to < self.now {
             return Err(StepError(format!(
@@ -214,12 +249,13 @@ impl Simulation {
     /// Advances processing time by `by` ms.
     ///
     /// # Errors
-    /// When `by` is negative or overflows, or an operator fails.
+    /// When `by` is negative or would pass [`MAX_TIME_MS`](super::time::MAX_TIME_MS), or an
+    /// operator fails.
     pub fn advance_by(&mut self, by: Millis) -> Result<(), StepError> {
         if by < 0 {
             return Err(StepError(format!("cannot advance by a negative duration ({by} ms)")));
         }
-        let to = self.now.checked_add(by).ok_or_else(|| StepError("processing time would overflow".into()))?;
+        let to = check_time(self.now.saturating_add(by)).map_err(StepError)?;
         self.check_running()?;
         let tf = self.time_format();
         self.act(format!("advance time by {} to {}", format_duration(by), tf.format(to)), |sim, action| {

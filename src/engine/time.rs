@@ -10,6 +10,38 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 /// Processing time or a duration, in milliseconds.
 pub type Millis = i64;
 
+/// The latest processing time a scenario may use: 9999-12-31T23:59:59.999Z, in ms. Times and
+/// durations are bounded by it so that `now + max`, `lastAccess + ttl` and every timer stay far
+/// from `i64` overflow (Java's `long` would wrap there and Flink would misbehave; a scenario that
+/// needs such values is rejected instead).
+pub const MAX_TIME_MS: Millis = 253_402_300_799_999;
+
+/// Checks that a processing time is within `0..=MAX_TIME_MS`.
+///
+/// # Errors
+/// A message giving the allowed range.
+pub fn check_time(t: Millis) -> Result<Millis, String> {
+    if (0..=MAX_TIME_MS).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!(
+            "processing time {t} ms is outside 0 ..= {MAX_TIME_MS} ms (1970-01-01 to 9999-12-31T23:59:59.999Z)"
+        ))
+    }
+}
+
+/// Checks that a duration is within `0..=MAX_TIME_MS`.
+///
+/// # Errors
+/// A message giving the allowed range.
+pub fn check_duration(d: Millis) -> Result<Millis, String> {
+    if (0..=MAX_TIME_MS).contains(&d) {
+        Ok(d)
+    } else {
+        Err(format!("duration {d} ms is outside 0 ..= {MAX_TIME_MS} ms (about 8,000 years)"))
+    }
+}
+
 /// Milliseconds in one minute, hour and day.
 pub const MINUTE_MS: Millis = 60_000;
 pub const HOUR_MS: Millis = 60 * MINUTE_MS;

@@ -144,6 +144,9 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     if to_ms <= from_ms {
         to_ms = from_ms + 1;
     }
+    // Group lanes by operator (pipeline order), keys in order of first appearance within each.
+    let op_index = |op: &str| sim.scenario().operators.iter().position(|o| o.id == op).unwrap_or(usize::MAX);
+    lanes.sort_by_key(|lane| op_index(&lane.op));
     Timeline { lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
 }
 

@@ -157,9 +157,14 @@ pub struct TraceRecord<'a> {
 }
 
 impl TraceEntry {
-    /// The key as text: its values joined by `", "`.
+    /// The key as text: its values joined by `", "` (empty for a global aggregation).
     pub fn key_text(&self) -> Option<String> {
         self.key.as_ref().map(|k| k.join(", "))
+    }
+
+    /// The key for people: its text, or `(global)` for the empty key of a global aggregation.
+    pub fn key_label(&self) -> Option<String> {
+        self.key_text().map(|k| if k.is_empty() { "(global)".into() } else { k })
     }
 
     /// The JSONL record of this entry.
@@ -180,7 +185,7 @@ impl TraceEntry {
     /// One line of the CLI's text format:
     /// `2019-11-20 15:00  agg  key=u1  no cleanup time C yet → register ...`.
     pub fn text_line(&self, tf: TimeFormat) -> String {
-        let key = self.key_text().map(|k| format!("  key={k}")).unwrap_or_default();
+        let key = self.key_label().map(|k| format!("  key={k}")).unwrap_or_default();
         format!("{}  {}{}  {}", tf.format(self.time_ms), self.op, key, self.event.describe(tf))
     }
 }

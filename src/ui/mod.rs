@@ -37,7 +37,6 @@ pub fn App() -> Html {
             move || drop(interval)
         });
     }
-    let advance_ref = use_node_ref();
     let editor_ref = use_node_ref();
     {
         // Show each newly loaded scenario in the editor.
@@ -51,9 +50,12 @@ pub fn App() -> Html {
     html! {
         <div class="fss">
             { header::view(&state, &dispatch) }
-            { controls::view(&state, &dispatch, &advance_ref) }
+            { controls::view(&state, &dispatch) }
             if let Some(err) = &state.step_error {
                 <div class="error" id="step-error" role="alert">{ err }</div>
+            }
+            if let Some(err) = &state.scenario_error {
+                <div class="error" id="scenario-error-top" role="alert">{ format!("Scenario not loaded — {err}") }</div>
             }
             if let Some(sim) = &state.sim {
                 { timeline::view(sim) }

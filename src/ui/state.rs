@@ -2,7 +2,7 @@
 //! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
 
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
-use crate::engine::time::parse_duration;
+use crate::engine::time::{parse_duration, TimeFormat};
 use crate::engine::{FlinkMode, Simulation};
 use std::rc::Rc;
 use yew::Reducible;
@@ -21,6 +21,8 @@ pub struct AppState {
     /// Why the last step or advance failed.
     pub step_error: Option<String>,
     pub playing: bool,
+    /// The text of the "advance by" box (a duration in Flink's syntax).
+    pub advance_text: String,
     /// Bumped on every change, so components can compare states cheaply.
     pub version: u64,
 }
@@ -41,8 +43,10 @@ pub enum Action {
     SetFlink(String),
     /// Run the next scenario step.
     Step,
-    /// Advance processing time by a duration in Flink's syntax (`1 h`, `30 min`).
-    AdvanceBy(String),
+    /// The "advance by" box changed.
+    SetAdvanceText(String),
+    /// Advance processing time by the duration in the "advance by" box (Flink's syntax: `1 h`).
+    AdvanceBy,
     /// Advance processing time to the next registered timer.
     NextTimer,
     Reset,
@@ -61,6 +65,7 @@ impl Default for AppState {
             scenario_error: None,
             step_error: None,
             playing: false,
+            advance_text: String::new(),
             version: 0,
         };
         blank.with_preset(DEFAULT_PRESET)
@@ -88,6 +93,10 @@ impl AppState {
         match Simulation::from_json(&json) {
             Ok(sim) => {
                 self.preset = PRESETS.iter().find(|(_, p)| *p == json).map(|(n, _)| *n);
+                self.advance_text = match sim.time_format() {
+                    TimeFormat::DateTime => "1 h".into(),
+                    TimeFormat::Millis => "1 ms".into(),
+                };
                 self.sim = Some(sim);
                 self.json = json;
                 self.scenario_error = None;
@@ -149,17 +158,21 @@ impl Reducible for AppState {
             Action::LoadJson(json) => state.with_json(json),
             Action::SetFlink(id) => state.with_flink(&id),
             Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
-            Action::AdvanceBy(text) => state.drive(|s| {
-                let by = parse_duration(&text).map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
-                s.advance_by(by).map_err(|e| e.to_string())
-            }),
+            Action::SetAdvanceText(text) => AppState { advance_text: text, ..state },
+            Action::AdvanceBy => {
+                let text = state.advance_text.clone();
+                state.drive(|s| {
+                    let by = parse_duration(&text).map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
+                    s.advance_by(by).map_err(|e| format!("advance by '{}': {e}", text.trim()))
+                })
+            }
             Action::NextTimer => state.drive(|s| s.advance_to_next_timer().map_err(|e| e.to_string())),
             Action::Reset => {
                 let mut state = state;
                 if let Some(sim) = &state.sim {
                     state.sim = Some(Simulation::new(sim.scenario().clone()));
                 }
-                AppState { step_error: None, playing: false, ..state }
+                AppState { step_error: None, scenario_error: None, playing: false, ..state }
             }
             Action::Play => {
                 let finished = state.sim.as_ref().is_none_or(Simulation::is_finished);

@@ -70,8 +70,26 @@ impl Page {
         settle().await;
     }
 
-    pub fn set_input(&self, selector: &str, value: &str) {
-        self.get(selector).dyn_into::<HtmlInputElement>().unwrap().set_value(value);
+    /// Types into an `<input>`: sets the value and fires `input`, as typing does.
+    pub async fn type_into(&self, selector: &str, value: &str) {
+        let input = self.get(selector).dyn_into::<HtmlInputElement>().unwrap();
+        input.set_value(value);
+        let init = EventInit::new();
+        init.set_bubbles(true);
+        input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+        settle().await;
+    }
+
+    pub fn input_value(&self, selector: &str) -> String {
+        self.get(selector).dyn_into::<HtmlInputElement>().unwrap().value()
+    }
+
+    pub fn select_value(&self, selector: &str) -> String {
+        self.get(selector).dyn_into::<HtmlSelectElement>().unwrap().value()
+    }
+
+    pub fn attr(&self, selector: &str, name: &str) -> String {
+        self.get(selector).get_attribute(name).unwrap_or_default()
     }
 
     pub fn set_textarea(&self, selector: &str, value: &str) {

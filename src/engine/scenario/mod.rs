@@ -145,9 +145,17 @@ impl Scenario {
     /// message), unknown columns, aggregates that cannot retract a retracting input, rows that do
     /// not match the schema, processing time going backwards.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
-        Scenario::from_value(value)
+        if !text.trim_start().starts_with('{') {
+            return Err(ScenarioError::new(
+                "scenario",
+                "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }",
+            ));
+        }
+        // Straight from the text (not through serde_json::Value), so a duplicate key is an error.
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
+        de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
+        validate::compile(raw)
     }
 
     /// As [`Scenario::from_json`], from a parsed JSON value.
@@ -155,12 +163,26 @@ impl Scenario {
     /// # Errors
     /// As [`Scenario::from_json`].
     pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
-        let raw: raw::RawScenario = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { "scenario".to_string() } else { path };
-            ScenarioError::new(path, e.into_inner().to_string())
-        })?;
+        if !value.is_object() {
+            return Err(ScenarioError::new(
+                "scenario",
+                "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }",
+            ));
+        }
+        let raw: raw::RawScenario = serde_path_to_error::deserialize(value).map_err(path_error)?;
         validate::compile(raw)
+    }
+}
+
+/// A serde error with the path of the field it happened in; JSON syntax errors say so.
+fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
+    let path = e.path().to_string();
+    let path = if path == "." { "scenario".to_string() } else { path };
+    let inner = e.into_inner();
+    if inner.is_syntax() || inner.is_eof() {
+        ScenarioError::new("scenario", format!("invalid JSON: {inner}"))
+    } else {
+        ScenarioError::new(path, inner.to_string())
     }
 }
 

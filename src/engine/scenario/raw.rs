@@ -3,7 +3,7 @@
 use super::FlinkMode;
 use super::SourceChangelog;
 use crate::engine::row::DataType;
-use crate::engine::time::{parse_date_time, parse_duration, Millis, TimeFormat};
+use crate::engine::time::{check_duration, check_time, parse_date_time, parse_duration, Millis, TimeFormat};
 use serde::{Deserialize, Deserializer};
 
 /// A time as written: a number of ms, or an ISO-8601 date-time string.
@@ -18,11 +18,14 @@ impl<'de> Deserialize<'de> for TimeValue {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::Number(n) => n
                 .as_i64()
+                .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
+                .and_then(check_time)
                 .map(|ms| TimeValue { ms, date_time: false })
-                .ok_or_else(|| serde::de::Error::custom(format!("{n} is not a whole number of milliseconds"))),
-            serde_json::Value::String(s) => {
-                parse_date_time(&s).map(|ms| TimeValue { ms, date_time: true }).map_err(serde::de::Error::custom)
-            }
+                .map_err(serde::de::Error::custom),
+            serde_json::Value::String(s) => parse_date_time(&s)
+                .and_then(check_time)
+                .map(|ms| TimeValue { ms, date_time: true })
+                .map_err(serde::de::Error::custom),
             other => Err(serde::de::Error::custom(format!(
                 "expected processing time as milliseconds or an ISO-8601 date-time string, found {other}"
             ))),
@@ -38,10 +41,12 @@ impl<'de> Deserialize<'de> for DurationValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::Number(n) => match n.as_i64() {
-                Some(ms) if ms >= 0 => Ok(DurationValue(ms)),
+                Some(ms) if ms >= 0 => check_duration(ms).map(DurationValue).map_err(serde::de::Error::custom),
                 _ => Err(serde::de::Error::custom(format!("{n} is not a non-negative whole number of milliseconds"))),
             },
-            serde_json::Value::String(s) => parse_duration(&s).map(DurationValue).map_err(serde::de::Error::custom),
+            serde_json::Value::String(s) => {
+                parse_duration(&s).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
+            }
             other => Err(serde::de::Error::custom(format!(
                 "expected a duration in Flink's syntax (\"5 min\", \"1 d\") or milliseconds, found {other}"
             ))),
@@ -50,7 +55,7 @@ impl<'de> Deserialize<'de> for DurationValue {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a scenario object")]
 pub(super) struct RawScenario {
     pub(super) name: String,
     #[serde(default)]
@@ -72,7 +77,7 @@ pub(super) struct RawScenario {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an object {\"min\": duration, \"max\": duration, \"test_harness\": bool}")]
 pub(super) struct RawIdleStateRetention {
     pub(super) min: DurationValue,
     pub(super) max: DurationValue,
@@ -81,7 +86,7 @@ pub(super) struct RawIdleStateRetention {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a source object {\"name\", \"schema\", \"changelog\"}")]
 pub(super) struct RawSource {
     pub(super) name: String,
     pub(super) schema: Vec<(String, DataType)>,
@@ -89,18 +94,24 @@ pub(super) struct RawSource {
     pub(super) changelog: SourceChangelog,
 }
 
+/// The operator types. One struct holds every operator's fields (rather than a tagged enum)
+/// so that errors name the exact field, e.g. `pipeline[0].aggregates[1].as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(super) enum OperatorType {
+    GroupAggregate,
+}
+
 #[derive(Deserialize)]
-#[serde(tag = "operator", deny_unknown_fields)]
-pub(super) enum RawOperator {
-    GroupAggregate {
-        id: String,
-        #[serde(default)]
-        group_by: Vec<String>,
-        #[serde(default)]
-        aggregates: Vec<RawAggregate>,
-        #[serde(default = "yes", alias = "generate_retraction")]
-        generate_update_before: bool,
-    },
+#[serde(deny_unknown_fields, expecting = "an operator object {\"operator\", \"id\", ...}")]
+pub(super) struct RawOperator {
+    pub(super) operator: OperatorType,
+    pub(super) id: String,
+    #[serde(default)]
+    pub(super) group_by: Vec<String>,
+    #[serde(default)]
+    pub(super) aggregates: Vec<RawAggregate>,
+    #[serde(default = "yes", alias = "generate_retraction")]
+    pub(super) generate_update_before: bool,
 }
 
 fn yes() -> bool {
@@ -108,7 +119,7 @@ fn yes() -> bool {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
 pub(super) struct RawAggregate {
     pub(super) function: String,
     #[serde(default)]
@@ -118,7 +129,7 @@ pub(super) struct RawAggregate {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a step object")]
 pub(super) struct RawStep {
     #[serde(default)]
     pub(super) at: Option<TimeValue>,

@@ -2,14 +2,15 @@
 //! rejection.
 
 use super::raw::{
-    DurationValue, RawAggregate, RawIdleStateRetention, RawOperator, RawScenario, RawSource, RawStep, TimeValue,
+    DurationValue, OperatorType, RawAggregate, RawIdleStateRetention, RawOperator, RawScenario, RawSource, RawStep,
+    TimeValue,
 };
 use super::{FlinkMode, GroupAggregateSpec, Retention, Scenario, Source, SourceChangelog, Step};
 use crate::engine::aggregate::AggCall;
 use crate::engine::error::ScenarioError;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Column, DataType, Row, RowKind};
-use crate::engine::time::{Millis, TimeFormat};
+use crate::engine::time::{check_time, Millis, TimeFormat};
 
 pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     if raw.name.trim().is_empty() {
@@ -111,7 +112,8 @@ fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAgg
     }
     let mut specs: Vec<GroupAggregateSpec> = Vec::new();
     for (i, op) in raw.iter().enumerate() {
-        let RawOperator::GroupAggregate { id, group_by, aggregates, generate_update_before } = op;
+        let RawOperator { operator: OperatorType::GroupAggregate, id, group_by, aggregates, generate_update_before } =
+            op;
         let path = format!("pipeline[{i}]");
         if id.trim().is_empty() || id == "result" || *id == source.name {
             return Err(ScenarioError::new(
@@ -150,10 +152,21 @@ fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAgg
                     ),
                 ));
             }
+            if agg.alias.trim().is_empty() || output_columns.iter().any(|c| c.name == agg.alias) {
+                return Err(ScenarioError::new(
+                    format!("{apath}.as"),
+                    format!("'{}' cannot name an output column: names must be non-empty and unique", agg.alias),
+                ));
+            }
             output_columns.push(Column { name: agg.alias.clone(), data_type });
             calls.push(call);
         }
-        check_unique_names(&output_columns, &format!("{path} output"))?;
+        if output_columns.is_empty() {
+            return Err(ScenarioError::new(
+                path,
+                "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
+            ));
+        }
         specs.push(GroupAggregateSpec {
             id: id.clone(),
             group_by: group_by_idx,
@@ -216,7 +229,8 @@ fn compile_call(
         "SUM" => {
             arity(1, "SUM(x)")?;
             let i = arg(0)?;
-            Ok((AggCall::Sum(i), numeric(i, 0)?))
+            let t = numeric(i, 0)?;
+            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int }, t))
         }
         "LAST_VALUE" => {
             arity(1, "LAST_VALUE(x)")?;
@@ -276,9 +290,7 @@ fn compile_steps(
                 Step::AdvanceTo(to.ms)
             }
             (None, None, Some(by)) if s.at.is_none() && s.kind.is_none() => {
-                now = now
-                    .checked_add(by.0)
-                    .ok_or_else(|| ScenarioError::new(format!("{path}.advance_by"), "overflows processing time"))?;
+                now = check_time(now + by.0).map_err(|m| ScenarioError::new(format!("{path}.advance_by"), m))?;
                 Step::AdvanceBy(by.0)
             }
             _ => {

@@ -1,5 +1,7 @@
 //! "What just happened": the last action and everything it caused, with the rule's numbers.
 
+use crate::engine::cleanup_state::CleanupDecision;
+use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::trace::{TraceEntry, TraceEvent};
 use crate::engine::Simulation;
 use crate::ui::components::kind_class;
@@ -7,23 +9,42 @@ use yew::prelude::*;
 
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
-    let label = sim.actions().last().map(|a| a.label.clone());
-    let entries = sim.last_action_entries();
-    let body = match label {
+    let last = sim.actions().last();
+    // With cleaning disabled the rule decides nothing each time; the retention badge says so once.
+    let entries: Vec<&TraceEntry> = sim
+        .last_action_entries()
+        .iter()
+        .filter(|e| !matches!(e.event, TraceEvent::Decision(CleanupDecision::Disabled { .. })))
+        .collect();
+    let expired = sim.expired_in_last_action();
+    let body = match last {
         None => {
             html! { <p class="hint">{ "Nothing yet. Step runs the next input; advancing time fires due timers." }</p> }
         }
-        Some(l) => html! {
-            <>
-                <p class="action" id="last-action">{ l }</p>
-                if entries.is_empty() {
-                    <p class="hint">{ "No timer was due and nothing changed." }</p>
-                }
-                <ul class="entries">
-                    { for entries.iter().map(|e| entry_view(e, tf)) }
-                </ul>
-            </>
-        },
+        Some(action) => {
+            // Times are shown only where they differ from the action's end time (timers fire at
+            // their own timestamps during an advance).
+            let when = |t: Millis| (t != action.to_ms).then(|| html! { <span class="when">{ tf.format(t) }</span> });
+            html! {
+                <>
+                    <p class="action" id="last-action">{ &action.label }</p>
+                    if entries.is_empty() && expired.is_empty() {
+                        <p class="hint">{ "No timer was due and nothing changed." }</p>
+                    }
+                    <ul class="entries">
+                        { for entries.iter().map(|e| entry_view(e, tf, when(e.time_ms))) }
+                        { for expired.iter().map(|(op, key, at)| html! {
+                            <li class="entry ttl_expired">
+                                { when(*at).unwrap_or_default() }
+                                <span class="where">{ format!("{op} [{}]", if key.is_empty() { "(global)" } else { key }) }</span>
+                                <span class="what">{ "state TTL expired (lastAccess + ttl <= now): still stored but invisible to reads; \
+                                    removed when next read, or by background cleanup (not modelled). Nothing is emitted." }</span>
+                            </li>
+                        }) }
+                    </ul>
+                </>
+            }
+        }
     };
     html! {
         <section class="happened" id="happened">
@@ -36,15 +57,15 @@ pub fn view(sim: &Simulation) -> Html {
     }
 }
 
-fn entry_view(e: &TraceEntry, tf: crate::engine::time::TimeFormat) -> Html {
+fn entry_view(e: &TraceEntry, tf: TimeFormat, when: Option<Html>) -> Html {
     let class = match &e.event {
         TraceEvent::Emitted { message } => format!("entry emitted {}", kind_class(message.change)),
         other => format!("entry {}", other.what()),
     };
-    let key = e.key_text().map(|k| format!(" [{k}]")).unwrap_or_default();
+    let key = e.key_label().map(|k| format!(" [{k}]")).unwrap_or_default();
     html! {
         <li class={class}>
-            <span class="when">{ tf.format(e.time_ms) }</span>
+            { when.unwrap_or_default() }
             <span class="where">{ format!("{}{key}", e.op) }</span>
             <span class="what">{ e.event.describe(tf) }</span>
         </li>

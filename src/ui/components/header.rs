@@ -1,6 +1,6 @@
 //! Title bar: preset and Flink version choosers, the scenario's title and description.
 
-use crate::engine::presets::PRESETS;
+use crate::engine::presets::{load_preset, PRESETS};
 use crate::engine::scenario::describe_retention;
 use crate::engine::FlinkMode;
 use crate::ui::state::{Action, AppState};
@@ -13,12 +13,17 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let on_flink = dispatch.reform(|e: Event| Action::SetFlink(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let scenario = state.sim.as_ref().map(|s| s.scenario());
     let flink = scenario.map(|s| s.flink);
+    // The version this preset was written for, when the page now runs it on another one.
+    let written_for =
+        state.preset.and_then(|p| load_preset(p).ok()).map(|p| p.flink).filter(|written| Some(*written) != flink);
+    // Keyed on the state's version: a refused choice re-renders the selects with what runs.
+    let key = state.version.to_string();
     html! {
         <header>
             <div class="bar">
                 <h1>{ "flink-state-sim" }</h1>
                 <label>{ "preset " }
-                    <select id="preset-select" onchange={on_preset}>
+                    <select id="preset-select" key={format!("p{key}")} onchange={on_preset}>
                         if state.preset.is_none() {
                             <option value="" selected=true disabled=true>{ "custom scenario" }</option>
                         }
@@ -28,7 +33,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     </select>
                 </label>
                 <label>{ "Flink " }
-                    <select id="flink-select" onchange={on_flink}>
+                    <select id="flink-select" key={format!("f{key}")} onchange={on_flink}>
                         { for FlinkMode::ALL.iter().map(|m| html! {
                             <option value={m.id()} selected={flink == Some(*m)}>{ m.label() }</option>
                         }) }
@@ -39,6 +44,11 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
                     <span class="retention" id="retention">{ describe_retention(&s.retention) }</span>
+                    if let Some(w) = written_for {
+                        <p class="note" id="flink-note">{ format!(
+                            "This preset was written for {}; it now runs on {}, so its title and description may not match.",
+                            w.label(), s.flink.label()) }</p>
+                    }
                     <p class="description">{ &s.description }</p>
                 </div>
             }

@@ -2,13 +2,14 @@
 //! window of the last access, cleanup timers (live, deleted, fired), clears, and state TTL.
 //! The lanes come from the engine ([`crate::engine::timeline`]); this file only scales them.
 
+use crate::engine::scenario::Retention;
 use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::timeline::{timeline, Lane, TimerMark, TimerStatus};
 use crate::engine::Simulation;
 use yew::prelude::*;
 
 const WIDTH: f64 = 1000.0;
-const LABEL_W: f64 = 150.0;
+const LABEL_W: f64 = 175.0;
 const LANE_H: f64 = 46.0;
 const AXIS_H: f64 = 26.0;
 
@@ -27,9 +28,19 @@ impl Scale {
 /// A short label for a time on the axis: the date-time without the year, or `11 ms`.
 fn short(tf: TimeFormat, t: Millis) -> String {
     let full = tf.format(t);
+    let dated = full.len() > 5 && full.as_bytes()[4] == b'-';
     match tf {
-        TimeFormat::DateTime => full.get(5..).unwrap_or(&full).to_string(),
-        TimeFormat::Millis => full,
+        TimeFormat::DateTime if dated => full[5..].to_string(),
+        _ => full,
+    }
+}
+
+/// `text` cut to `max` characters with an ellipsis, for labels in a fixed width.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(max - 1).collect::<String>())
     }
 }
 
@@ -63,9 +74,9 @@ fn nice_ticks(from: Millis, to: Millis) -> Vec<Millis> {
         604_800_000,
     ];
     let span = (to - from).max(1);
-    let step = STEPS.iter().copied().find(|s| span / s <= 5).unwrap_or(span);
+    let step = STEPS.iter().copied().find(|s| span / s <= 5).unwrap_or(span).max(1);
     let first = from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
-    (0..).map(|i| first + i * step).take_while(|&t| t <= to).collect()
+    (0..8).map(|i| first.saturating_add(i * step)).take_while(|&t| t <= to).collect()
 }
 
 pub fn view(sim: &Simulation) -> Html {
@@ -77,15 +88,21 @@ pub fn view(sim: &Simulation) -> Html {
     let height = AXIS_H + LANE_H * tl.lanes.len().max(1) as f64 + 8.0;
     let ticks = nice_ticks(tl.from_ms, tl.to_ms);
     let now_x = scale.x(tl.now_ms);
+    let timers = matches!(sim.scenario().retention, Retention::IdleState(r) if r.state_cleaning_enabled());
+    let ttl = matches!(sim.scenario().retention, Retention::StateTtl(t) if t > 0);
     html! {
         <section class="timeline">
             <h2>{ "Timeline" }<span class="legend">
                 <span class="lg access">{ "● access" }</span>
-                <span class="lg window">{ "▭ [now+min, now+max]" }</span>
-                <span class="lg live">{ "▼ timer" }</span>
-                <span class="lg deleted">{ "✕ deleted" }</span>
-                <span class="lg fired">{ "✸ fired" }</span>
-                <span class="lg ttl">{ "▬ state TTL" }</span>
+                if timers {
+                    <span class="lg window">{ "▭ [now+min, now+max]" }</span>
+                    <span class="lg live">{ "▼ cleanup timer" }</span>
+                    <span class="lg deleted">{ "✕ deleted" }</span>
+                    <span class="lg fired">{ "✸ fired" }</span>
+                }
+                if ttl {
+                    <span class="lg ttl">{ "▬ state TTL (grey: expired, still stored)" }</span>
+                }
                 <span class="lg upcoming">{ "▿ upcoming input" }</span>
                 <span class="lg now">{ "│ now" }</span>
             </span></h2>
@@ -125,7 +142,9 @@ fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
         <g class={class} data-op={lane.op.clone()} data-key={lane.key.clone()}>
             <rect class="lane-bg" x="0" y={y.to_string()} width={WIDTH.to_string()} height={(LANE_H - 4.0).to_string()} />
             <text class="lane-label" x="6" y={(mid + 4.0).to_string()}>
-                <tspan class="op">{ format!("{} ", lane.op) }</tspan><tspan class="key">{ &lane.key }</tspan>
+                <tspan class="op">{ format!("{} ", clip(&lane.op, 16)) }</tspan>
+                <tspan class="key">{ if lane.key.is_empty() { "(global)".to_string() } else { clip(&lane.key, 10) } }</tspan>
+                <title>{ format!("operator {}, key {}", lane.op, lane.key) }</title>
             </text>
             if let Some((lo, hi)) = lane.window {
                 <rect class="window" x={scale.x(lo).to_string()} y={(mid - 9.0).to_string()}

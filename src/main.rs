@@ -129,8 +129,15 @@ fn run(
             }
             let result = sim.result();
             println!("result [{}]:", result.columns.join(", "));
-            for row in result.rows() {
-                println!("  {}", row.join(", "));
+            for r in result.rows() {
+                match r.stale_since_ms {
+                    None => println!("  {}", r.row.join(", ")),
+                    Some(t) => println!(
+                        "  {}    (stale since {}: its key's state is gone, it will never be retracted)",
+                        r.row.join(", "),
+                        tf.format(t)
+                    ),
+                }
             }
         }
     }

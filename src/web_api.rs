@@ -6,7 +6,8 @@
 //! await init();
 //! presets();                       // [{ name: "seed-001-one-day-two-days", title: "..." }, ...]
 //! runScenario(jsonText);           // { records: [{ time_ms, op, key, what, timer_ms, kind, row, detail }, ...],
-//!                                  //   result: { columns: [...], rows: [[...], ...] } }
+//!                                  //   result: { columns: [...], upsert: false,
+//!                                  //             rows: [{ row: [...], stale_since_ms: null }, ...] } }
 //! ```
 //! Records have the shape of the CLI's `--format jsonl` output.
 
@@ -30,7 +31,8 @@ struct RunOutput<'a> {
 #[derive(Serialize)]
 struct ResultOut<'a> {
     columns: &'a [String],
-    rows: &'a [crate::engine::row::Row],
+    upsert: bool,
+    rows: &'a [crate::engine::result_table::ResultRow],
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
@@ -60,7 +62,7 @@ pub fn run_scenario(json: &str) -> Result<JsValue, JsError> {
     let tf = sim.time_format();
     let out = RunOutput {
         records: sim.trace().iter().map(|e| e.record(tf)).collect(),
-        result: ResultOut { columns: &sim.result().columns, rows: sim.result().rows() },
+        result: ResultOut { columns: &sim.result().columns, upsert: sim.result().upsert, rows: sim.result().rows() },
     };
     to_js(&out)
 }

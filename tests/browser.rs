@@ -53,7 +53,12 @@ async fn seed_001_registers_keeps_moves_and_fires_the_cleanup_timer() {
     assert!(page.text("#happened").contains("timer fired for 2019-11-23 16:00"));
     assert!(page.find("#op-logins_per_user .cleanup-time").is_none(), "the key's state is cleared");
     assert!(page.is_disabled("#step"));
-    assert_eq!(page.texts("#result-table tbody td"), ["u1", "3"], "cleanup is silent: the result keeps the row");
+    assert_eq!(
+        page.texts("#result-table tbody td:not(.stale-note)"),
+        ["u1", "3"],
+        "cleanup is silent: the result keeps the row"
+    );
+    assert!(page.text("#result-table tr.stale .stale-note").starts_with("⚠ stale since 2019-11-23 16:00"));
 }
 
 #[wasm_bindgen_test]
@@ -83,7 +88,7 @@ async fn seed_004_legacy_retractions() {
     page.step(2).await;
     assert_eq!(page.texts("#op-inner .msg"), ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]);
     assert_eq!(page.texts("#op-outer .msg"), ["(true,1,1)", "(false,1,1)", "(true,0,1)"]);
-    assert_eq!(page.texts("#result-table tbody td"), ["0", "1"]);
+    assert_eq!(page.texts("#result-table tbody td:not(.stale-note)"), ["0", "1"]);
 }
 
 #[wasm_bindgen_test]
@@ -112,7 +117,9 @@ async fn switching_the_flink_version() {
     page.choose("#preset-select", "seed-001-one-day-two-days").await;
     page.choose("#flink-select", "2.3").await;
     assert!(page.text("#scenario-error").starts_with("idle_state_retention: Flink 2.3 keeps state with state TTL"));
-    assert!(page.text("#scenario-error-top").starts_with("Scenario not loaded — idle_state_retention:"));
+    assert!(page
+        .text("#scenario-error-top")
+        .starts_with("Not applied (the previous scenario keeps running) — idle_state_retention:"));
     assert_eq!(page.select_value("#flink-select"), "1.10-legacy");
     page.step(1).await;
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
@@ -177,6 +184,7 @@ async fn advance_by_a_flink_duration() {
     assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
     // The next scenario input (2019-11-20 16:00) is now in the past: Step is disabled and says why.
     assert!(page.is_disabled("#step"));
+    assert_eq!(page.text("#blocked"), "time is past the next step: Reset to replay");
     assert!(page.attr("#step", "title").contains("it was advanced past it); Reset to replay"));
     page.click("#reset").await;
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
@@ -193,7 +201,7 @@ async fn ttl_expiry_and_a_global_aggregation_are_shown() {
     page.set_textarea("#scenario-json", scenario);
     page.click("#load").await;
     page.step(1).await;
-    assert_eq!(page.texts("#op-total td.key"), [""]);
+    assert_eq!(page.texts("#op-total td.key"), ["(global)"]);
     assert_eq!(page.text("#op-total td.ttl"), "expires at 10 ms");
     page.step(1).await;
     assert!(page.text("#happened").contains("total [(global)]state TTL expired (lastAccess + ttl <= now)"));
@@ -207,7 +215,55 @@ async fn ttl_expiry_and_a_global_aggregation_are_shown() {
         ["+I[1]", "+I[2]"],
         "expired state restarts with +I; the old row is never retracted"
     );
-    assert_eq!(page.texts("#result-table tbody td"), ["1", "2"]);
+    assert_eq!(page.texts("#result-table tbody td:not(.stale-note)"), ["1", "2"]);
+    assert!(page.text("#result-table tr.stale .stale-note").starts_with("⚠ stale since 10 ms"));
+}
+
+#[wasm_bindgen_test]
+async fn the_flink_switch_applies_to_the_editor_text() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "seed-004-device-status").await;
+    let edited =
+        page.textarea("#scenario-json").replace(r#"["dev1", 0, 1574347474000]"#, r#"["dev1", 7, 1574347474000]"#);
+    page.set_textarea("#scenario-json", &edited);
+    page.choose("#flink-select", "2.3").await;
+    page.step(2).await;
+    assert_eq!(page.texts("#op-outer .msg"), ["+I[1, 1]", "-D[1, 1]", "+I[7, 1]"], "the edit was kept and runs on 2.3");
+
+    // A broken edit is refused with its reason; the text stays and the editor stays open once fixed.
+    page.set_textarea("#scenario-json", r#"{"name": "x", "flink": "2.3", "bogus": 1}"#);
+    page.choose("#flink-select", "1.10-legacy").await;
+    assert!(page.text("#scenario-error").starts_with("bogus: unknown field `bogus`"));
+    assert_eq!(
+        page.textarea("#scenario-json"),
+        r#"{"name": "x", "flink": "2.3", "bogus": 1}"#,
+        "the text is untouched"
+    );
+    assert!(page.get("details.editor").has_attribute("open"));
+    page.set_textarea("#scenario-json", &edited);
+    page.click("#load").await;
+    assert!(page.find("#scenario-error").is_none());
+    assert!(page.get("details.editor").has_attribute("open"), "the editor stays open after the fix");
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_operator_stops_step_and_play() {
+    let page = Page::open().await;
+    let scenario = r#"{"name": "null-time", "flink": "2.3",
+        "source": {"name": "s", "schema": [["d", "STRING"], ["st", "INT"], ["t", "BIGINT"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "inner", "group_by": ["d"],
+                      "aggregates": [{"function": "LATEST_BY_TIME", "args": ["st", "t"], "as": "v"}]}],
+        "steps": [{"at": 1, "row": ["a", 1, null]}, {"at": 2, "row": ["a", 2, 5]}]}"#;
+    page.set_textarea("#scenario-json", scenario);
+    page.click("#load").await;
+    page.click("#step").await;
+    assert!(page
+        .text("#happened")
+        .contains("stopped: operator 'inner' failed on +I[a, 1, null]: LATEST_BY_TIME: the time argument is NULL"));
+    assert!(page.is_disabled("#step") && page.is_disabled("#play"));
+    assert_eq!(page.text("#blocked"), "the simulation stopped: Reset to start again");
+    page.click("#reset").await;
+    assert!(!page.is_disabled("#step"));
 }
 
 #[wasm_bindgen_test]

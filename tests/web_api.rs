@@ -30,7 +30,10 @@ fn runs_seed_004_on_flink_2_3() {
         .map(|r| format!("{}{}", r["kind"].as_str().unwrap(), r["row"]))
         .collect();
     assert_eq!(outer, ["+I[1,1]", "-D[1,1]", "+I[0,1]"]);
-    assert_eq!(out["result"], serde_json::json!({"columns": ["st", "cnt"], "rows": [[0, 1]]}));
+    assert_eq!(
+        out["result"],
+        serde_json::json!({"columns": ["st", "cnt"], "upsert": false, "rows": [{"row": [0, 1], "stale_since_ms": null}]})
+    );
 }
 
 #[wasm_bindgen_test]

@@ -12,7 +12,7 @@ use super::result_table::ResultTable;
 use super::row::{Message, Row};
 use super::scenario::Scenario;
 use super::time::Millis;
-use super::trace::{TraceEntry, TraceEvent};
+use super::trace::{ClearCause, TraceEntry, TraceEvent};
 
 /// The operators and the result table of a scenario.
 #[derive(Debug, Clone)]
@@ -26,11 +26,14 @@ impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
         let operators: Vec<Operator> =
             scenario.operators.iter().map(|spec| Operator::new(spec.clone(), scenario.retention)).collect();
-        let columns = scenario.operators.last().map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect());
+        let last = scenario.operators.last();
+        let columns = last.map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        let key_len = last.map_or(0, |s| s.group_by.len());
+        let upsert = last.is_some_and(|s| !s.generate_update_before);
         Pipeline {
             source_name: scenario.source.name.clone(),
             operators,
-            result: ResultTable::new(columns.unwrap_or_default()),
+            result: ResultTable::new(columns, key_len, upsert),
         }
     }
 
@@ -55,6 +58,28 @@ impl Pipeline {
         self.flow(0, vec![message], now, action, trace)
     }
 
+    /// Marks result rows stale whose key's state the last operator lost silently (a cleanup
+    /// timer, or TTL expiry found by a read).
+    fn mark_stale_results(&mut self, entries: &[TraceEntry]) {
+        let Some(last) = self.operators.last() else { return };
+        let last_id = &last.spec().id;
+        for e in entries.iter().filter(|e| e.op == *last_id) {
+            let (Some(key), at) = (
+                &e.key,
+                match e.event {
+                    TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => Some(e.time_ms),
+                    TraceEvent::StateExpired { expired_at_ms, .. } => Some(expired_at_ms),
+                    _ => None,
+                },
+            ) else {
+                continue;
+            };
+            if let Some(at) = at {
+                self.result.mark_stale(key, at);
+            }
+        }
+    }
+
     /// Runs `messages` through operators `from..` and into the result table.
     fn flow(
         &mut self,
@@ -64,6 +89,7 @@ impl Pipeline {
         action: usize,
         trace: &mut Vec<TraceEntry>,
     ) -> Result<(), StepError> {
+        let trace_start = trace.len();
         for op in &mut self.operators[from..] {
             let mut out = Vec::new();
             let id = op.spec().id.clone();
@@ -74,6 +100,8 @@ impl Pipeline {
             }
             messages = out;
         }
+        // Rows whose state was lost go stale before this batch's new rows arrive.
+        self.mark_stale_results(&trace[trace_start..]);
         for m in messages {
             if !self.result.apply(&m) {
                 trace.push(TraceEntry {
@@ -120,8 +148,10 @@ impl Pipeline {
             };
             let id = op.spec().id.clone();
             let mut out = Vec::new();
+            let trace_start = trace.len();
             let mut ctx = Context { now: ts, action, op_id: &id, out: &mut out, trace };
             op.on_timer(&key, ts, &mut ctx);
+            self.mark_stale_results(&trace[trace_start..]);
             if !out.is_empty() {
                 self.flow(i + 1, out, ts, action, trace)?;
             }

@@ -41,6 +41,15 @@ impl Row {
     pub fn join(&self, sep: &str) -> String {
         self.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(sep)
     }
+    /// A grouping key for people: its values joined by `", "`, or `(global)` for the empty key
+    /// of a global aggregation (no `GROUP BY`).
+    pub fn key_label(&self) -> String {
+        if self.0.is_empty() {
+            "(global)".into()
+        } else {
+            self.join(", ")
+        }
+    }
     /// Picks the values at `indices`, in that order (a grouping key, a projection).
     pub fn project(&self, indices: &[usize]) -> Row {
         Row(indices.iter().map(|&i| self.0[i].clone()).collect())

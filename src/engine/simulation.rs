@@ -81,6 +81,11 @@ impl Simulation {
     pub fn is_finished(&self) -> bool {
         self.next_step >= self.scenario.steps.len()
     }
+    /// Whether Step can run: steps remain, the next one is not in the past, nothing failed.
+    pub fn can_step(&self) -> bool {
+        !self.is_finished() && self.step_blocked().is_none() && self.failure.is_none()
+    }
+
     /// Why the simulation stopped, if an operator failed.
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
@@ -202,10 +207,12 @@ impl Simulation {
     }
 
     /// State that expired by TTL during the last action and is still stored (nothing happens in
-    /// Flink at that moment; the value becomes invisible): (operator id, key, expiry time ms).
+    /// Flink at that moment; the value becomes invisible): (operator id, key, expiry time ms),
+    /// in expiry order.
     pub fn expired_in_last_action(&self) -> Vec<(String, String, Millis)> {
         let Some(last) = self.actions.last() else { return vec![] };
-        self.operator_views()
+        let mut expired: Vec<(String, String, Millis)> = self
+            .operator_views()
             .into_iter()
             .flat_map(|op| {
                 op.keys.into_iter().filter_map(move |k| {
@@ -214,7 +221,9 @@ impl Simulation {
                         .then(|| (op.id.clone(), k.key, ttl.expires_at_ms))
                 })
             })
-            .collect()
+            .collect();
+        expired.sort_by_key(|(_, _, at)| *at);
+        expired
     }
 
     /// The source row as the scenario's Flink sees it: a `RowKind` row, or for the legacy

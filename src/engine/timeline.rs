@@ -3,10 +3,11 @@
 //! fired), when its state was cleared, and its state TTL. Derived from the trace and the
 //! operators' state; the page only scales it to pixels.
 
+use super::row::Row;
 use super::scenario::{Retention, Step};
 use super::simulation::Simulation;
 use super::time::Millis;
-use super::trace::TraceEvent;
+use super::trace::{ClearCause, TraceEvent};
 use super::view::TtlView;
 use std::collections::BTreeMap;
 
@@ -33,18 +34,30 @@ pub struct TimerMark {
     pub changed_last: bool,
 }
 
+/// Why a key's state went away, as the timeline marks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClearMark {
+    /// The cleanup timer fired and cleared the state silently.
+    CleanedUp { at_ms: Millis },
+    /// The record count reached 0 (a delete was emitted).
+    CountZero { at_ms: Millis },
+    /// State TTL expired at `at_ms` (found by a later read, which removed it).
+    Expired { at_ms: Millis },
+}
+
 /// One (operator, key) lane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lane {
     pub op: String,
+    /// The key for people ([`Row::key_label`]).
     pub key: String,
     /// Processing times (ms) at which the operator processed a record of the key.
     pub accesses: Vec<Millis>,
     /// `[last access + min, last access + max]` (legacy idle state retention, cleaning enabled).
     pub window: Option<(Millis, Millis)>,
     pub timers: Vec<TimerMark>,
-    /// Processing times (ms) at which the key's state was cleared (timer) or removed as expired.
-    pub cleared: Vec<Millis>,
+    /// When and why the key's state went away.
+    pub cleared: Vec<ClearMark>,
     /// The key's state TTL now, if it has TTL state stored.
     pub ttl: Option<TtlView>,
     /// Whether the last action touched this lane.
@@ -66,13 +79,13 @@ pub struct Timeline {
 pub fn timeline(sim: &Simulation) -> Timeline {
     let last_action = sim.actions().len().checked_sub(1);
     let mut lanes: Vec<Lane> = Vec::new();
-    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut index: BTreeMap<(String, Row), usize> = BTreeMap::new();
     for e in sim.trace() {
-        let Some(key) = e.key_text() else { continue };
+        let Some(key) = &e.key else { continue };
         let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
             lanes.push(Lane {
                 op: e.op.clone(),
-                key,
+                key: key.key_label(),
                 accesses: vec![],
                 window: None,
                 timers: vec![],
@@ -102,7 +115,15 @@ pub fn timeline(sim: &Simulation) -> Timeline {
                     t.changed_last |= latest;
                 }
             }
-            TraceEvent::StateCleared { .. } | TraceEvent::StateExpired { .. } => lane.cleared.push(e.time_ms),
+            TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => {
+                lane.cleared.push(ClearMark::CleanedUp { at_ms: e.time_ms })
+            }
+            TraceEvent::StateCleared { cause: ClearCause::CountZero, .. } => {
+                lane.cleared.push(ClearMark::CountZero { at_ms: e.time_ms })
+            }
+            TraceEvent::StateExpired { expired_at_ms, .. } => {
+                lane.cleared.push(ClearMark::Expired { at_ms: *expired_at_ms })
+            }
             _ => {}
         }
     }
@@ -115,13 +136,15 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     }
     for view in sim.operator_views() {
         for k in view.keys {
-            if let Some(&i) = index.get(&(view.id.clone(), k.key.clone())) {
+            if let Some(&i) = index.get(&(view.id.clone(), k.row.clone())) {
                 lanes[i].ttl = k.ttl;
             }
         }
     }
     let from_ms = sim.scenario().start_ms.min(sim.now());
-    // The axis spans the whole scenario from the start, so it does not rescale while stepping.
+    // The axis spans every input of the scenario from the start (so it does not rescale while
+    // stepping through them), and every timer, window and expiry; not the scenario's trailing
+    // advances, which would squash the activity to one side.
     let mut to_ms = sim.now();
     let mut t = sim.scenario().start_ms;
     let mut upcoming_inputs_ms = Vec::new();
@@ -131,10 +154,12 @@ pub fn timeline(sim: &Simulation) -> Timeline {
             Step::AdvanceTo(to) => *to,
             Step::AdvanceBy(by) => t.saturating_add(*by),
         };
-        if i >= sim.next_step() && matches!(step, Step::Input { .. }) {
-            upcoming_inputs_ms.push(t.max(sim.now()));
+        if matches!(step, Step::Input { .. }) {
+            if i >= sim.next_step() {
+                upcoming_inputs_ms.push(t);
+            }
+            to_ms = to_ms.max(t);
         }
-        to_ms = to_ms.max(t);
     }
     for lane in &lanes {
         to_ms = to_ms.max(lane.window.map_or(0, |w| w.1));
@@ -171,11 +196,11 @@ mod tests {
         assert_eq!(lane.timers[0].status, TimerStatus::Deleted { at_ms: t("2019-11-21T16:00") });
         assert!(lane.timers[0].changed_last && lane.timers[1].changed_last);
         assert_eq!(lane.timers[1].status, TimerStatus::Live);
-        assert_eq!(tl.to_ms, t("2019-11-24T00:00"), "the axis spans the whole scenario");
+        assert_eq!(tl.to_ms, t("2019-11-23T16:00"), "the axis reaches the last timer");
         assert!(tl.upcoming_inputs_ms.is_empty());
         sim.step().unwrap();
         let lane = &timeline(&sim).lanes[0];
         assert_eq!(lane.timers[1].status, TimerStatus::Fired);
-        assert_eq!(lane.cleared, vec![t("2019-11-23T16:00")]);
+        assert_eq!(lane.cleared, vec![ClearMark::CleanedUp { at_ms: t("2019-11-23T16:00") }]);
     }
 }

@@ -28,10 +28,10 @@ pub enum TraceEvent {
     TimerFired {
         timer_ms: Millis,
     },
-    /// Keyed state was cleared: by a cleanup timer (`cleanupState(...)`) or because the
-    /// record count reached 0. `states` names the cleared states as Flink names them.
+    /// Keyed state was cleared, for `cause`. `states` names the cleared states as Flink names them.
     StateCleared {
         states: Vec<&'static str>,
+        cause: ClearCause,
         reason: String,
     },
     /// A read found the key's state expired by TTL (`lastAccess + ttl <= now`) and removed it.
@@ -109,7 +109,9 @@ impl TraceEvent {
             TraceEvent::TimerRegistered { timer_ms } => format!("timer registered for {}", tf.format(*timer_ms)),
             TraceEvent::TimerDeleted { timer_ms } => format!("timer deleted for {}", tf.format(*timer_ms)),
             TraceEvent::TimerFired { timer_ms } => format!("timer fired for {}", tf.format(*timer_ms)),
-            TraceEvent::StateCleared { states, reason } => format!("state cleared ({}): {reason}", states.join(", ")),
+            TraceEvent::StateCleared { states, reason, .. } => {
+                format!("state cleared ({}): {reason}", states.join(", "))
+            }
             TraceEvent::StateExpired { state, last_access_ms, expired_at_ms } => format!(
                 "{state} expired: last access {} + ttl = {} <= now → removed on read, the key starts empty",
                 tf.format(*last_access_ms),
@@ -123,6 +125,16 @@ impl TraceEvent {
             }
         }
     }
+}
+
+/// Why keyed state was cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClearCause {
+    /// The idle-state-retention cleanup timer fired: the state is lost without any message
+    /// downstream, so rows it produced are never retracted.
+    CleanupTimer,
+    /// The record count reached 0: the operator emitted the delete / retraction itself.
+    CountZero,
 }
 
 /// One trace entry: when (processing time, ms), where (operator id, key) and what.
@@ -162,9 +174,9 @@ impl TraceEntry {
         self.key.as_ref().map(|k| k.join(", "))
     }
 
-    /// The key for people: its text, or `(global)` for the empty key of a global aggregation.
+    /// The key for people ([`Row::key_label`]).
     pub fn key_label(&self) -> Option<String> {
-        self.key_text().map(|k| if k.is_empty() { "(global)".into() } else { k })
+        self.key.as_ref().map(Row::key_label)
     }
 
     /// The JSONL record of this entry.

@@ -1,6 +1,7 @@
 //! Read-only views of the engine's state, for the page and the CLI. Everything here is computed
 //! by the engine (visibility, cleanup times); the UI only draws it.
 
+use super::row::Row;
 use super::time::Millis;
 
 /// One operator as the page shows it.
@@ -19,8 +20,10 @@ pub struct OperatorView {
 /// One key of an operator: its state, timers and expiry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyView {
-    /// The grouping key's values joined by `", "`.
+    /// The grouping key for people ([`Row::key_label`]).
     pub key: String,
+    /// The grouping key's values.
+    pub row: Row,
     /// `name: accumulator` for each aggregate, or `None` when nothing is stored.
     pub accumulators: Option<String>,
     /// The legacy planner's `GroupAggregateInputCounter`.

@@ -38,6 +38,23 @@ pub fn App() -> Html {
         });
     }
     let editor_ref = use_node_ref();
+    let details_ref = use_node_ref();
+    let on_flink = {
+        let (editor_ref, dispatch) = (editor_ref.clone(), dispatch.clone());
+        Callback::from(move |flink: String| {
+            let editor_text = editor_ref.cast::<web_sys::HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
+            dispatch.emit(Action::SetFlink { flink, editor_text })
+        })
+    };
+    {
+        // Open the editor when a scenario is refused, so the reason and the text are in view.
+        let details_ref = details_ref.clone();
+        use_effect_with(state.scenario_error.is_some(), move |refused| {
+            if let (true, Some(details)) = (*refused, details_ref.cast::<web_sys::HtmlDetailsElement>()) {
+                details.set_open(true);
+            }
+        });
+    }
     {
         // Show each newly loaded scenario in the editor.
         let editor_ref = editor_ref.clone();
@@ -49,13 +66,15 @@ pub fn App() -> Html {
     }
     html! {
         <div class="fss">
-            { header::view(&state, &dispatch) }
+            { header::view(&state, &dispatch, &on_flink) }
             { controls::view(&state, &dispatch) }
             if let Some(err) = &state.step_error {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(err) = &state.scenario_error {
-                <div class="error" id="scenario-error-top" role="alert">{ format!("Scenario not loaded — {err}") }</div>
+                <div class="error" id="scenario-error-top" role="alert">
+                    { format!("Not applied (the previous scenario keeps running) — {err}") }
+                </div>
             }
             if let Some(sim) = &state.sim {
                 { timeline::view(sim) }
@@ -67,7 +86,7 @@ pub fn App() -> Html {
                     </div>
                 </div>
             }
-            { editor::view(&state, &dispatch, &editor_ref) }
+            { editor::view(&state, &dispatch, &editor_ref, &details_ref) }
         </div>
     }
 }

@@ -39,8 +39,11 @@ pub enum Action {
     SelectPreset(String),
     /// Load a scenario written in the editor.
     LoadJson(String),
-    /// Run the current scenario on another Flink version (`1.10-legacy`, `2.3`).
-    SetFlink(String),
+    /// Run the scenario in the editor on another Flink version (`1.10-legacy`, `2.3`).
+    SetFlink {
+        flink: String,
+        editor_text: String,
+    },
     /// Run the next scenario step.
     Step,
     /// The "advance by" box changed.
@@ -108,11 +111,13 @@ impl AppState {
         self
     }
 
-    fn with_flink(self, id: &str) -> Self {
+    /// Loads the editor's text on Flink `id`. Refused (with the reason, nothing lost) when the
+    /// text is not valid or the scenario has settings that version does not know.
+    fn with_flink(self, id: &str, editor_text: String) -> Self {
         let Some(mode) = FlinkMode::parse(id) else {
             return AppState { scenario_error: Some(format!("flink: unknown Flink version '{id}'")), ..self };
         };
-        let mut value: serde_json::Value = match serde_json::from_str(&self.json) {
+        let mut value: serde_json::Value = match serde_json::from_str(&editor_text) {
             Ok(v) => v,
             Err(e) => return AppState { scenario_error: Some(format!("scenario: invalid JSON: {e}")), ..self },
         };
@@ -156,7 +161,7 @@ impl Reducible for AppState {
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),
             Action::LoadJson(json) => state.with_json(json),
-            Action::SetFlink(id) => state.with_flink(&id),
+            Action::SetFlink { flink, editor_text } => state.with_flink(&flink, editor_text),
             Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
             Action::SetAdvanceText(text) => AppState { advance_text: text, ..state },
             Action::AdvanceBy => {
@@ -175,14 +180,14 @@ impl Reducible for AppState {
                 AppState { step_error: None, scenario_error: None, playing: false, ..state }
             }
             Action::Play => {
-                let finished = state.sim.as_ref().is_none_or(Simulation::is_finished);
+                let finished = state.sim.as_ref().is_none_or(|s| !s.can_step());
                 AppState { playing: !finished, step_error: None, ..state }
             }
             Action::Pause => AppState { playing: false, ..state },
             Action::Tick if !state.playing => return self,
             Action::Tick => {
                 let mut next = state.drive(|s| s.step().map_err(|e| e.to_string()));
-                if next.sim.as_ref().is_none_or(Simulation::is_finished) {
+                if next.sim.as_ref().is_none_or(|s| !s.can_step()) {
                     next.playing = false;
                 }
                 next

@@ -32,7 +32,7 @@ use crate::engine::row::{Change, Message, Row, RowKind, Value};
 use crate::engine::scenario::GroupAggregateSpec;
 use crate::engine::state_ttl::{StateTtlConfig, TtlRead, TtlValueState, Visibility};
 use crate::engine::time::Millis;
-use crate::engine::trace::TraceEvent;
+use crate::engine::trace::{ClearCause, TraceEvent};
 use crate::engine::view::{KeyView, OperatorView, TtlView};
 
 /// `GroupAggFunction` with its keyed state.
@@ -146,6 +146,7 @@ impl GroupAggFunction {
                 &key,
                 TraceEvent::StateCleared {
                     states: vec![self.acc_state.name()],
+                    cause: ClearCause::CountZero,
                     reason: "COUNT(*) reached 0 (recordCountIsZero)".into(),
                 },
             );
@@ -173,7 +174,8 @@ impl GroupAggFunction {
                 .acc_state
                 .iter()
                 .map(|(k, stored)| KeyView {
-                    key: k.join(", "),
+                    key: k.key_label(),
+                    row: k.clone(),
                     accumulators: Some(describe(&stored.user_value)),
                     input_count: None,
                     cleanup_time_ms: None,

@@ -28,7 +28,7 @@ use crate::engine::row::{Change, Message, Row};
 use crate::engine::scenario::GroupAggregateSpec;
 use crate::engine::time::Millis;
 use crate::engine::timer_service::TimerService;
-use crate::engine::trace::TraceEvent;
+use crate::engine::trace::{ClearCause, TraceEvent};
 use crate::engine::view::{KeyView, OperatorView};
 use std::collections::BTreeSet;
 
@@ -123,6 +123,7 @@ impl GroupAggProcessFunction {
                 &key,
                 TraceEvent::StateCleared {
                     states: vec![self.state.name, self.cnt_state.name],
+                    cause: ClearCause::CountZero,
                     reason: if self.cleanup.state_cleaning_enabled() {
                         "the input counter reached 0 (the cleanup timer stays registered)".into()
                     } else {
@@ -145,6 +146,7 @@ impl GroupAggProcessFunction {
                 key,
                 TraceEvent::StateCleared {
                     states: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
+                    cause: ClearCause::CleanupTimer,
                     reason: "cleanup timer fired: cleanupState(state, cntState); nothing is emitted".into(),
                 },
             );
@@ -164,7 +166,8 @@ impl GroupAggProcessFunction {
             keys: keys
                 .into_iter()
                 .map(|k| KeyView {
-                    key: k.join(", "),
+                    key: k.key_label(),
+                    row: (*k).clone(),
                     accumulators: self.state.value(k).map(|accs| {
                         names
                             .iter()

@@ -65,8 +65,9 @@ fn compile_retention(
                 return Err(ScenarioError::new(
                     "idle_state_retention",
                     "Flink 2.3 keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead. \
-                     setIdleStateRetentionTime(min, max) belongs to the legacy planner; since Flink 1.12 \
-                     it only sets table.exec.state.ttl = min and ignores max",
+                     setIdleStateRetentionTime(min, max) belongs to the legacy planner; from Flink 1.12 \
+                     it is deprecated and only sets table.exec.state.ttl = min (max is ignored and \
+                     derived as 1.5 × min)",
                 ));
             }
             Ok(Retention::StateTtl(ttl.map_or(0, |d| d.0)))

@@ -17,8 +17,14 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     });
     let on_input =
         dispatch.reform(|e: InputEvent| Action::SetAdvanceText(e.target_unchecked_into::<HtmlInputElement>().value()));
-    let step_disabled = sim.is_finished() || sim.step_blocked().is_some();
-    let step_title = sim.step_blocked().unwrap_or_else(|| "Run the next scenario step".into());
+    let step_disabled = !sim.can_step();
+    let (blocked, hint) = match (sim.step_blocked(), sim.failure()) {
+        (Some(reason), _) => (Some(reason), "time is past the next step: Reset to replay"),
+        (None, Some(f)) => (Some(format!("stopped: {f}")), "the simulation stopped: Reset to start again"),
+        (None, None) => (None, ""),
+    };
+    let step_title = blocked.clone().unwrap_or_else(|| "Run the next scenario step".into());
+    let can_play = state.playing || sim.can_step();
     let on_play = if state.playing { dispatch.reform(|_| Action::Pause) } else { dispatch.reform(|_| Action::Play) };
     html! {
         <div class="controls">
@@ -29,6 +35,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
                 title={step_title}>{ "▶ Step" }</button>
             <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+            if blocked.is_some() {
+                <span id="blocked" class="blocked">{ hint }</span>
+            }
             <button id="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
                 title="Advance processing time to the next registered timer">
                 { format!("⇥ next timer{}", next_timer.map(|t| format!(" ({t})")).unwrap_or_default()) }
@@ -39,7 +48,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     title="A duration in Flink's syntax: 300 ms, 5 min, 1 h, 1 d" />
                 <button id="advance" type="submit">{ "go" }</button>
             </form>
-            <button id="play" onclick={on_play}>{ if state.playing { "❚❚ Pause" } else { "▷ Play" } }</button>
+            <button id="play" onclick={on_play} disabled={!can_play}>{ if state.playing { "❚❚ Pause" } else { "▷ Play" } }</button>
             <button id="reset" onclick={dispatch.reform(|_| Action::Reset)}>{ "⟲ Reset" }</button>
         </div>
     }

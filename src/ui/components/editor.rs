@@ -5,7 +5,7 @@ use crate::ui::state::{Action, AppState};
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef) -> Html {
+pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef, details_ref: &NodeRef) -> Html {
     let on_load = {
         let editor_ref = editor_ref.clone();
         dispatch.reform(move |_: MouseEvent| {
@@ -13,7 +13,8 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef)
         })
     };
     html! {
-        <details class="editor" open={state.scenario_error.is_some()}>
+        // Opened by the user, or by the App when a scenario is refused; never closed for them.
+        <details class="editor" ref={details_ref.clone()}>
             <summary>{ "Scenario (JSON): edit and load your own" }</summary>
             <p class="hint">{ "Format: docs/scenario-format.md. Times are processing time (ms or ISO-8601 UTC); durations use Flink's syntax (\"5 min\", \"1 d\")." }</p>
             // Not bound to a `value`: the App writes the loaded scenario into it, and whatever the

@@ -7,10 +7,11 @@ use crate::ui::state::{Action, AppState};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
+/// `on_flink` receives the chosen Flink version; the App applies it to the editor's text.
+pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<String>) -> Html {
     let on_preset =
         dispatch.reform(|e: Event| Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value()));
-    let on_flink = dispatch.reform(|e: Event| Action::SetFlink(e.target_unchecked_into::<HtmlSelectElement>().value()));
+    let on_flink = on_flink.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
     let scenario = state.sim.as_ref().map(|s| s.scenario());
     let flink = scenario.map(|s| s.flink);
     // The version this preset was written for, when the page now runs it on another one.

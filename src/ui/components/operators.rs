@@ -6,6 +6,9 @@ use crate::engine::Simulation;
 use crate::ui::components::kind_class;
 use yew::prelude::*;
 
+/// How many emitted messages each operator card shows.
+const MAX_CHIPS: usize = 40;
+
 pub fn view(sim: &Simulation) -> Html {
     html! {
         <section class="operators">
@@ -18,7 +21,7 @@ pub fn view(sim: &Simulation) -> Html {
 fn card(sim: &Simulation, op: OperatorView) -> Html {
     let tf = sim.time_format();
     let last_action = sim.actions().len().checked_sub(1);
-    let emitted: Vec<Html> = sim
+    let all: Vec<Html> = sim
         .trace()
         .iter()
         .filter(|e| e.op == op.id)
@@ -33,6 +36,9 @@ fn card(sim: &Simulation, op: OperatorView) -> Html {
             _ => None,
         })
         .collect();
+    // The last messages only: the page stays light however long the run.
+    let earlier = all.len().saturating_sub(MAX_CHIPS);
+    let emitted: Vec<Html> = all.into_iter().skip(earlier).collect();
     let legacy = op.flink_class == "GroupAggProcessFunction";
     html! {
         <div class="operator" id={format!("op-{}", op.id)}>
@@ -72,6 +78,7 @@ fn card(sim: &Simulation, op: OperatorView) -> Html {
             <div class="changelog">
                 <span class="label">{ "out " }</span>
                 if emitted.is_empty() { <span class="hint">{ "nothing emitted yet" }</span> }
+                if earlier > 0 { <span class="earlier">{ format!("… {earlier} earlier, ") }</span> }
                 { for emitted }
             </div>
         </div>

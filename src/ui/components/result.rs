@@ -1,24 +1,41 @@
-//! The result table: the final rows after applying the last operator's changelog.
+//! The result table: the final rows after applying the last operator's changelog. Rows whose
+//! key's state was lost silently (cleanup timer, state TTL) are marked stale.
 
 use crate::engine::trace::TraceEvent;
 use crate::engine::Simulation;
 use yew::prelude::*;
 
 pub fn view(sim: &Simulation) -> Html {
+    let tf = sim.time_format();
     let result = sim.result();
     let missing = sim.trace().iter().filter(|e| matches!(e.event, TraceEvent::ResultMissingRow { .. })).count();
+    let sink = if result.upsert {
+        "upsert on the key: the last operator sends no UPDATE_BEFORE"
+    } else {
+        "rows after applying the changelog"
+    };
     html! {
         <div class="operator result" id="result">
-            <div class="op-head"><span class="op-id">{ "result" }</span>
-                <span class="op-class">{ "rows after applying the changelog" }</span></div>
+            <div class="op-head"><span class="op-id">{ "result" }</span><span class="op-class">{ sink }</span></div>
             <table class="state" id="result-table">
-                <thead><tr>{ for result.columns.iter().map(|c| html! { <th>{ c }</th> }) }</tr></thead>
+                <thead><tr>
+                    { for result.columns.iter().map(|c| html! { <th>{ c }</th> }) }
+                    <th class="stale-col"></th>
+                </tr></thead>
                 <tbody>
                     if result.rows().is_empty() {
-                        <tr><td colspan={result.columns.len().max(1).to_string()} class="hint">{ "empty" }</td></tr>
+                        <tr><td colspan={(result.columns.len() + 1).to_string()} class="hint">{ "empty" }</td></tr>
                     }
-                    { for result.rows().iter().map(|r| html! {
-                        <tr>{ for r.0.iter().map(|v| html! { <td>{ v.to_string() }</td> }) }</tr>
+                    { for result.rows().iter().map(|r| {
+                        let stale = r.stale_since_ms.map(|t| format!(
+                            "⚠ stale since {}: the state of this key was lost without a message; nothing will ever retract or update this row",
+                            tf.format(t)));
+                        html! {
+                            <tr class={if stale.is_some() { "stale" } else { "" }}>
+                                { for r.row.0.iter().map(|v| html! { <td>{ v.to_string() }</td> }) }
+                                <td class="stale-note">{ stale.unwrap_or_default() }</td>
+                            </tr>
+                        }
                     }) }
                 </tbody>
             </table>

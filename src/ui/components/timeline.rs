@@ -4,7 +4,7 @@
 
 use crate::engine::scenario::Retention;
 use crate::engine::time::{Millis, TimeFormat};
-use crate::engine::timeline::{timeline, Lane, TimerMark, TimerStatus};
+use crate::engine::timeline::{timeline, ClearMark, Lane, TimerMark, TimerStatus};
 use crate::engine::Simulation;
 use yew::prelude::*;
 
@@ -95,7 +95,7 @@ pub fn view(sim: &Simulation) -> Html {
             <h2>{ "Timeline" }<span class="legend">
                 <span class="lg access">{ "● access" }</span>
                 if timers {
-                    <span class="lg window">{ "▭ [now+min, now+max]" }</span>
+                    <span class="lg window">{ "▭ [last access + min, + max]" }</span>
                     <span class="lg live">{ "▼ cleanup timer" }</span>
                     <span class="lg deleted">{ "✕ deleted" }</span>
                     <span class="lg fired">{ "✸ fired" }</span>
@@ -106,6 +106,7 @@ pub fn view(sim: &Simulation) -> Html {
                 <span class="lg upcoming">{ "▿ upcoming input" }</span>
                 <span class="lg now">{ "│ now" }</span>
             </span></h2>
+            <div class="scroll">
             <svg id="timeline" viewBox={format!("0 0 {WIDTH} {height}")} width="100%" preserveAspectRatio="xMinYMin meet">
                 { for ticks.iter().map(|&t| { let x = scale.x(t); html! {
                     <g class="tick">
@@ -130,6 +131,7 @@ pub fn view(sim: &Simulation) -> Html {
                     <title>{ format!("now = {}", tf.format(tl.now_ms)) }</title>
                 </g>
             </svg>
+            </div>
         </section>
     }
 }
@@ -143,7 +145,7 @@ fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
             <rect class="lane-bg" x="0" y={y.to_string()} width={WIDTH.to_string()} height={(LANE_H - 4.0).to_string()} />
             <text class="lane-label" x="6" y={(mid + 4.0).to_string()}>
                 <tspan class="op">{ format!("{} ", clip(&lane.op, 16)) }</tspan>
-                <tspan class="key">{ if lane.key.is_empty() { "(global)".to_string() } else { clip(&lane.key, 10) } }</tspan>
+                <tspan class="key">{ clip(&lane.key, 10) }</tspan>
                 <title>{ format!("operator {}, key {}", lane.op, lane.key) }</title>
             </text>
             if let Some((lo, hi)) = lane.window {
@@ -164,10 +166,17 @@ fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
                     <title>{ format!("record processed at {}", tf.format(t)) }</title>
                 </circle>
             }) }
-            { for lane.cleared.iter().map(|&t| html! {
-                <text class="cleared" x={scale.x(t).to_string()} y={(mid - 11.0).to_string()} text-anchor="middle">
-                    { "cleared" }<title>{ format!("state cleared at {}", tf.format(t)) }</title>
-                </text>
+            { for lane.cleared.iter().map(|&mark| {
+                let (at, label, what) = match mark {
+                    ClearMark::CleanedUp { at_ms } => (at_ms, "cleaned up", "cleanup timer cleared the state (nothing emitted)"),
+                    ClearMark::CountZero { at_ms } => (at_ms, "count 0", "the record count reached 0: the operator emitted the delete"),
+                    ClearMark::Expired { at_ms } => (at_ms, "expired", "state TTL expired (removed when read later; nothing emitted)"),
+                };
+                html! {
+                    <text class="cleared" x={scale.x(at).to_string()} y={(mid - 11.0).to_string()} text-anchor="middle">
+                        { label }<title>{ format!("{what}, at {}", tf.format(at)) }</title>
+                    </text>
+                }
             }) }
             { for lane.timers.iter().map(|t| timer_view(t, mid, scale, tf)) }
         </g>

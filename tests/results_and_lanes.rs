@@ -1,0 +1,71 @@
+//! The result table (retract vs upsert sink, stale rows) and the timeline's lanes.
+
+mod common;
+
+use common::run;
+use flink_state_sim::engine::timeline::timeline;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn result(sim: &flink_state_sim::engine::Simulation) -> Vec<String> {
+    sim.result()
+        .rows()
+        .iter()
+        .map(|r| format!("{}{}", r.row.join(","), r.stale_since_ms.map(|t| format!(" stale@{t}")).unwrap_or_default()))
+        .collect()
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn without_update_before_the_result_upserts_by_key() {
+    let sim = run(r#"{"name": "u", "flink": "2.3",
+        "source": {"name": "s", "schema": [["k", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"], "generate_update_before": false,
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}],
+        "steps": [{"at": 1, "row": ["a"]}, {"at": 2, "row": ["a"]}, {"at": 3, "row": ["b"]}, {"at": 4, "row": ["a"]}]}"#);
+    assert!(sim.result().upsert);
+    assert_eq!(result(&sim), ["a,3", "b,1"]);
+}
+
+/// Flink 2.3 with TTL: alice's state expires, her next login starts a new +I row, and the old
+/// row stays in the result forever (no retraction can come for it).
+#[wasm_bindgen_test(unsupported = test)]
+fn rows_of_expired_keys_are_stale() {
+    let sim = run(r#"{"name": "t", "flink": "2.3", "state_ttl": "1 h",
+        "source": {"name": "s", "schema": [["user", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["user"],
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}],
+        "steps": [{"at": "2024-01-01T10:00", "row": ["alice"]}, {"at": "2024-01-01T10:30", "row": ["alice"]},
+                  {"at": "2024-01-01T10:40", "row": ["bob"]}, {"at": "2024-01-01T12:00", "row": ["alice"]}]}"#);
+    let expired_at: i64 = 1_704_105_000_000 + 3_600_000; // 10:30 + 1 h
+    assert_eq!(result(&sim), [format!("alice,2 stale@{expired_at}"), "bob,1".into(), "alice,1".into()]);
+}
+
+/// Legacy cleanup: a global count whose state was cleaned up restarts; the old row is stale.
+#[wasm_bindgen_test(unsupported = test)]
+fn rows_of_cleaned_up_keys_are_stale() {
+    let sim = run(r#"{"name": "g", "flink": "1.10-legacy", "idle_state_retention": {"min": "10 min", "max": "15 min"},
+        "source": {"name": "s", "schema": [["k", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "total", "aggregates": [{"function": "COUNT", "args": ["*"], "as": "n"}]}],
+        "steps": [{"at": 0, "row": ["a"]}, {"at": 1000, "row": ["b"]}, {"at": 2000000, "row": ["c"]}]}"#);
+    assert_eq!(result(&sim), ["2 stale@900000", "1"]);
+}
+
+/// Keys are told apart by their values, not by how they print: NULL and 'null', ("a, b", "c")
+/// and ("a", "b, c") get their own lanes; an empty-string key is not the global key.
+#[wasm_bindgen_test(unsupported = test)]
+fn lanes_are_per_key_value() {
+    let sim = run(r#"{"name": "k", "flink": "2.3",
+        "source": {"name": "s", "schema": [["k", "STRING"], ["j", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["k", "j"],
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}],
+        "steps": [{"at": 1, "row": [null, null]}, {"at": 2, "row": ["null", "null"]},
+                  {"at": 3, "row": ["a, b", "c"]}, {"at": 4, "row": ["a", "b, c"]}, {"at": 5, "row": ["", ""]}]}"#);
+    let tl = timeline(&sim);
+    assert_eq!(tl.lanes.len(), 5);
+    assert_eq!(
+        tl.lanes.iter().map(|l| l.key.as_str()).collect::<Vec<_>>(),
+        ["null, null", "null, null", "a, b, c", "a, b, c", ", "]
+    );
+    assert_eq!(sim.operator_views()[0].keys.len(), 5);
+}

@@ -34,7 +34,7 @@ fn names_the_field_and_the_rule() {
     let cases = [
         (with("flink", r#""1.12""#), "flink: unknown variant `1.12`, expected `1.10-legacy` or `2.3`"),
         (with("state_ttl", r#""1 hour 2""#), "state_ttl: Time interval unit label 'hour 2' does not match any of the recognized units"),
-        (with("state_ttl", "-5"), "state_ttl: -5 is not a non-negative whole number of milliseconds"),
+        (with("state_ttl", "-5"), "state_ttl: duration -5 ms is outside 0 ..= 253402300799999 ms"),
         (with("idle_state_retention", r#"{"min": "1 h", "max": "2 h"}"#), "idle_state_retention: Flink 2.3 keeps state with state TTL"),
         (with("steps", r#"[{"at": 5, "row": ["a", 1]}, {"at": 4, "row": ["a", 1]}]"#),
             "steps[1].at: processing time never goes backwards: 4 ms is before 5 ms"),
@@ -62,6 +62,9 @@ fn names_the_field_and_the_rule() {
         (with("steps", r#"[{"at": 9223372036854775807, "row": ["a", 1]}]"#),
             "steps[0].at: processing time 9223372036854775807 ms is outside 0 ..= 253402300799999 ms"),
         (with("steps", r#"[{"at": -1, "row": ["a", 1]}]"#), "steps[0].at: processing time -1 ms is outside"),
+        (with("steps", r#"[{"at": 9223372036854775808, "row": ["a", 1]}]"#), "steps[0].at: 9223372036854775808 ms is outside 0 ..= 253402300799999 ms"),
+        (with("steps", r#"[{"at": 1e20, "row": ["a", 1]}]"#), "steps[0].at: 1e+20 ms is outside 0 ..= 253402300799999 ms"),
+        (with("steps", r#"[{"at": 1.5, "row": ["a", 1]}]"#), "steps[0].at: 1.5 is not a whole number of milliseconds"),
         (with("steps", r#"[{"at": 253402300799999, "row": ["a", 1]}, {"advance_by": "1 ms"}]"#),
             "steps[1].advance_by: processing time 253402300800000 ms is outside"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "lv"}]},

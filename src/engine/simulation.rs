@@ -10,7 +10,17 @@ use super::pipeline::Pipeline;
 use super::result_table::ResultTable;
 use super::row::{Change, Message};
 use super::scenario::{FlinkMode, Scenario, Step};
-use super::time::{check_time, format_duration, Millis, TimeFormat};
+use super::time::{check_duration, format_duration, Millis, TimeFormat, MAX_RUNTIME_MS};
+
+/// Refuses to advance beyond [`MAX_RUNTIME_MS`].
+fn check_runtime(to: Millis) -> Result<(), StepError> {
+    if to > MAX_RUNTIME_MS {
+        return Err(StepError(format!(
+            "processing time {to} ms is beyond {MAX_RUNTIME_MS} ms, the latest this simulator runs to"
+        )));
+    }
+    Ok(())
+}
 use super::trace::TraceEntry;
 use super::view::OperatorView;
 
@@ -161,7 +171,7 @@ impl Simulation {
             return Err(StepError(reason));
         }
         let target = self.step_target(&step);
-        check_time(target).map_err(StepError)?;
+        check_runtime(target)?;
         self.next_step += 1;
         let label = match &step {
             Step::Input { kind, row, .. } => {
@@ -243,7 +253,7 @@ impl Simulation {
     /// or an operator fails.
     pub fn advance_to(&mut self, to: Millis) -> Result<(), StepError> {
         self.check_running()?;
-        check_time(to).map_err(StepError)?;
+        check_runtime(to)?;
         let tf = self.time_format();
         if to < self.now {
             return Err(StepError(format!(
@@ -264,7 +274,9 @@ impl Simulation {
         if by < 0 {
             return Err(StepError(format!("cannot advance by a negative duration ({by} ms)")));
         }
-        let to = check_time(self.now.saturating_add(by)).map_err(StepError)?;
+        let by = check_duration(by).map_err(StepError)?;
+        let to = self.now + by;
+        check_runtime(to)?;
         self.check_running()?;
         let tf = self.time_format();
         self.act(format!("advance time by {} to {}", format_duration(by), tf.format(to)), |sim, action| {

@@ -16,6 +16,11 @@ pub type Millis = i64;
 /// needs such values is rejected instead).
 pub const MAX_TIME_MS: Millis = 253_402_300_799_999;
 
+/// The latest processing time (ms) the simulation may be advanced to at run time: a quarter of
+/// `i64::MAX`, so that timers registered beyond [`MAX_TIME_MS`] (`now + max`) can still be
+/// reached and adding any duration up to `MAX_TIME_MS` never overflows.
+pub const MAX_RUNTIME_MS: Millis = Millis::MAX / 4;
+
 /// Checks that a processing time is within `0..=MAX_TIME_MS`.
 ///
 /// # Errors

@@ -3,7 +3,9 @@
 use super::FlinkMode;
 use super::SourceChangelog;
 use crate::engine::row::DataType;
-use crate::engine::time::{check_duration, check_time, parse_date_time, parse_duration, Millis, TimeFormat};
+use crate::engine::time::{
+    check_duration, check_time, parse_date_time, parse_duration, Millis, TimeFormat, MAX_TIME_MS,
+};
 use serde::{Deserialize, Deserializer};
 
 /// A time as written: a number of ms, or an ISO-8601 date-time string.
@@ -16,9 +18,7 @@ pub(super) struct TimeValue {
 impl<'de> Deserialize<'de> for TimeValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => n
-                .as_i64()
-                .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
+            serde_json::Value::Number(n) => whole_millis(&n)
                 .and_then(check_time)
                 .map(|ms| TimeValue { ms, date_time: false })
                 .map_err(serde::de::Error::custom),
@@ -33,6 +33,17 @@ impl<'de> Deserialize<'de> for TimeValue {
     }
 }
 
+/// A JSON number as whole milliseconds.
+fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
+    if let Some(ms) = n.as_i64() {
+        return Ok(ms);
+    }
+    match n.as_f64() {
+        Some(f) if n.is_u64() || f.fract() == 0.0 => Err(format!("{n} ms is outside 0 ..= {MAX_TIME_MS} ms")),
+        _ => Err(format!("{n} is not a whole number of milliseconds")),
+    }
+}
+
 /// A duration as written: a number of ms, or Flink's syntax (`"5 min"`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct DurationValue(pub(super) Millis);
@@ -40,10 +51,9 @@ pub(super) struct DurationValue(pub(super) Millis);
 impl<'de> Deserialize<'de> for DurationValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(ms) if ms >= 0 => check_duration(ms).map(DurationValue).map_err(serde::de::Error::custom),
-                _ => Err(serde::de::Error::custom(format!("{n} is not a non-negative whole number of milliseconds"))),
-            },
+            serde_json::Value::Number(n) => {
+                whole_millis(&n).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
+            }
             serde_json::Value::String(s) => {
                 parse_duration(&s).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
             }

@@ -3,7 +3,7 @@
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand, ValueEnum};
-use flink_state_sim::engine::{presets, FlinkMode, Scenario, Simulation};
+use flink_state_sim::engine::{presets, scenario, FlinkMode, Scenario, Simulation};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -104,16 +104,15 @@ fn run(
             .to_string(),
         (None, None) => return Err("give a scenario file or --preset NAME".into()),
     };
-    let mut value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("scenario: invalid JSON: {e}"))?;
-    if let Some(f) = flink {
-        let mode = FlinkMode::parse(&f)
-            .ok_or_else(|| format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))?;
-        if let Some(obj) = value.as_object_mut() {
-            obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
+    let text = match flink {
+        None => text,
+        Some(f) => {
+            let mode = FlinkMode::parse(&f)
+                .ok_or_else(|| format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))?;
+            scenario::with_flink(&text, mode).map_err(|e| e.to_string())?
         }
-    }
-    let scenario = Scenario::from_value(value).map_err(|e| e.to_string())?;
+    };
+    let scenario = Scenario::from_json(&text).map_err(|e| e.to_string())?;
     let mut sim = Simulation::new(scenario);
     let outcome = sim.run_to_end();
     let tf = sim.time_format();

@@ -34,11 +34,4 @@ impl<K: Ord + Clone, T> ValueState<K, T> {
     pub fn iter(&self) -> impl Iterator<Item = (&K, &T)> {
         self.entries.iter()
     }
-    /// How many keys hold a value.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
 }

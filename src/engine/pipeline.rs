@@ -64,18 +64,13 @@ impl Pipeline {
         let Some(last) = self.operators.last() else { return };
         let last_id = &last.spec().id;
         for e in entries.iter().filter(|e| e.op == *last_id) {
-            let (Some(key), at) = (
-                &e.key,
-                match e.event {
-                    TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => Some(e.time_ms),
-                    TraceEvent::StateExpired { expired_at_ms, .. } => Some(expired_at_ms),
-                    _ => None,
-                },
-            ) else {
-                continue;
+            let lost_at = match e.event {
+                TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => e.time_ms,
+                TraceEvent::StateExpired { expired_at_ms, .. } => expired_at_ms,
+                _ => continue,
             };
-            if let Some(at) = at {
-                self.result.mark_stale(key, at);
+            if let Some(key) = &e.key {
+                self.result.mark_stale(key, lost_at);
             }
         }
     }

@@ -2,6 +2,7 @@
 //! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
 
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
+use crate::engine::scenario::with_flink;
 use crate::engine::time::{parse_duration, TimeFormat};
 use crate::engine::{FlinkMode, Simulation};
 use std::rc::Rc;
@@ -12,6 +13,8 @@ use yew::Reducible;
 pub struct AppState {
     /// The selected preset, or `None` for a scenario loaded from the editor.
     pub preset: Option<&'static str>,
+    /// The Flink version the selected preset is written for (it may now run on another).
+    pub preset_flink: Option<FlinkMode>,
     /// The scenario JSON the simulation was loaded from.
     pub json: String,
     /// The running simulation (`None` only if the scenario never loaded).
@@ -63,6 +66,7 @@ impl Default for AppState {
     fn default() -> Self {
         let blank = AppState {
             preset: None,
+            preset_flink: None,
             json: String::new(),
             sim: None,
             scenario_error: None,
@@ -82,6 +86,7 @@ impl AppState {
                 self = self.with_json(json.to_string());
                 if self.scenario_error.is_none() {
                     self.preset = Some(n);
+                    self.preset_flink = self.sim.as_ref().map(|s| s.scenario().flink);
                 }
                 self
             }
@@ -96,6 +101,7 @@ impl AppState {
         match Simulation::from_json(&json) {
             Ok(sim) => {
                 self.preset = PRESETS.iter().find(|(_, p)| *p == json).map(|(n, _)| *n);
+                self.preset_flink = self.preset.map(|_| sim.scenario().flink);
                 self.advance_text = match sim.time_format() {
                     TimeFormat::DateTime => "1 h".into(),
                     TimeFormat::Millis => "1 ms".into(),
@@ -117,20 +123,16 @@ impl AppState {
         let Some(mode) = FlinkMode::parse(id) else {
             return AppState { scenario_error: Some(format!("flink: unknown Flink version '{id}'")), ..self };
         };
-        let mut value: serde_json::Value = match serde_json::from_str(&editor_text) {
-            Ok(v) => v,
-            Err(e) => return AppState { scenario_error: Some(format!("scenario: invalid JSON: {e}")), ..self },
+        let text = match with_flink(&editor_text, mode) {
+            Ok(text) => text,
+            Err(e) => return AppState { scenario_error: Some(e.to_string()), ..self },
         };
-        if let Some(obj) = value.as_object_mut() {
-            obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
-        }
-        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        let preset = self.preset;
+        let (preset, preset_flink) = (self.preset, self.preset_flink);
         let next = self.with_json(text);
         match (preset, &next.scenario_error) {
             // A preset on another Flink version keeps its name when that is the only change.
             (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.scenario().name == p) => {
-                AppState { preset: Some(p), ..next }
+                AppState { preset: Some(p), preset_flink, ..next }
             }
             _ => next,
         }

@@ -15,7 +15,7 @@ use super::time::{format_duration, Millis, TimeFormat};
 use serde::Deserialize;
 
 /// Which Flink, and so which operator implementations and retention mechanism, a scenario runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum FlinkMode {
     /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.13): `GroupAggProcessFunction`,
     /// `CRow` messages `(true,row)` / `(false,row)`, idle state retention with cleanup timers.
@@ -141,37 +141,41 @@ impl Scenario {
     ///
     /// # Errors
     /// A [`ScenarioError`] naming the field and the rule: JSON syntax (with line and column),
-    /// unknown fields, bad times or durations, retention settings Flink rejects (with Flink's
-    /// message), unknown columns, aggregates that cannot retract a retracting input, rows that do
-    /// not match the schema, processing time going backwards.
+    /// duplicate or unknown fields, bad times or durations, retention settings Flink rejects (with
+    /// Flink's message), unknown columns, aggregates that cannot retract a retracting input, rows
+    /// that do not match the schema, processing time going backwards.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        if !text.trim_start().starts_with('{') {
-            return Err(ScenarioError::new(
-                "scenario",
-                "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }",
-            ));
-        }
-        // Straight from the text (not through serde_json::Value), so a duplicate key is an error.
-        let mut de = serde_json::Deserializer::from_str(text);
-        let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
-        de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
-        validate::compile(raw)
+        validate::compile(parse_raw(text)?)
     }
+}
 
-    /// As [`Scenario::from_json`], from a parsed JSON value.
-    ///
-    /// # Errors
-    /// As [`Scenario::from_json`].
-    pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
-        if !value.is_object() {
-            return Err(ScenarioError::new(
-                "scenario",
-                "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }",
-            ));
-        }
-        let raw: raw::RawScenario = serde_path_to_error::deserialize(value).map_err(path_error)?;
-        validate::compile(raw)
+/// The same scenario text with its `flink` field set to `mode` (pretty-printed, field order
+/// kept): how the page's Flink chooser and the CLI's `--flink` run a scenario on another version.
+/// The text is checked for JSON syntax, duplicate and unknown fields first; whether the scenario
+/// is valid on `mode` is for [`Scenario::from_json`] on the result to say.
+///
+/// # Errors
+/// As [`Scenario::from_json`], for the checks made here.
+pub fn with_flink(text: &str, mode: FlinkMode) -> Result<String, ScenarioError> {
+    parse_raw(text)?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("flink".into(), serde_json::Value::String(mode.id().into()));
     }
+    serde_json::to_string_pretty(&value).map_err(|e| ScenarioError::new("scenario", e.to_string()))
+}
+
+/// The written form of a scenario, straight from the text (not through `serde_json::Value`, so a
+/// duplicate key is an error).
+fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+    if !text.trim_start().starts_with('{') {
+        return Err(ScenarioError::new("scenario", "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }"));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
+    de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
+    Ok(raw)
 }
 
 /// A serde error with the path of the field it happened in; JSON syntax errors say so.

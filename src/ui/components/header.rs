@@ -1,6 +1,6 @@
 //! Title bar: preset and Flink version choosers, the scenario's title and description.
 
-use crate::engine::presets::{load_preset, PRESETS};
+use crate::engine::presets::PRESETS;
 use crate::engine::scenario::describe_retention;
 use crate::engine::FlinkMode;
 use crate::ui::state::{Action, AppState};
@@ -15,8 +15,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
     let scenario = state.sim.as_ref().map(|s| s.scenario());
     let flink = scenario.map(|s| s.flink);
     // The version this preset was written for, when the page now runs it on another one.
-    let written_for =
-        state.preset.and_then(|p| load_preset(p).ok()).map(|p| p.flink).filter(|written| Some(*written) != flink);
+    let written_for = state.preset_flink.filter(|written| Some(*written) != flink);
     // Keyed on the state's version: a refused choice re-renders the selects with what runs.
     let key = state.version.to_string();
     html! {

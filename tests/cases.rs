@@ -106,7 +106,7 @@ fn c04_legacy_retraction_after_cleanup_is_dropped() {
     assert_eq!(dropped.len(), 1);
     assert_eq!((dropped[0].time_ms, dropped[0].key_text().unwrap()), (3002, "ccc".to_string()));
     let ccc = sim.operator_views()[0].keys.iter().find(|k| k.key == "ccc").cloned().unwrap();
-    assert_eq!((ccc.accumulators, ccc.cleanup_time_ms, ccc.timers_ms), (None, Some(6002), vec![6002]));
+    assert_eq!((ccc.states[0].clone(), ccc.cleanup_time_ms, ccc.timers_ms), (None, Some(6002), vec![6002]));
 }
 
 /// C05: Flink 1.12+ `GroupAggFunction` with `table.exec.state.ttl` = 2 s: expired state reads as

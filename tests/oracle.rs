@@ -22,7 +22,7 @@ macro_rules! oracle {
             let got: Vec<serde_json::Value> = sim
                 .trace()
                 .iter()
-                .filter(|e| e.op == last)
+                .filter(|e| *e.op == *last)
                 .filter_map(|e| match &e.event {
                     TraceEvent::Emitted { message } => Some(serde_json::json!([message.change.label(), message.row])),
                     _ => None,

@@ -99,7 +99,7 @@ fn seed_004_device_status_legacy() {
     let sim = run(preset_json("seed-004-device-status").unwrap());
     assert_eq!(emitted(&sim, "inner"), ["(true,dev1,1)", "(false,dev1,1)", "(true,dev1,0)"]);
     assert_eq!(emitted(&sim, "outer"), ["(true,1,1)", "(false,1,1)", "(true,0,1)"]);
-    assert_eq!(sim.result().rows().iter().map(|r| r.row.join(",")).collect::<Vec<_>>(), ["0,1"]);
+    assert_eq!(sim.result().rows().map(|r| r.row.join(",")).collect::<Vec<_>>(), ["0,1"]);
 }
 
 /// Seed 004 on Flink 2.3: what real Flink 2.3 emits (shared/oracle/device_status_lastvalue_nottl).

@@ -11,7 +11,6 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn result(sim: &flink_state_sim::engine::Simulation) -> Vec<String> {
     sim.result()
         .rows()
-        .iter()
         .map(|r| format!("{}{}", r.row.join(","), r.stale_since_ms.map(|t| format!(" stale@{t}")).unwrap_or_default()))
         .collect()
 }

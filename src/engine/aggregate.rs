@@ -3,7 +3,16 @@
 //! Each function cites the Flink class it models. Accumulators are plain values; the operator
 //! keeps one list of accumulators per key (its `GroupAggregateState` / `accState`).
 
-use super::row::{Row, Value};
+use super::row::{Column, Row, Value};
+use smallvec::SmallVec;
+
+/// The accumulators of one key, one per aggregate call (inline for up to two calls).
+pub type Accumulators = SmallVec<[Accumulator; 2]>;
+
+/// `name: accumulator` for each aggregate, for the page: `cnt: 3, s: sum=6 count=3`.
+pub fn describe_accumulators(names: &[Column], accs: &[Accumulator]) -> String {
+    names.iter().zip(accs).map(|(n, a)| format!("{}: {}", n.name, a.describe())).collect::<Vec<_>>().join(", ")
+}
 
 /// An aggregate call with its argument columns resolved to input indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,7 +195,7 @@ mod tests {
     use super::*;
 
     fn r(v: &[Value]) -> Row {
-        Row(v.to_vec())
+        Row::from(v.to_vec())
     }
 
     #[test]

@@ -19,9 +19,8 @@
 //! delete (FLINK-10543); Flink ≤ 1.7 left stale timers registered — not modelled yet.
 
 use super::idle_state_retention::IdleStateRetention;
-use super::keyed_state::ValueState;
+use super::state::{KeyId, KeyedStateBackend, ValueState};
 use super::time::{format_duration, Millis, TimeFormat};
-use super::timer_service::TimerService;
 
 /// What the rule decided for one record, with the numbers it compared. The page shows it as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,12 +82,12 @@ impl CleanupDecision {
 /// The per-key cleanup time (`cleanupTimeState`, a `ValueState<Long>` named `"CleanupTime"`)
 /// with the retention it enforces.
 #[derive(Debug, Clone)]
-pub struct CleanupState<K: Ord + Clone> {
+pub struct CleanupState {
     pub retention: IdleStateRetention,
-    pub cleanup_time_state: ValueState<K, Millis>,
+    pub cleanup_time_state: ValueState<Millis>,
 }
 
-impl<K: Ord + Clone> CleanupState<K> {
+impl CleanupState {
     pub fn new(retention: IdleStateRetention) -> Self {
         CleanupState { retention, cleanup_time_state: ValueState::new("CleanupTime") }
     }
@@ -100,21 +99,26 @@ impl<K: Ord + Clone> CleanupState<K> {
 
     /// `processCleanupTimer(ctx, currentTime)`: applies the rule for `key` at processing time
     /// `now` (ms), registering before deleting, and returns what it decided.
-    pub fn process_cleanup_timer(&mut self, key: &K, now: Millis, timers: &mut TimerService<K>) -> CleanupDecision {
+    pub fn process_cleanup_timer(
+        &mut self,
+        backend: &mut KeyedStateBackend,
+        key: KeyId,
+        now: Millis,
+    ) -> CleanupDecision {
         let IdleStateRetention { min_ms, max_ms, .. } = self.retention;
         if !self.state_cleaning_enabled() {
             return CleanupDecision::Disabled { min_ms };
         }
-        let current = self.cleanup_time_state.value(key).copied();
+        let current = self.cleanup_time(key);
         match current {
             Some(current) if now + min_ms <= current => CleanupDecision::Keep { now, min_ms, current },
             _ => {
                 let timer = now + max_ms;
-                timers.register_processing_time_timer(key, timer);
+                backend.register_processing_time_timer(key, timer);
                 if let Some(current) = current {
-                    timers.delete_processing_time_timer(key, current);
+                    backend.delete_processing_time_timer(key, current);
                 }
-                self.cleanup_time_state.update(key, timer);
+                self.cleanup_time_state.update(&mut backend.keys, key, timer, now);
                 match current {
                     None => CleanupDecision::Register { now, max_ms, timer },
                     Some(current) => CleanupDecision::Move { now, min_ms, max_ms, current, timer },
@@ -124,64 +128,74 @@ impl<K: Ord + Clone> CleanupState<K> {
     }
 
     /// The cleanup time stored for `key` (`C`), if any.
-    pub fn cleanup_time(&self, key: &K) -> Option<Millis> {
-        self.cleanup_time_state.value(key).copied()
+    pub fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
+        self.cleanup_time_state.peek(key).map(|v| v.user_value)
     }
 
     /// The `cleanupTimeState.clear()` part of `cleanupState(states...)`.
-    pub fn clear(&mut self, key: &K) {
-        self.cleanup_time_state.clear(key);
+    pub fn clear(&mut self, backend: &mut KeyedStateBackend, key: KeyId) {
+        self.cleanup_time_state.clear(&mut backend.keys, key);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::row::{Row, Value};
+
+    /// Interns a one-column key, as an operator does for a record.
+    fn key(b: &mut KeyedStateBackend, k: &str) -> KeyId {
+        b.keys.intern(&Row::from(vec![Value::str(k)]))
+    }
 
     /// `KeyedProcessFunctionWithCleanupStateTest` (Flink 1.10), min 5 ms / max 10 ms.
     #[test]
     fn flink_harness_vector() {
         let retention = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
         let mut cs = CleanupState::new(retention);
-        let mut timers = TimerService::default();
-        assert_eq!(
-            cs.process_cleanup_timer(&"a", 1, &mut timers),
-            CleanupDecision::Register { now: 1, max_ms: 10, timer: 11 }
-        );
-        cs.process_cleanup_timer(&"b", 1, &mut timers);
-        assert_eq!(cs.process_cleanup_timer(&"c", 5, &mut timers).registered(), Some(15));
-        assert_eq!(
-            cs.process_cleanup_timer(&"a", 5, &mut timers),
-            CleanupDecision::Keep { now: 5, min_ms: 5, current: 11 }
-        );
-        let moved = cs.process_cleanup_timer(&"b", 8, &mut timers);
+        let mut b = KeyedStateBackend::default();
+        let a = key(&mut b, "a");
+        assert_eq!(cs.process_cleanup_timer(&mut b, a, 1), CleanupDecision::Register { now: 1, max_ms: 10, timer: 11 });
+        let kb = key(&mut b, "b");
+        cs.process_cleanup_timer(&mut b, kb, 1);
+        let c = key(&mut b, "c");
+        assert_eq!(cs.process_cleanup_timer(&mut b, c, 5).registered(), Some(15));
+        let a = key(&mut b, "a");
+        assert_eq!(cs.process_cleanup_timer(&mut b, a, 5), CleanupDecision::Keep { now: 5, min_ms: 5, current: 11 });
+        let kb = key(&mut b, "b");
+        let moved = cs.process_cleanup_timer(&mut b, kb, 8);
         assert_eq!(moved, CleanupDecision::Move { now: 8, min_ms: 5, max_ms: 10, current: 11, timer: 18 });
         assert_eq!(moved.describe(TimeFormat::Millis), "now + min = 13 ms > C = 11 ms → register 18 ms, delete 11 ms");
-        assert_eq!(timers.timers_of(&"b"), vec![18]);
+        assert_eq!(b.timers.timers_of(kb), vec![18]);
+        b.keys.finish();
         let mut fired = vec![];
-        while let Some(t) = timers.poll_due(18) {
-            fired.push(t);
+        while let Some((ts, k)) = b.poll_due(18) {
+            fired.push((ts, b.keys.row(k).clone()));
+            b.keys.finish();
         }
-        assert_eq!(fired, vec![(11, "a"), (15, "c"), (18, "b")]);
+        let row = |k: &str| Row::from(vec![Value::str(k)]);
+        assert_eq!(fired, vec![(11, row("a")), (15, row("c")), (18, row("b"))]);
     }
 
     #[test]
     fn equality_does_not_move_the_timer() {
         let retention = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
         let mut cs = CleanupState::new(retention);
-        let mut timers = TimerService::default();
-        cs.process_cleanup_timer(&"a", 0, &mut timers);
+        let mut b = KeyedStateBackend::default();
+        let a = key(&mut b, "a");
+        cs.process_cleanup_timer(&mut b, a, 0);
         // 5 + 5 = 10 is not > 10: the key may die exactly `min` after this access.
-        assert_eq!(cs.process_cleanup_timer(&"a", 5, &mut timers).registered(), None);
-        assert_eq!(cs.process_cleanup_timer(&"a", 6, &mut timers).registered(), Some(16));
+        assert_eq!(cs.process_cleanup_timer(&mut b, a, 5).registered(), None);
+        assert_eq!(cs.process_cleanup_timer(&mut b, a, 6).registered(), Some(16));
     }
 
     #[test]
     fn one_millisecond_min_registers_nothing() {
         let retention = IdleStateRetention::set_idle_state_retention_time(1, 10, true).unwrap();
         let mut cs = CleanupState::new(retention);
-        let mut timers = TimerService::default();
-        assert_eq!(cs.process_cleanup_timer(&"a", 0, &mut timers), CleanupDecision::Disabled { min_ms: 1 });
-        assert!(timers.is_empty());
+        let mut b = KeyedStateBackend::default();
+        let a = key(&mut b, "a");
+        assert_eq!(cs.process_cleanup_timer(&mut b, a, 0), CleanupDecision::Disabled { min_ms: 1 });
+        assert!(b.timers.is_empty());
     }
 }

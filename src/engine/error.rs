@@ -24,3 +24,42 @@ impl ScenarioError {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{0}")]
 pub struct StepError(pub String);
+
+/// Longest user text an error quotes whole.
+const QUOTE_MAX_CHARS: usize = 60;
+
+/// User text as an error message quotes it: in single quotes, on one line, control and other
+/// invisible characters escaped (`\n`, `\u{1b}`), and shortened when long, so a message stays
+/// one readable line whatever the input holds.
+pub fn quote(text: &str) -> String {
+    let count = text.chars().count();
+    let shown: String = text.chars().take(QUOTE_MAX_CHARS).flat_map(escape).collect();
+    if count > QUOTE_MAX_CHARS {
+        format!("'{shown}…' ({count} characters)")
+    } else {
+        format!("'{shown}'")
+    }
+}
+
+/// `c` as written in a quote: printable characters as they are, others escaped as Rust escapes them.
+fn escape(c: char) -> Vec<char> {
+    if c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{feff}') || c == '\'' {
+        c.escape_default().collect()
+    } else {
+        vec![c]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn quotes_user_text_on_one_line() {
+        assert_eq!(quote("AVG"), "'AVG'");
+        assert_eq!(quote("a\nb"), "'a\\nb'");
+        assert_eq!(quote("\u{1b}[31mred"), "'\\u{1b}[31mred'");
+        let long = "x".repeat(1000);
+        assert_eq!(quote(&long), format!("'{}…' (1000 characters)", "x".repeat(60)));
+    }
+}

@@ -6,16 +6,21 @@
 //! - timers: [`timer_service`] (`InternalTimerServiceImpl`)
 //! - idle state retention config: [`idle_state_retention`] (`TableConfig.setIdleStateRetentionTime`)
 //! - the cleanup-timer rule: [`cleanup_state`] (`CleanupState`, `KeyedProcessFunctionWithCleanupState`)
-//! - state TTL: [`state_ttl`] (`StateTtlConfig`, `TtlUtils`, `TtlValueState`)
+//! - keyed state (`ValueState`, `MapState`, `ListState`) and state TTL: [`state`]
+//!   (`HeapValueState`, `TtlValueState`, `TtlMapState`, `TtlListState`, `StateTtlConfig`, `TtlUtils`)
 //! - aggregate functions: [`aggregate`]
-//! - operators: [`operators`] (`GroupAggProcessFunction`, `GroupAggFunction`)
+//! - operators: [`operators`] (`GroupAggProcessFunction`, `GroupAggFunction`), one file per class
 //! - rows and changelog messages: [`row`] (`RowKind`, `CRow`)
+//!
+//! Around the rules: the [`pipeline`] of operators and its [`result_table`], the [`simulation`]
+//! that drives it ([`time_travel`] for seeking), the [`trace`] and the [`metrics`] series, the
+//! seeded [`workload`] generator, and the [`scenario`] format.
 
 pub mod aggregate;
 pub mod cleanup_state;
 pub mod error;
 pub mod idle_state_retention;
-pub mod keyed_state;
+pub mod metrics;
 pub mod operators;
 pub mod pipeline;
 pub mod presets;
@@ -23,13 +28,16 @@ pub mod result_table;
 pub mod row;
 pub mod scenario;
 pub mod simulation;
-pub mod state_ttl;
+pub mod state;
 pub mod time;
+pub mod time_travel;
 pub mod timeline;
 pub mod timer_service;
 pub mod trace;
 pub mod view;
+pub mod workload;
 
 pub use error::{ScenarioError, StepError};
 pub use scenario::{FlinkMode, Scenario};
-pub use simulation::Simulation;
+pub use simulation::{Action, SimOptions, Simulation};
+pub use trace::TraceLevel;

@@ -7,72 +7,95 @@
 //! readable trace. All of it happens at the same processing time.
 
 use super::error::StepError;
-use super::operators::{Context, Operator};
+use super::metrics::{OperatorSample, Sample};
+use super::operators::{Context, EmitCounts, StreamOperator};
 use super::result_table::ResultTable;
 use super::row::{Message, Row};
 use super::scenario::Scenario;
+use super::state::StateSize;
 use super::time::Millis;
-use super::trace::{ClearCause, TraceEntry, TraceEvent};
+use super::trace::{TraceEntry, TraceEvent};
+use super::view::{KeyView, OperatorView};
+use std::rc::Rc;
+
+/// The most messages one input record (or one timer) may cause between operators. A pipeline
+/// whose updates multiply at every operator (each emits `-U` and `+U` for each message it
+/// receives) would otherwise run for ever; Flink would process them all, this simulator refuses.
+pub const MAX_MESSAGES_PER_RECORD: usize = 1_000_000;
+
+/// One operator of the pipeline.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub id: Rc<str>,
+    /// Flink's plan text.
+    pub plan: String,
+    pub op: Box<dyn StreamOperator>,
+    /// What it emitted so far.
+    pub emitted: EmitCounts,
+}
 
 /// The operators and the result table of a scenario.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
-    pub source_name: String,
-    pub operators: Vec<Operator>,
+    source_name: Rc<str>,
+    nodes: Vec<Node>,
     pub result: ResultTable,
+    /// Keys whose state an operator lost silently during the current call.
+    lost: Vec<(Row, Millis)>,
 }
+
+/// Where trace events go: `None` at the `metrics` trace level.
+pub type TraceSink<'a> = Option<&'a mut Vec<TraceEntry>>;
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
-        let operators: Vec<Operator> =
-            scenario.operators.iter().map(|spec| Operator::new(spec.clone(), scenario.retention)).collect();
-        let last = scenario.operators.last();
-        let columns = last.map(|s| s.output_columns.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-        let key_len = last.map_or(0, |s| s.group_by.len());
-        let upsert = last.is_some_and(|s| !s.generate_update_before);
+        let nodes = scenario
+            .operators
+            .iter()
+            .map(|n| Node {
+                id: Rc::from(n.id.as_str()),
+                plan: n.spec.plan(),
+                op: n.spec.build(scenario.flink, scenario.retention),
+                emitted: EmitCounts::default(),
+            })
+            .collect();
+        let last = scenario.operators.last().map(|n| &n.spec);
+        let columns = last.map(|s| s.output_columns().iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        let key_len = last.map_or(0, |s| s.unique_key_len());
+        let upsert = last.is_some_and(|s| !s.generates_update_before());
         Pipeline {
-            source_name: scenario.source.name.clone(),
-            operators,
+            source_name: Rc::from(scenario.source.name.as_str()),
+            nodes,
             result: ResultTable::new(columns, key_len, upsert),
+            lost: Vec::new(),
         }
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
     }
 
     /// Feeds one source message at processing time `now` (ms) through every operator.
     ///
     /// # Errors
-    /// When an operator fails.
+    /// When an operator fails, or the record causes more than [`MAX_MESSAGES_PER_RECORD`] messages.
     pub fn process_input(
         &mut self,
         message: Message,
         now: Millis,
         action: usize,
-        trace: &mut Vec<TraceEntry>,
+        mut trace: TraceSink,
     ) -> Result<(), StepError> {
-        trace.push(TraceEntry {
-            action,
-            time_ms: now,
-            op: self.source_name.clone(),
-            key: None,
-            event: TraceEvent::Input { message: message.clone() },
-        });
-        self.flow(0, vec![message], now, action, trace)
-    }
-
-    /// Marks result rows stale whose key's state the last operator lost silently (a cleanup
-    /// timer, or TTL expiry found by a read).
-    fn mark_stale_results(&mut self, entries: &[TraceEntry]) {
-        let Some(last) = self.operators.last() else { return };
-        let last_id = &last.spec().id;
-        for e in entries.iter().filter(|e| e.op == *last_id) {
-            let lost_at = match e.event {
-                TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => e.time_ms,
-                TraceEvent::StateExpired { expired_at_ms, .. } => expired_at_ms,
-                _ => continue,
-            };
-            if let Some(key) = &e.key {
-                self.result.mark_stale(key, lost_at);
-            }
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(TraceEntry {
+                action,
+                time_ms: now,
+                op: self.source_name.clone(),
+                key: None,
+                event: TraceEvent::Input { message: message.clone() },
+            });
         }
+        self.flow(0, vec![message], now, action, trace)
     }
 
     /// Runs `messages` through operators `from..` and into the result table.
@@ -82,75 +105,176 @@ impl Pipeline {
         mut messages: Vec<Message>,
         now: Millis,
         action: usize,
-        trace: &mut Vec<TraceEntry>,
+        mut trace: TraceSink,
     ) -> Result<(), StepError> {
-        let trace_start = trace.len();
-        for op in &mut self.operators[from..] {
+        let last = self.nodes.len().saturating_sub(1);
+        let mut total = messages.len();
+        for (i, node) in self.nodes.iter_mut().enumerate().skip(from) {
             let mut out = Vec::new();
-            let id = op.spec().id.clone();
             for m in &messages {
-                let mut ctx = Context { now, action, op_id: &id, out: &mut out, trace };
-                op.process_element(m, &mut ctx)
-                    .map_err(|e| StepError(format!("operator '{id}' failed on {m}: {e}")))?;
+                let mut ctx = Context {
+                    now,
+                    action,
+                    op_id: &node.id,
+                    out: &mut out,
+                    trace: trace.as_deref_mut(),
+                    lost: &mut self.lost,
+                    emitted: &mut node.emitted,
+                };
+                let outcome = node.op.process_element(m, &mut ctx);
+                node.op.backend_mut().keys.finish();
+                outcome.map_err(|e| StepError(format!("operator '{}' failed on {m}: {e}", node.id)))?;
+            }
+            total += out.len();
+            if total > MAX_MESSAGES_PER_RECORD {
+                return Err(StepError(format!(
+                    "one record caused more than {MAX_MESSAGES_PER_RECORD} messages between operators (at \
+                     operator '{}'): each operator multiplies the updates it receives; the simulator stops here",
+                    node.id
+                )));
+            }
+            // Rows whose state the last operator lost go stale before this batch's new rows arrive.
+            if i == last {
+                for (key, at) in self.lost.drain(..) {
+                    self.result.mark_stale(&key, at);
+                }
+            } else {
+                self.lost.clear();
             }
             messages = out;
         }
-        // Rows whose state was lost go stale before this batch's new rows arrive.
-        self.mark_stale_results(&trace[trace_start..]);
         for m in messages {
             if !self.result.apply(&m) {
-                trace.push(TraceEntry {
-                    action,
-                    time_ms: now,
-                    op: "result".into(),
-                    key: None,
-                    event: TraceEvent::ResultMissingRow { message: m },
-                });
+                if let Some(t) = trace.as_deref_mut() {
+                    t.push(TraceEntry {
+                        action,
+                        time_ms: now,
+                        op: Rc::from("result"),
+                        key: None,
+                        event: TraceEvent::ResultMissingRow { message: m },
+                    });
+                }
             }
         }
         Ok(())
     }
 
-    /// The earliest registered timer of any operator: (timestamp ms, operator index, key).
-    /// Ties go to the lower operator index, then to the earlier registration.
-    pub fn next_timer(&self) -> Option<(Millis, usize, &Row)> {
-        self.operators
+    /// The earliest registered timer of any operator: (timestamp ms, operator index). Ties go to
+    /// the lower operator index, then to the earlier registration.
+    pub fn next_timer(&self) -> Option<(Millis, usize)> {
+        self.nodes
             .iter()
             .enumerate()
-            .filter_map(|(i, op)| op.timers().and_then(|t| t.peek()).map(|(ts, seq, key)| ((ts, i, seq), key)))
-            .min_by_key(|(order, _)| *order)
-            .map(|((ts, i, _), key)| (ts, i, key))
+            .filter_map(|(i, n)| n.op.backend().timers.peek().map(|(ts, seq, _)| (ts, i, seq)))
+            .min()
+            .map(|(ts, i, _)| (ts, i))
     }
 
-    /// Fires, in order, every timer with timestamp `<= time`. Each fires at its own timestamp
-    /// (the processing time its callback sees); what a callback emits flows downstream.
+    /// Fires the head timer of operator `i` if it is due at `time`; what its callback emits flows
+    /// downstream. Returns whether a timer fired.
     ///
     /// # Errors
-    /// When a downstream operator fails.
-    pub fn fire_timers_until(
-        &mut self,
-        time: Millis,
-        action: usize,
-        trace: &mut Vec<TraceEntry>,
-    ) -> Result<(), StepError> {
-        while let Some((ts, i, _)) = self.next_timer() {
-            if ts > time {
-                break;
+    /// When an operator fails.
+    pub fn fire_next(&mut self, i: usize, time: Millis, action: usize, mut trace: TraceSink) -> Result<bool, StepError> {
+        let node = &mut self.nodes[i];
+        let Some((ts, key)) = node.op.backend_mut().poll_due(time) else { return Ok(false) };
+        let mut out = Vec::new();
+        let mut ctx = Context {
+            now: ts,
+            action,
+            op_id: &node.id,
+            out: &mut out,
+            trace: trace.as_deref_mut(),
+            lost: &mut self.lost,
+            emitted: &mut node.emitted,
+        };
+        let outcome = node.op.on_timer(ts, key, &mut ctx);
+        node.op.backend_mut().keys.finish();
+        outcome.map_err(|e| StepError(format!("operator '{}' failed in onTimer({ts}): {e}", node.id)))?;
+        if i + 1 == self.nodes.len() {
+            for (key, at) in self.lost.drain(..) {
+                self.result.mark_stale(&key, at);
             }
-            let op = &mut self.operators[i];
-            let Some((ts, key)) = op.timers_mut().and_then(|t| t.poll_due(time)) else {
-                break;
-            };
-            let id = op.spec().id.clone();
-            let mut out = Vec::new();
-            let trace_start = trace.len();
-            let mut ctx = Context { now: ts, action, op_id: &id, out: &mut out, trace };
-            op.on_timer(&key, ts, &mut ctx);
-            self.mark_stale_results(&trace[trace_start..]);
-            if !out.is_empty() {
-                self.flow(i + 1, out, ts, action, trace)?;
-            }
+        } else {
+            self.lost.clear();
         }
-        Ok(())
+        if !out.is_empty() {
+            self.flow(i + 1, out, ts, action, trace)?;
+        }
+        Ok(true)
+    }
+
+    /// Every operator's state, timers and output at `now`, and the result's size.
+    pub fn sample(&self, now: Millis, inputs: u64) -> Sample {
+        let operators = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let sizes = n.op.state_sizes(now);
+                let backend = n.op.backend();
+                let keys = backend.keys.live() as u64;
+                let keys_visible = backend.keys.visible(now) as u64;
+                let timers = &backend.timers;
+                OperatorSample {
+                    keys,
+                    keys_visible,
+                    entries_stored: sizes.iter().map(|(_, s)| s.stored).sum(),
+                    entries_expired: sizes.iter().map(|(_, s)| s.expired).sum(),
+                    timers: timers.len() as u64,
+                    timers_registered: timers.registered,
+                    timers_deleted: timers.deleted,
+                    timers_fired: timers.fired,
+                    emitted: n.emitted,
+                }
+            })
+            .collect();
+        Sample {
+            time_ms: now,
+            inputs,
+            result_rows: self.result.len() as u64,
+            stale_rows: self.result.stale_len() as u64,
+            operators,
+        }
+    }
+
+    /// One key of operator `i` at `now`, if it holds state or timers.
+    pub fn key_view(&self, i: usize, row: &Row, now: Millis) -> Option<KeyView> {
+        let op = &self.nodes.get(i)?.op;
+        let k = op.backend().keys.lookup(row)?;
+        Some(Self::key_view_of(op.as_ref(), k, now))
+    }
+
+    fn key_view_of(op: &dyn StreamOperator, k: super::state::KeyId, now: Millis) -> KeyView {
+        let backend = op.backend();
+        let row = backend.keys.row(k).clone();
+        let states = op.key_state(k, now);
+        let ttl = states.iter().flatten().find_map(|c| c.ttl);
+        KeyView {
+            key: row.key_label(),
+            row,
+            states,
+            cleanup_time_ms: op.cleanup_time(k),
+            timers_ms: backend.timers.timers_of(k),
+            ttl,
+        }
+    }
+
+    /// What the page shows of operator `i` at `now`: its first `limit` keys in key order.
+    pub fn view(&self, i: usize, now: Millis, limit: usize) -> OperatorView {
+        let node = &self.nodes[i];
+        let sizes: Vec<StateSize> = node.op.state_sizes(now).into_iter().map(|(_, s)| s).collect();
+        let op = &node.op;
+        let backend = op.backend();
+        let ids = backend.keys.sorted();
+        let keys = ids.iter().take(limit).map(|&k| Self::key_view_of(op.as_ref(), k, now)).collect();
+        OperatorView {
+            id: node.id.to_string(),
+            flink_class: op.flink_class(),
+            plan: node.plan.clone(),
+            state_names: op.state_names(),
+            keys,
+            key_count: ids.len(),
+            sizes,
+        }
     }
 }

@@ -8,16 +8,26 @@
 //!   `Row.toString()` joins fields with `","`).
 
 use serde::Serialize;
+use smallvec::SmallVec;
 use std::fmt;
+use std::rc::Rc;
 
-/// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`.
+/// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`. Strings are shared (`Rc<str>`):
+/// copying a value into a key, a message or a checkpoint never copies its text.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
-    Str(String),
+    Str(Rc<str>),
+}
+
+impl Value {
+    /// A string value.
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
 }
 
 impl fmt::Display for Value {
@@ -31,10 +41,31 @@ impl fmt::Display for Value {
     }
 }
 
-/// A row: the values of one record, in schema order.
+/// A row: the values of one record, in schema order. Up to four values live inline, so keys,
+/// messages and rows of narrow tables are built without a heap allocation.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 #[serde(transparent)]
-pub struct Row(pub Vec<Value>);
+pub struct Row(pub SmallVec<[Value; 4]>);
+
+/// A row hashes and compares as its values, so maps keyed by rows can be searched with a slice
+/// of values (a prefix of another row) without building a row.
+impl std::borrow::Borrow<[Value]> for Row {
+    fn borrow(&self) -> &[Value] {
+        &self.0
+    }
+}
+
+impl From<Vec<Value>> for Row {
+    fn from(values: Vec<Value>) -> Row {
+        Row(SmallVec::from_vec(values))
+    }
+}
+
+impl FromIterator<Value> for Row {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Row {
+        Row(iter.into_iter().collect())
+    }
+}
 
 impl Row {
     /// The values joined with `sep` (Flink 2.x uses `", "`, the legacy planner `","`).
@@ -52,7 +83,7 @@ impl Row {
     }
     /// Picks the values at `indices`, in that order (a grouping key, a projection).
     pub fn project(&self, indices: &[usize]) -> Row {
-        Row(indices.iter().map(|&i| self.0[i].clone()).collect())
+        Row(indices.iter().map(|&i| self.0.get(i).cloned().unwrap_or(Value::Null)).collect())
     }
     /// This row followed by `other`'s values.
     pub fn concat(&self, other: &Row) -> Row {
@@ -182,7 +213,7 @@ impl DataType {
                 Ok(Value::Int(i))
             }
             (DataType::BigInt, serde_json::Value::Number(n)) => n.as_i64().map(Value::Int).ok_or_else(bad),
-            (DataType::String, serde_json::Value::String(s)) => Ok(Value::Str(s.clone())),
+            (DataType::String, serde_json::Value::String(s)) => Ok(Value::str(s)),
             (DataType::Boolean, serde_json::Value::Bool(b)) => Ok(Value::Bool(*b)),
             _ => Err(bad()),
         }
@@ -201,12 +232,12 @@ mod tests {
     use super::*;
 
     fn row(vals: &[Value]) -> Row {
-        Row(vals.to_vec())
+        Row::from(vals.to_vec())
     }
 
     #[test]
     fn prints_like_flink() {
-        let r = row(&[Value::Str("dev1".into()), Value::Int(1)]);
+        let r = row(&[Value::str("dev1"), Value::Int(1)]);
         assert_eq!(Message::new(Change::Kind(RowKind::Insert), r.clone()).to_string(), "+I[dev1, 1]");
         assert_eq!(Message::new(Change::Kind(RowKind::UpdateBefore), r.clone()).to_string(), "-U[dev1, 1]");
         assert_eq!(Message::new(Change::Legacy(true), r.clone()).to_string(), "(true,dev1,1)");

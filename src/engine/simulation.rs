@@ -4,13 +4,25 @@
 //! firing every timer with timestamp `<= t` first (as Flink's harness `setProcessingTime(t)`
 //! does; in production a due timer and a record race through the task's mailbox). Timers fire
 //! at their own timestamp: that is the processing time their `onTimer` sees.
+//!
+//! Time travel is replay: the simulation records the actions carried out (its inputs, never its
+//! state) and keeps a few checkpoints of its engine state; [`Simulation::seek`] restores the
+//! nearest checkpoint and replays the actions after it, which gives exactly the state and trace
+//! of a straight run (see [`time_travel`](super::time_travel) for the checkpoint policy).
 
-use super::error::{ScenarioError, StepError};
-use super::pipeline::Pipeline;
+use super::error::StepError;
+use super::metrics::{MetricsSeries, Sample};
+use super::pipeline::{Pipeline, TraceSink};
 use super::result_table::ResultTable;
-use super::row::{Change, Message};
+use super::row::{Change, Message, Row, RowKind};
 use super::scenario::{FlinkMode, Scenario, Step};
 use super::time::{check_duration, format_duration, Millis, TimeFormat, MAX_RUNTIME_MS};
+use super::time_travel::Checkpoints;
+use super::trace::{TraceEntry, TraceLevel};
+use super::view::OperatorView;
+use super::workload::WorkloadCursor;
+use super::ScenarioError;
+use std::rc::Rc;
 
 /// Refuses to advance beyond [`MAX_RUNTIME_MS`].
 fn check_runtime(to: Millis) -> Result<(), StepError> {
@@ -21,44 +33,139 @@ fn check_runtime(to: Millis) -> Result<(), StepError> {
     }
     Ok(())
 }
-use super::trace::TraceEntry;
-use super::view::OperatorView;
 
-/// One driving action that was carried out, and the slice of the trace it produced.
+/// One driving action: what a user (or a replay) does to the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Run the next scenario step.
+    Step,
+    /// Advance processing time to this time (ms).
+    AdvanceTo(Millis),
+    /// Advance processing time by this duration (ms).
+    AdvanceBy(Millis),
+    /// Advance processing time to the earliest registered timer.
+    NextTimer,
+}
+
+/// The last action carried out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionRecord {
-    /// What was done, e.g. `step 3/5: input +I[u1] at 2019-11-21 16:00`.
-    pub label: String,
-    /// Index of its first trace entry.
-    pub trace_start: usize,
+    pub action: Action,
+    /// Its index among all actions carried out (0 for the first).
+    pub index: usize,
+    /// For a step: the step's index and the input message it fed, if it was an input.
+    pub step: Option<(u64, Option<Message>)>,
     /// Processing time (ms) before and after.
     pub from_ms: Millis,
     pub to_ms: Millis,
 }
 
+/// How much a simulation records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimOptions {
+    pub trace: TraceLevel,
+    /// At the `full` level, keep the trace of only the last `n` actions (the page keeps a
+    /// window); `None` keeps all of it.
+    pub keep_actions: Option<usize>,
+    /// Record the actions and checkpoints [`Simulation::seek`] needs. Off for one-way runs.
+    pub time_travel: bool,
+}
+
+impl Default for SimOptions {
+    /// Everything: the full trace, kept whole, and time travel.
+    fn default() -> Self {
+        SimOptions { trace: TraceLevel::Full, keep_actions: None, time_travel: true }
+    }
+}
+
+/// The engine state: everything a checkpoint holds.
+#[derive(Debug, Clone)]
+pub(super) struct Engine {
+    pipeline: Pipeline,
+    now: Millis,
+    /// Index of the next scenario step.
+    next_step: u64,
+    /// Input records processed.
+    inputs: u64,
+    /// Where the workload generator stands (`None` when the scenario has no workload).
+    cursor: Option<WorkloadCursor>,
+    metrics: MetricsSeries,
+    failure: Option<String>,
+    /// Actions carried out.
+    pub(super) actions: usize,
+    last: Option<ActionRecord>,
+}
+
+impl Engine {
+    fn new(scenario: &Scenario) -> Self {
+        Engine {
+            pipeline: Pipeline::new(scenario),
+            now: scenario.start_ms,
+            next_step: 0,
+            inputs: 0,
+            cursor: scenario.workload.as_ref().map(WorkloadCursor::new),
+            metrics: MetricsSeries::new(scenario.start_ms, scenario.end_ms() - scenario.start_ms),
+            failure: None,
+            actions: 0,
+            last: None,
+        }
+    }
+
+    /// Advances to `to`, firing due timers in order and sampling the metrics on the way.
+    fn advance(&mut self, to: Millis, action: usize, mut trace: TraceSink) -> Result<(), StepError> {
+        while let Some((ts, i)) = self.pipeline.next_timer() {
+            if ts > to {
+                break;
+            }
+            if self.metrics.due_before(ts) {
+                let (pipeline, inputs) = (&self.pipeline, self.inputs);
+                self.metrics.sample_before(ts, |at| pipeline.sample(at, inputs));
+            }
+            self.pipeline.fire_next(i, to, action, trace.as_deref_mut())?;
+        }
+        if self.metrics.due_before(to) {
+            let (pipeline, inputs) = (&self.pipeline, self.inputs);
+            self.metrics.sample_before(to, |at| pipeline.sample(at, inputs));
+        }
+        self.now = to;
+        Ok(())
+    }
+}
+
 /// A scenario being stepped through.
 #[derive(Debug, Clone)]
 pub struct Simulation {
-    scenario: Scenario,
-    pipeline: Pipeline,
-    now: Millis,
-    next_step: usize,
+    scenario: Rc<Scenario>,
+    engine: Engine,
+    options: SimOptions,
+    /// The retained trace (all of it, or the last `keep_actions` actions' entries).
     trace: Vec<TraceEntry>,
-    actions: Vec<ActionRecord>,
-    failure: Option<String>,
+    /// The actions carried out, in order, when time travel is on (they may run ahead of the
+    /// engine after a seek back: stepping forward then redoes them).
+    history: Vec<Action>,
+    checkpoints: Checkpoints<Engine>,
+    /// The first action whose trace entries [`Simulation::trace`] holds in full.
+    trace_from: usize,
 }
 
 impl Simulation {
-    /// A simulation at the scenario's start time, before its first step.
+    /// A simulation at the scenario's start time, before its first step, recording everything.
     pub fn new(scenario: Scenario) -> Self {
+        Simulation::with_options(scenario, SimOptions::default())
+    }
+
+    /// A simulation recording what `options` say.
+    pub fn with_options(scenario: Scenario, options: SimOptions) -> Self {
+        let engine = Engine::new(&scenario);
+        let checkpoints = Checkpoints::new(engine.clone(), options.time_travel);
         Simulation {
-            pipeline: Pipeline::new(&scenario),
-            now: scenario.start_ms,
-            scenario,
-            next_step: 0,
+            scenario: Rc::new(scenario),
+            engine,
+            options,
             trace: Vec::new(),
-            actions: Vec::new(),
-            failure: None,
+            history: Vec::new(),
+            checkpoints,
+            trace_from: 0,
         }
     }
 
@@ -73,154 +180,416 @@ impl Simulation {
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
+    pub fn options(&self) -> SimOptions {
+        self.options
+    }
     /// Current processing time, ms.
     pub fn now(&self) -> Millis {
-        self.now
+        self.engine.now
     }
     pub fn time_format(&self) -> TimeFormat {
         self.scenario.time_format
     }
     /// Index of the next scenario step (equal to the step count when all ran).
-    pub fn next_step(&self) -> usize {
-        self.next_step
+    pub fn next_step(&self) -> u64 {
+        self.engine.next_step
     }
-    pub fn step_count(&self) -> usize {
-        self.scenario.steps.len()
+    /// Steps of the scenario: the explicit ones and the workload's events.
+    pub fn step_count(&self) -> u64 {
+        self.scenario.step_count()
+    }
+    /// Input records processed so far.
+    pub fn inputs(&self) -> u64 {
+        self.engine.inputs
     }
     /// Whether every scenario step has run.
     pub fn is_finished(&self) -> bool {
-        self.next_step >= self.scenario.steps.len()
+        self.engine.next_step >= self.step_count()
     }
     /// Whether Step can run: steps remain, the next one is not in the past, nothing failed.
     pub fn can_step(&self) -> bool {
-        !self.is_finished() && self.step_blocked().is_none() && self.failure.is_none()
+        !self.is_finished() && self.step_blocked().is_none() && self.engine.failure.is_none()
     }
-
     /// Why the simulation stopped, if an operator failed.
     pub fn failure(&self) -> Option<&str> {
-        self.failure.as_deref()
+        self.engine.failure.as_deref()
     }
-    /// Everything that happened so far.
+    /// The retained trace: everything so far, or the last actions' when a window is kept.
     pub fn trace(&self) -> &[TraceEntry] {
         &self.trace
     }
-    /// The actions carried out so far.
-    pub fn actions(&self) -> &[ActionRecord] {
-        &self.actions
+    /// How many actions were carried out.
+    pub fn action_count(&self) -> usize {
+        self.engine.actions
+    }
+    /// The actions recorded for time travel (possibly ahead of [`Simulation::action_count`]
+    /// after a seek back).
+    pub fn history(&self) -> &[Action] {
+        &self.history
+    }
+    /// The last action carried out.
+    pub fn last_action(&self) -> Option<&ActionRecord> {
+        self.engine.last.as_ref()
     }
     /// The trace entries of the last action.
     pub fn last_action_entries(&self) -> &[TraceEntry] {
-        self.actions.last().map_or(&[], |a| &self.trace[a.trace_start..])
+        let Some(last) = &self.engine.last else { return &[] };
+        let start = self.trace.partition_point(|e| e.action < last.index);
+        &self.trace[start..]
     }
     /// Each operator's state at the current time.
     pub fn operator_views(&self) -> Vec<OperatorView> {
-        self.pipeline.operators.iter().map(|op| op.view(self.now)).collect()
+        self.operator_views_limited(usize::MAX)
+    }
+    /// Each operator's state at the current time, with at most `limit` keys each (in key order).
+    pub fn operator_views_limited(&self, limit: usize) -> Vec<OperatorView> {
+        (0..self.engine.pipeline.nodes().len()).map(|i| self.engine.pipeline.view(i, self.engine.now, limit)).collect()
+    }
+    /// One key of operator `op` (by pipeline index) now, if it holds state or timers.
+    pub fn key_view(&self, op: usize, key: &Row) -> Option<super::view::KeyView> {
+        self.engine.pipeline.key_view(op, key, self.engine.now)
     }
     pub fn result(&self) -> &ResultTable {
-        &self.pipeline.result
+        &self.engine.pipeline.result
     }
     /// The earliest registered timer, ms.
     pub fn next_timer_ms(&self) -> Option<Millis> {
-        self.pipeline.next_timer().map(|(ts, _, _)| ts)
+        self.engine.pipeline.next_timer().map(|(ts, _)| ts)
+    }
+    /// The metrics series so far, ending with a sample of the current state.
+    pub fn metrics(&self) -> Vec<Sample> {
+        let mut samples = self.engine.metrics.samples().to_vec();
+        samples.push(self.engine.pipeline.sample(self.engine.now, self.engine.inputs));
+        samples
+    }
+    /// The current state of every operator and the result (the last point of [`Simulation::metrics`]).
+    pub fn sample_now(&self) -> Sample {
+        self.engine.pipeline.sample(self.engine.now, self.engine.inputs)
     }
 
     fn check_running(&self) -> Result<(), StepError> {
-        match &self.failure {
+        match &self.engine.failure {
             Some(f) => Err(StepError(format!("the simulation stopped: {f}"))),
             None => Ok(()),
         }
     }
 
-    /// Runs `f` as one recorded action; an operator failure stops the simulation.
-    fn act(
-        &mut self,
-        label: String,
-        f: impl FnOnce(&mut Self, usize) -> Result<(), StepError>,
-    ) -> Result<(), StepError> {
-        self.check_running()?;
-        let index = self.actions.len();
-        let (trace_start, from_ms) = (self.trace.len(), self.now);
-        let result = f(self, index);
-        if let Err(e) = &result {
-            self.failure = Some(e.0.clone());
+    /// The processing time step `i` runs at, from the current time.
+    fn step_target(&self, i: u64) -> Option<Millis> {
+        let explicit = self.scenario.steps.len() as u64;
+        if i < explicit {
+            return Some(match &self.scenario.steps[i as usize] {
+                Step::Input { at, .. } => at.unwrap_or(self.engine.now),
+                Step::AdvanceTo(t) => *t,
+                Step::AdvanceBy(d) => self.engine.now.saturating_add(*d),
+            });
         }
-        self.actions.push(ActionRecord { label, trace_start, from_ms, to_ms: self.now });
-        result
+        let w = self.scenario.workload.as_ref()?;
+        self.engine.cursor.as_ref()?.peek_time(w)
     }
 
-    fn advance(&mut self, to: Millis, action: usize) -> Result<(), StepError> {
-        self.pipeline.fire_timers_until(to, action, &mut self.trace)?;
-        self.now = to;
-        Ok(())
+    /// Why the next scenario step cannot run, if it cannot: its time is before the current
+    /// processing time (time was advanced past it by hand).
+    pub fn step_blocked(&self) -> Option<String> {
+        let i = self.engine.next_step;
+        let target = self.step_target(i)?;
+        (target < self.engine.now).then(|| {
+            let tf = self.time_format();
+            format!(
+                "{} is at {} but processing time is already {} (it was advanced past it); Reset to replay",
+                self.step_name(i),
+                tf.format(target),
+                tf.format(self.engine.now)
+            )
+        })
+    }
+
+    /// `steps[3]`, or `workload event 17` for a generated one.
+    pub fn step_name(&self, i: u64) -> String {
+        let explicit = self.scenario.steps.len() as u64;
+        if i < explicit {
+            format!("steps[{i}]")
+        } else {
+            format!("workload event {}", i - explicit)
+        }
+    }
+
+    /// Checks that `action` can run now, returning the time it advances to.
+    fn check(&self, action: Action) -> Result<Millis, StepError> {
+        self.check_running()?;
+        let tf = self.time_format();
+        let now = self.engine.now;
+        let to = match action {
+            Action::Step => {
+                let i = self.engine.next_step;
+                let Some(target) = self.step_target(i) else {
+                    return Err(StepError(format!(
+                        "all {} steps have run; Reset to start again",
+                        self.step_count()
+                    )));
+                };
+                if let Some(reason) = self.step_blocked() {
+                    return Err(StepError(reason));
+                }
+                target
+            }
+            Action::AdvanceTo(to) => {
+                check_runtime(to)?;
+                if to < now {
+                    return Err(StepError(format!(
+                        "processing time never goes backwards: {} is before now ({})",
+                        tf.format(to),
+                        tf.format(now)
+                    )));
+                }
+                to
+            }
+            Action::AdvanceBy(by) => {
+                if by < 0 {
+                    return Err(StepError(format!("cannot advance by a negative duration ({by} ms)")));
+                }
+                let by = check_duration(by).map_err(StepError)?;
+                now + by
+            }
+            Action::NextTimer => {
+                self.next_timer_ms().ok_or_else(|| StepError("no timer is registered".into()))?.max(now)
+            }
+        };
+        check_runtime(to)?;
+        Ok(to)
+    }
+
+    /// The source row as the scenario's Flink sees it: a `RowKind` row, or for the legacy
+    /// planner a `CRow` (`INSERT`/`UPDATE_AFTER` → `true`, `UPDATE_BEFORE`/`DELETE` → `false`).
+    fn source_message(&self, kind: RowKind, row: Row) -> Message {
+        let change = match self.scenario.flink {
+            FlinkMode::Legacy1_10 => Change::Legacy(kind.is_accumulate()),
+            FlinkMode::Flink2_3 => Change::Kind(kind),
+        };
+        Message::new(change, row)
+    }
+
+    /// Carries out `action`: checks it, runs it on the engine, records it.
+    ///
+    /// # Errors
+    /// When the action cannot run now (nothing changes), or an operator fails (the simulation
+    /// then stops, as a Flink job would, and refuses further actions until it is reset).
+    pub fn act(&mut self, action: Action) -> Result<(), StepError> {
+        let to = self.check(action)?;
+        let index = self.engine.actions;
+        let from_ms = self.engine.now;
+        let step = match action {
+            Action::Step => Some(self.take_step()),
+            _ => None,
+        };
+        let step_name = step.as_ref().map(|(i, _)| self.step_name(*i));
+        let mut sink: TraceSink = if self.options.trace == TraceLevel::Full { Some(&mut self.trace) } else { None };
+        let engine = &mut self.engine;
+        let mut outcome = engine.advance(to, index, sink.as_deref_mut());
+        if let (Ok(()), Some((_, Some(m)))) = (&outcome, &step) {
+            engine.inputs += 1;
+            outcome = engine.pipeline.process_input(m.clone(), to, index, sink);
+        }
+        if let (Err(e), Some(name)) = (&mut outcome, step_name) {
+            e.0 = format!("{name}: {}", e.0);
+        }
+        if let Err(e) = &outcome {
+            self.engine.failure = Some(e.0.clone());
+        }
+        self.engine.actions += 1;
+        self.engine.last = Some(ActionRecord { action, index, step, from_ms, to_ms: self.engine.now });
+        if self.options.time_travel {
+            if self.history.get(index) != Some(&action) {
+                self.history.truncate(index);
+                self.history.push(action);
+                self.checkpoints.forget_after(index);
+            }
+            self.checkpoints.maybe_take(index + 1, &self.engine);
+        }
+        self.trim_trace();
+        outcome
+    }
+
+    /// Consumes the next scenario step: its index and the input it feeds, if it is an input.
+    fn take_step(&mut self) -> (u64, Option<Message>) {
+        let i = self.engine.next_step;
+        self.engine.next_step += 1;
+        let explicit = self.scenario.steps.len() as u64;
+        let input = if i < explicit {
+            match &self.scenario.steps[i as usize] {
+                Step::Input { kind, row, .. } => Some(self.source_message(*kind, row.clone())),
+                _ => None,
+            }
+        } else {
+            let w = self.scenario.workload.as_ref();
+            let event = w.zip(self.engine.cursor.as_mut()).and_then(|(w, c)| c.next_event(w));
+            event.map(|(_, row)| self.source_message(RowKind::Insert, row))
+        };
+        (i, input)
+    }
+
+    /// Drops trace entries older than the kept window.
+    fn trim_trace(&mut self) {
+        let Some(keep) = self.options.keep_actions else { return };
+        let oldest = self.engine.actions.saturating_sub(keep);
+        self.trace_from = self.trace_from.max(oldest);
+        let cut = self.trace.partition_point(|e| e.action < oldest);
+        if cut > 0 && cut * 2 >= self.trace.len() {
+            self.trace.drain(..cut);
+        }
+    }
+
+    /// The first action whose trace entries a state at action `n` must hold.
+    fn trace_needed_from(&self, n: usize) -> usize {
+        match (self.options.trace, self.options.keep_actions) {
+            (TraceLevel::Metrics, _) => n,
+            (TraceLevel::Full, None) => 0,
+            (TraceLevel::Full, Some(keep)) => n.saturating_sub(keep),
+        }
+    }
+
+    /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint
+    /// and replays the actions after it. The state, the result, the metrics and the kept trace
+    /// are exactly those of a straight run to `n`.
+    ///
+    /// # Errors
+    /// When time travel is off, or fewer than `n` actions were recorded.
+    pub fn seek(&mut self, n: usize) -> Result<(), StepError> {
+        if !self.options.time_travel {
+            return Err(StepError("time travel is off for this simulation".into()));
+        }
+        if n > self.history.len() {
+            return Err(StepError(format!("cannot go to action {n}: {} were recorded", self.history.len())));
+        }
+        let here = self.engine.actions;
+        let needed = self.trace_needed_from(n);
+        // Replaying forward from here gives the same as from a checkpoint, when the trace kept
+        // so far covers what the target needs.
+        let from = self.checkpoints.nearest_position(needed);
+        let forward = here <= n && here >= from && self.trace_from <= needed;
+        if !forward {
+            let (from, engine) = self.checkpoints.nearest(needed);
+            self.engine = engine;
+            self.trace.clear();
+            self.trace_from = from;
+        }
+        let history = std::mem::take(&mut self.history);
+        let level = self.options.trace;
+        self.options.time_travel = false;
+        let mut outcome = Ok(());
+        while self.engine.actions < n {
+            let i = self.engine.actions;
+            self.options.trace = if i >= needed { level } else { TraceLevel::Metrics };
+            if i < needed {
+                self.trace_from = i + 1;
+            }
+            let result = self.act(history[i]);
+            if self.engine.actions == i {
+                outcome = result;
+                break;
+            }
+            if self.engine.failure.is_some() {
+                break;
+            }
+        }
+        self.options.trace = level;
+        self.options.time_travel = true;
+        self.history = history;
+        self.trim_trace();
+        match outcome {
+            Err(e) => Err(StepError(format!("replay stopped before action {n}: {}", e.0))),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// The trace of actions `from..to` (of the recorded history), produced by replay on a copy:
+    /// the page never has to keep a long run's trace.
+    ///
+    /// # Errors
+    /// As [`Simulation::seek`].
+    pub fn trace_window(&self, from: usize, to: usize) -> Result<Vec<TraceEntry>, StepError> {
+        let mut copy = self.clone();
+        copy.options.keep_actions = Some(to.saturating_sub(from));
+        copy.options.trace = TraceLevel::Full;
+        copy.seek(to)?;
+        Ok(copy.trace.into_iter().filter(|e| e.action >= from && e.action < to).collect())
     }
 
     /// Runs the next scenario step.
     ///
     /// # Errors
     /// When all steps ran, when the step's time is before the current processing time (time was
-    /// advanced past it by hand), or when an operator fails.
+    /// advanced past it by hand), or when an operator fails (the error names the step).
     pub fn step(&mut self) -> Result<(), StepError> {
-        self.check_running()?;
-        let i = self.next_step;
-        let Some(step) = self.scenario.steps.get(i).cloned() else {
-            return Err(StepError(format!("all {} steps have run; Reset to start again", self.step_count())));
-        };
+        self.act(Action::Step)
+    }
+
+    /// Advances processing time to `to` (ms), firing due timers.
+    ///
+    /// # Errors
+    /// When `to` is before the current time or after [`MAX_RUNTIME_MS`], or an operator fails.
+    pub fn advance_to(&mut self, to: Millis) -> Result<(), StepError> {
+        self.act(Action::AdvanceTo(to))
+    }
+
+    /// Advances processing time by `by` ms.
+    ///
+    /// # Errors
+    /// When `by` is negative or would pass [`MAX_RUNTIME_MS`], or an operator fails.
+    pub fn advance_by(&mut self, by: Millis) -> Result<(), StepError> {
+        self.act(Action::AdvanceBy(by))
+    }
+
+    /// Advances processing time to the earliest registered timer and fires it (and any other
+    /// timer due at that time).
+    ///
+    /// # Errors
+    /// When no timer is registered, or an operator fails.
+    pub fn advance_to_next_timer(&mut self) -> Result<(), StepError> {
+        self.act(Action::NextTimer)
+    }
+
+    /// Runs every remaining scenario step.
+    ///
+    /// # Errors
+    /// The first step error.
+    pub fn run_to_end(&mut self) -> Result<(), StepError> {
+        while !self.is_finished() {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Takes the retained trace out (a streaming consumer, such as the CLI, prints it and keeps
+    /// memory flat).
+    pub fn take_trace(&mut self) -> Vec<TraceEntry> {
+        self.trace_from = self.engine.actions;
+        std::mem::take(&mut self.trace)
+    }
+
+    /// What the last action was, for people: `step 3/5: input +I[u1] at 2019-11-21 16:00`.
+    pub fn describe_action(&self, record: &ActionRecord) -> String {
         let tf = self.time_format();
-        let n = self.step_count();
-        if let Some(reason) = self.step_blocked() {
-            return Err(StepError(reason));
+        match (&record.action, &record.step) {
+            (Action::Step, Some((i, Some(m)))) => {
+                format!("step {}/{}: input {m} at {}", i + 1, self.step_count(), tf.format(record.to_ms))
+            }
+            (Action::Step, Some((i, None))) => {
+                format!("step {}/{}: advance time to {}", i + 1, self.step_count(), tf.format(record.to_ms))
+            }
+            (Action::AdvanceBy(by), _) => {
+                format!("advance time by {} to {}", format_duration(*by), tf.format(record.to_ms))
+            }
+            (Action::NextTimer, _) => format!("advance time to the next timer, {}", tf.format(record.to_ms)),
+            _ => format!("advance time to {}", tf.format(record.to_ms)),
         }
-        let target = self.step_target(&step);
-        check_runtime(target)?;
-        self.next_step += 1;
-        let label = match &step {
-            Step::Input { kind, row, .. } => {
-                let m = self.source_message(*kind, row.clone());
-                format!("step {}/{n}: input {m} at {}", i + 1, tf.format(target))
-            }
-            Step::AdvanceTo(_) | Step::AdvanceBy(_) => {
-                format!("step {}/{n}: advance time to {}", i + 1, tf.format(target))
-            }
-        };
-        self.act(label, |sim, action| {
-            sim.advance(target, action)?;
-            if let Step::Input { kind, row, .. } = step {
-                let message = sim.source_message(kind, row);
-                sim.pipeline.process_input(message, sim.now, action, &mut sim.trace)?;
-            }
-            Ok(())
-        })
-    }
-
-    /// The processing time (ms) a step runs at, from the current time.
-    fn step_target(&self, step: &Step) -> Millis {
-        match step {
-            Step::Input { at, .. } => at.unwrap_or(self.now),
-            Step::AdvanceTo(t) => *t,
-            Step::AdvanceBy(d) => self.now.saturating_add(*d),
-        }
-    }
-
-    /// Why the next scenario step cannot run, if it cannot: its time is before the current
-    /// processing time (time was advanced past it by hand).
-    pub fn step_blocked(&self) -> Option<String> {
-        let i = self.next_step;
-        let target = self.step_target(self.scenario.steps.get(i)?);
-        (target < self.now).then(|| {
-            let tf = self.time_format();
-            format!(
-                "steps[{i}] is at {} but processing time is already {} (it was advanced past it); Reset to replay",
-                tf.format(target),
-                tf.format(self.now)
-            )
-        })
     }
 
     /// State that expired by TTL during the last action and is still stored (nothing happens in
     /// Flink at that moment; the value becomes invisible): (operator id, key, expiry time ms),
     /// in expiry order.
     pub fn expired_in_last_action(&self) -> Vec<(String, String, Millis)> {
-        let Some(last) = self.actions.last() else { return vec![] };
+        let Some(last) = &self.engine.last else { return vec![] };
         let mut expired: Vec<(String, String, Millis)> = self
             .operator_views()
             .into_iter()
@@ -236,72 +605,25 @@ impl Simulation {
         expired
     }
 
-    /// The source row as the scenario's Flink sees it: a `RowKind` row, or for the legacy
-    /// planner a `CRow` (`INSERT`/`UPDATE_AFTER` → `true`, `UPDATE_BEFORE`/`DELETE` → `false`).
-    fn source_message(&self, kind: super::row::RowKind, row: super::row::Row) -> Message {
-        let change = match self.scenario.flink {
-            FlinkMode::Legacy1_10 => Change::Legacy(kind.is_accumulate()),
-            FlinkMode::Flink2_3 => Change::Kind(kind),
-        };
-        Message::new(change, row)
-    }
-
-    /// Advances processing time to `to` (ms), firing due timers.
-    ///
-    /// # Errors
-    /// When `to` is before the current time or after [`MAX_TIME_MS`](super::time::MAX_TIME_MS),
-    /// or an operator fails.
-    pub fn advance_to(&mut self, to: Millis) -> Result<(), StepError> {
-        self.check_running()?;
-        check_runtime(to)?;
-        let tf = self.time_format();
-        if to < self.now {
-            return Err(StepError(format!(
-                "processing time never goes backwards: {} is before now ({})",
-                tf.format(to),
-                tf.format(self.now)
-            )));
+    /// Every operator's keys with their state entries and timers, the result's rows, the
+    /// metrics and the time, as text: two simulations are in the same state exactly when their
+    /// dumps are equal (the property tests compare them).
+    pub fn state_dump(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let e = &self.engine;
+        let _ = writeln!(out, "now={} next_step={} inputs={} failure={:?}", e.now, e.next_step, e.inputs, e.failure);
+        for (node, view) in e.pipeline.nodes().iter().zip(self.operator_views()) {
+            let _ = writeln!(out, "operator {} emitted={:?}", view.id, node.emitted);
+            for k in &view.keys {
+                let _ = writeln!(out, "  {:?} {:?} C={:?} timers={:?}", k.row, k.states, k.cleanup_time_ms, k.timers_ms);
+            }
+            let _ = writeln!(out, "  sizes={:?}", view.sizes);
         }
-        self.act(format!("advance time to {}", tf.format(to)), |sim, action| sim.advance(to, action))
-    }
-
-    /// Advances processing time by `by` ms.
-    ///
-    /// # Errors
-    /// When `by` is negative or would pass [`MAX_TIME_MS`](super::time::MAX_TIME_MS), or an
-    /// operator fails.
-    pub fn advance_by(&mut self, by: Millis) -> Result<(), StepError> {
-        if by < 0 {
-            return Err(StepError(format!("cannot advance by a negative duration ({by} ms)")));
+        for r in e.pipeline.result.rows() {
+            let _ = writeln!(out, "result {:?} {:?}", r.row, r.stale_since_ms);
         }
-        let by = check_duration(by).map_err(StepError)?;
-        let to = self.now + by;
-        check_runtime(to)?;
-        self.check_running()?;
-        let tf = self.time_format();
-        self.act(format!("advance time by {} to {}", format_duration(by), tf.format(to)), |sim, action| {
-            sim.advance(to, action)
-        })
-    }
-
-    /// Advances processing time to the earliest registered timer and fires it (and any other
-    /// timer due at that time).
-    ///
-    /// # Errors
-    /// When no timer is registered, or an operator fails.
-    pub fn advance_to_next_timer(&mut self) -> Result<(), StepError> {
-        let next = self.next_timer_ms().ok_or_else(|| StepError("no timer is registered".into()))?;
-        self.advance_to(next.max(self.now))
-    }
-
-    /// Runs every remaining scenario step.
-    ///
-    /// # Errors
-    /// The first step error.
-    pub fn run_to_end(&mut self) -> Result<(), StepError> {
-        while !self.is_finished() {
-            self.step()?;
-        }
-        Ok(())
+        let _ = writeln!(out, "metrics {:?}", self.metrics());
+        out
     }
 }

@@ -1,7 +1,9 @@
 //! The timeline the page draws: one lane per (operator, key) with the key's accesses, the
 //! `[now + min, now + max]` window of its last access, its cleanup timers (live, deleted or
-//! fired), when its state was cleared, and its state TTL. Derived from the trace and the
-//! operators' state; the page only scales it to pixels.
+//! fired), when its state was cleared, and its state TTL. Derived from the trace the simulation
+//! keeps (all of it, or the window of the last actions the page keeps) and the operators'
+//! current state of the keys on show; the page only scales it to pixels. Its cost follows the
+//! kept window, never the length of the run.
 
 use super::row::Row;
 use super::scenario::{Retention, Step};
@@ -10,6 +12,7 @@ use super::time::Millis;
 use super::trace::{ClearCause, TraceEvent};
 use super::view::TtlView;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What became of a timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,14 +80,14 @@ pub struct Timeline {
 
 /// Builds the timeline of `sim` as it stands now.
 pub fn timeline(sim: &Simulation) -> Timeline {
-    let last_action = sim.actions().len().checked_sub(1);
+    let last_action = sim.last_action().map(|a| a.index);
     let mut lanes: Vec<Lane> = Vec::new();
-    let mut index: BTreeMap<(String, Row), usize> = BTreeMap::new();
+    let mut index: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
     for e in sim.trace() {
         let Some(key) = &e.key else { continue };
         let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
             lanes.push(Lane {
-                op: e.op.clone(),
+                op: e.op.to_string(),
                 key: key.key_label(),
                 accesses: vec![],
                 window: None,
@@ -134,12 +137,9 @@ pub fn timeline(sim: &Simulation) -> Timeline {
             }
         }
     }
-    for view in sim.operator_views() {
-        for k in view.keys {
-            if let Some(&i) = index.get(&(view.id.clone(), k.row.clone())) {
-                lanes[i].ttl = k.ttl;
-            }
-        }
+    let op_index = |op: &str| sim.scenario().operators.iter().position(|o| o.id == op).unwrap_or(usize::MAX);
+    for ((op, key), &i) in &index {
+        lanes[i].ttl = sim.key_view(op_index(op), key).and_then(|k| k.ttl);
     }
     let from_ms = sim.scenario().start_ms.min(sim.now());
     // The axis spans every input of the scenario from the start (so it does not rescale while
@@ -149,6 +149,7 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     let mut t = sim.scenario().start_ms;
     let mut upcoming_inputs_ms = Vec::new();
     for (i, step) in sim.scenario().steps.iter().enumerate() {
+        let i = i as u64;
         t = match step {
             Step::Input { at, .. } => at.unwrap_or(t),
             Step::AdvanceTo(to) => *to,
@@ -166,11 +167,13 @@ pub fn timeline(sim: &Simulation) -> Timeline {
         to_ms = lane.timers.iter().map(|t| t.timestamp_ms).fold(to_ms, Millis::max);
         to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
     }
+    if let Some(w) = &sim.scenario().workload {
+        to_ms = to_ms.max(w.end_ms());
+    }
     if to_ms <= from_ms {
         to_ms = from_ms + 1;
     }
     // Group lanes by operator (pipeline order), keys in order of first appearance within each.
-    let op_index = |op: &str| sim.scenario().operators.iter().position(|o| o.id == op).unwrap_or(usize::MAX);
     lanes.sort_by_key(|lane| op_index(&lane.op));
     Timeline { lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
 }

@@ -14,71 +14,88 @@
 //! equal timestamps fire in no defined order. This model picks one deterministic order and
 //! documents it: **equal timestamps fire in the order they were first registered**.
 
+use super::state::KeyId;
 use super::time::Millis;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
-/// The processing-time timers of one operator. `K` is the key type (a grouping key).
-#[derive(Debug, Clone)]
-pub struct TimerService<K: Ord + Clone> {
+/// The processing-time timers of one operator, by key.
+#[derive(Debug, Clone, Default)]
+pub struct TimerService {
     /// (timestamp ms, registration sequence number) → key: the firing order.
-    queue: BTreeMap<(Millis, u64), K>,
-    /// (key, timestamp ms) → sequence number: the dedup set (`HeapPriorityQueueSet.dedupMap`).
-    index: BTreeMap<(K, Millis), u64>,
+    queue: BTreeMap<(Millis, u64), KeyId>,
+    /// Per key id: its timers as (timestamp ms, sequence number), the dedup set
+    /// (`HeapPriorityQueueSet.dedupMap`). An operator holds one or two timers per key.
+    per_key: Vec<SmallVec<[(Millis, u64); 1]>>,
     next_seq: u64,
+    /// Timers registered, deleted and fired so far (no-op registrations and deletions not counted).
+    pub registered: u64,
+    pub deleted: u64,
+    pub fired: u64,
 }
 
-impl<K: Ord + Clone> Default for TimerService<K> {
-    fn default() -> Self {
-        TimerService { queue: BTreeMap::new(), index: BTreeMap::new(), next_seq: 0 }
+impl TimerService {
+    fn of_key(&mut self, key: KeyId) -> &mut SmallVec<[(Millis, u64); 1]> {
+        let i = key.index();
+        if i >= self.per_key.len() {
+            self.per_key.resize_with(i + 1, SmallVec::new);
+        }
+        &mut self.per_key[i]
     }
-}
 
-impl<K: Ord + Clone> TimerService<K> {
     /// `registerProcessingTimeTimer(timestamp)` for `key`. Returns `false` (and changes nothing)
     /// when that (key, timestamp) timer is already registered.
-    pub fn register_processing_time_timer(&mut self, key: &K, timestamp: Millis) -> bool {
-        if self.index.contains_key(&(key.clone(), timestamp)) {
+    pub fn register(&mut self, key: KeyId, timestamp: Millis) -> bool {
+        let seq = self.next_seq;
+        let timers = self.of_key(key);
+        if timers.iter().any(|(ts, _)| *ts == timestamp) {
             return false;
         }
-        let seq = self.next_seq;
+        timers.push((timestamp, seq));
         self.next_seq += 1;
-        self.index.insert((key.clone(), timestamp), seq);
-        self.queue.insert((timestamp, seq), key.clone());
+        self.queue.insert((timestamp, seq), key);
+        self.registered += 1;
         true
     }
 
     /// `deleteProcessingTimeTimer(timestamp)` for `key`. Returns `false` (and changes nothing)
     /// when no such timer exists.
-    pub fn delete_processing_time_timer(&mut self, key: &K, timestamp: Millis) -> bool {
-        match self.index.remove(&(key.clone(), timestamp)) {
-            Some(seq) => {
-                self.queue.remove(&(timestamp, seq));
-                true
-            }
-            None => false,
-        }
+    pub fn delete(&mut self, key: KeyId, timestamp: Millis) -> bool {
+        let timers = self.of_key(key);
+        let Some(i) = timers.iter().position(|(ts, _)| *ts == timestamp) else { return false };
+        let (_, seq) = timers.swap_remove(i);
+        self.queue.remove(&(timestamp, seq));
+        self.deleted += 1;
+        true
     }
 
     /// The next timer to fire, as (timestamp ms, registration sequence number, key).
-    pub fn peek(&self) -> Option<(Millis, u64, &K)> {
-        self.queue.iter().next().map(|(&(ts, seq), key)| (ts, seq, key))
+    pub fn peek(&self) -> Option<(Millis, u64, KeyId)> {
+        self.queue.first_key_value().map(|(&(ts, seq), &key)| (ts, seq, key))
     }
 
     /// Removes and returns the head timer if its timestamp is `<= time` (one iteration of
     /// `onProcessingTime(time)`'s `while (timer.getTimestamp() <= time) { queue.poll(); ... }`).
-    pub fn poll_due(&mut self, time: Millis) -> Option<(Millis, K)> {
-        let (&(ts, seq), _) = self.queue.iter().next()?;
+    pub fn poll_due(&mut self, time: Millis) -> Option<(Millis, KeyId)> {
+        let (&(ts, seq), _) = self.queue.first_key_value()?;
         if ts > time {
             return None;
         }
         let key = self.queue.remove(&(ts, seq))?;
-        self.index.remove(&(key.clone(), ts));
+        let timers = self.of_key(key);
+        if let Some(i) = timers.iter().position(|t| *t == (ts, seq)) {
+            timers.swap_remove(i);
+        }
+        self.fired += 1;
         Some((ts, key))
     }
 
     /// The registered timers of `key`, in timestamp order.
-    pub fn timers_of(&self, key: &K) -> Vec<Millis> {
-        self.index.range((key.clone(), Millis::MIN)..=(key.clone(), Millis::MAX)).map(|((_, ts), _)| *ts).collect()
+    pub fn timers_of(&self, key: KeyId) -> Vec<Millis> {
+        let mut ts: Vec<Millis> =
+            self.per_key.get(key.index()).map(|t| t.iter().map(|(ts, _)| *ts).collect()).unwrap_or_default();
+        ts.sort_unstable();
+        ts
     }
 
     /// How many timers are registered.
@@ -95,39 +112,44 @@ impl<K: Ord + Clone> TimerService<K> {
 mod tests {
     use super::*;
 
+    const A: KeyId = KeyId(0);
+    const B: KeyId = KeyId(1);
+    const C: KeyId = KeyId(2);
+    const D: KeyId = KeyId(3);
+
     #[test]
     fn registering_twice_is_a_no_op_and_deleting_a_missing_timer_too() {
-        let mut ts = TimerService::<&str>::default();
-        assert!(ts.register_processing_time_timer(&"a", 11));
-        assert!(!ts.register_processing_time_timer(&"a", 11));
+        let mut ts = TimerService::default();
+        assert!(ts.register(A, 11));
+        assert!(!ts.register(A, 11));
         assert_eq!(ts.len(), 1);
-        assert!(!ts.delete_processing_time_timer(&"a", 12));
-        assert!(!ts.delete_processing_time_timer(&"b", 11));
-        assert!(ts.delete_processing_time_timer(&"a", 11));
+        assert!(!ts.delete(A, 12));
+        assert!(!ts.delete(B, 11));
+        assert!(ts.delete(A, 11));
         assert!(ts.is_empty());
     }
 
     #[test]
     fn fires_due_timers_in_timestamp_order_then_registration_order() {
-        let mut ts = TimerService::<&str>::default();
-        ts.register_processing_time_timer(&"c", 15);
-        ts.register_processing_time_timer(&"b", 11);
-        ts.register_processing_time_timer(&"a", 11);
-        ts.register_processing_time_timer(&"d", 20);
+        let mut ts = TimerService::default();
+        ts.register(C, 15);
+        ts.register(B, 11);
+        ts.register(A, 11);
+        ts.register(D, 20);
         let mut fired = vec![];
         while let Some(t) = ts.poll_due(15) {
             fired.push(t);
         }
-        assert_eq!(fired, vec![(11, "b"), (11, "a"), (15, "c")]);
-        assert_eq!(ts.peek().map(|(t, _, k)| (t, *k)), Some((20, "d")));
-        assert_eq!(ts.timers_of(&"d"), vec![20]);
+        assert_eq!(fired, vec![(11, B), (11, A), (15, C)]);
+        assert_eq!(ts.peek().map(|(t, _, k)| (t, k)), Some((20, D)));
+        assert_eq!(ts.timers_of(D), vec![20]);
     }
 
     #[test]
     fn a_polled_timer_can_be_registered_again() {
-        let mut ts = TimerService::<&str>::default();
-        ts.register_processing_time_timer(&"a", 5);
-        assert_eq!(ts.poll_due(5), Some((5, "a")));
-        assert!(ts.register_processing_time_timer(&"a", 5));
+        let mut ts = TimerService::default();
+        ts.register(A, 5);
+        assert_eq!(ts.poll_due(5), Some((5, A)));
+        assert!(ts.register(A, 5));
     }
 }

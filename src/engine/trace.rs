@@ -1,10 +1,36 @@
 //! The trace: everything the engine did, in order, with the reason. The page, the CLI
 //! (`--format text|jsonl`) and the tests all read it.
+//!
+//! Recording an event copies no text: messages and keys share their values (`Rc`), reasons are
+//! static, and explanations are formatted only when read ([`TraceEvent::describe`]). At the
+//! [`TraceLevel::Metrics`] level nothing is recorded at all.
 
 use super::cleanup_state::CleanupDecision;
 use super::row::{Message, Row};
 use super::time::{Millis, TimeFormat};
 use serde::Serialize;
+use std::rc::Rc;
+
+/// How much the engine records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceLevel {
+    /// Every decision, message and timer: what stepping through a scenario shows.
+    #[default]
+    Full,
+    /// No per-event trace: only the metrics series (memory follows keys, not events).
+    Metrics,
+}
+
+impl TraceLevel {
+    pub fn parse(text: &str) -> Option<TraceLevel> {
+        match text {
+            "full" => Some(TraceLevel::Full),
+            "metrics" => Some(TraceLevel::Metrics),
+            _ => None,
+        }
+    }
+}
 
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,9 +56,9 @@ pub enum TraceEvent {
     },
     /// Keyed state was cleared, for `cause`. `states` names the cleared states as Flink names them.
     StateCleared {
-        states: Vec<&'static str>,
+        states: &'static [&'static str],
         cause: ClearCause,
-        reason: String,
+        reason: &'static str,
     },
     /// A read found the key's state expired by TTL (`lastAccess + ttl <= now`) and removed it.
     StateExpired {
@@ -47,11 +73,12 @@ pub enum TraceEvent {
     /// The operator ignored an input message (e.g. a retraction for a key without state).
     Dropped {
         message: Message,
-        reason: String,
+        reason: &'static str,
     },
-    /// The operator computed a result equal to the previous one and emitted nothing.
+    /// The operator computed a result equal to the previous one (`row`) and emitted nothing.
     Suppressed {
-        reason: String,
+        reason: &'static str,
+        row: Row,
     },
     /// The result table could not apply a retraction: it holds no such row.
     ResultMissingRow {
@@ -119,7 +146,7 @@ impl TraceEvent {
             ),
             TraceEvent::Emitted { message } => format!("emitted {message}"),
             TraceEvent::Dropped { message, reason } => format!("dropped {message}: {reason}"),
-            TraceEvent::Suppressed { reason } => format!("nothing emitted: {reason}"),
+            TraceEvent::Suppressed { reason, row } => format!("nothing emitted: {reason} [{}]", row.join(", ")),
             TraceEvent::ResultMissingRow { message } => {
                 format!("result table holds no row for {message}: the retraction retracts nothing")
             }
@@ -145,7 +172,7 @@ pub struct TraceEntry {
     /// Processing time in ms when it happened.
     pub time_ms: Millis,
     /// Operator id, the source's name for inputs, or `result` for the result table.
-    pub op: String,
+    pub op: Rc<str>,
     /// The grouping key, for keyed events.
     pub key: Option<Row>,
     pub event: TraceEvent,

@@ -2,6 +2,7 @@
 //! by the engine (visibility, cleanup times); the UI only draws it.
 
 use super::row::Row;
+use super::state::StateSize;
 use super::time::Millis;
 
 /// One operator as the page shows it.
@@ -14,7 +15,12 @@ pub struct OperatorView {
     pub plan: String,
     /// The names of the operator's keyed states, as Flink names them.
     pub state_names: Vec<&'static str>,
+    /// Keys in key order (the first `limit` of them when the view is limited).
     pub keys: Vec<KeyView>,
+    /// How many keys hold state or timers.
+    pub key_count: usize,
+    /// The size of each state now, in `state_names` order.
+    pub sizes: Vec<StateSize>,
 }
 
 /// One key of an operator: its state, timers and expiry.
@@ -24,24 +30,35 @@ pub struct KeyView {
     pub key: String,
     /// The grouping key's values.
     pub row: Row,
-    /// `name: accumulator` for each aggregate, or `None` when nothing is stored.
-    pub accumulators: Option<String>,
-    /// The legacy planner's `GroupAggregateInputCounter`.
-    pub input_count: Option<i64>,
+    /// What each state holds for the key, in [`OperatorView::state_names`] order.
+    pub states: Vec<Option<StateCell>>,
     /// The stored cleanup time `C` (legacy idle state retention), in ms.
     pub cleanup_time_ms: Option<Millis>,
     /// Registered processing-time timers of the key, in ms.
     pub timers_ms: Vec<Millis>,
-    /// State TTL of the key's accumulator state.
+    /// State TTL of the key's first TTL state entry.
     pub ttl: Option<TtlView>,
 }
 
-/// State TTL of one stored value.
+/// What one state holds for one key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateCell {
+    /// The value for people, e.g. `cnt: 3, s: sum=6 count=3`.
+    pub value: String,
+    /// Entries stored (1 for a value state; entries of a map; elements of a list).
+    pub entries: usize,
+    /// Of those, entries read would still see.
+    pub visible: usize,
+    /// TTL of the entry (the newest entry of a map or list), when the state has a TTL.
+    pub ttl: Option<TtlView>,
+}
+
+/// State TTL of one stored entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TtlView {
     /// Last refreshing access (a write, with `OnCreateAndWrite`), in ms.
     pub last_access_ms: Millis,
-    /// `lastAccess + ttl`: from this processing time on the value is expired.
+    /// `lastAccess + ttl`: from this processing time on the entry is expired.
     pub expires_at_ms: Millis,
     /// Expired but still stored: invisible to reads (`NeverReturnExpired`), removed on the next read.
     pub expired: bool,

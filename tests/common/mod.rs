@@ -18,7 +18,7 @@ pub fn run(json: &str) -> Simulation {
 pub fn emitted(sim: &Simulation, op: &str) -> Vec<String> {
     sim.trace()
         .iter()
-        .filter(|e| e.op == op)
+        .filter(|e| &*e.op == op)
         .filter_map(|e| match &e.event {
             TraceEvent::Emitted { message } => Some(message.to_string()),
             _ => None,
@@ -36,7 +36,7 @@ pub fn timer_events(sim: &Simulation, op: &str) -> Vec<(String, String, String)>
     let tf = sim.time_format();
     sim.trace()
         .iter()
-        .filter(|e| e.op == op)
+        .filter(|e| &*e.op == op)
         .filter_map(|e| {
             e.event.timer_ms().map(|t| (e.event.what().to_string(), e.key_text().unwrap_or_default(), tf.format(t)))
         })

@@ -1,37 +1,91 @@
 //! What an operator call can see and do: the processing time, its output, the trace.
 
-use crate::engine::row::{Message, Row};
+use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::time::Millis;
 use crate::engine::trace::{TraceEntry, TraceEvent};
+use std::rc::Rc;
+
+/// Messages an operator emitted so far, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EmitCounts {
+    /// `+I`, `-U`, `+U`, `-D` (`RowKind`, Flink 1.11+).
+    pub insert: u64,
+    pub update_before: u64,
+    pub update_after: u64,
+    pub delete: u64,
+    /// The legacy planner's `(true, row)` and `(false, row)`.
+    pub accumulate: u64,
+    pub retract: u64,
+}
+
+impl EmitCounts {
+    fn count(&mut self, change: Change) {
+        let slot = match change {
+            Change::Kind(RowKind::Insert) => &mut self.insert,
+            Change::Kind(RowKind::UpdateBefore) => &mut self.update_before,
+            Change::Kind(RowKind::UpdateAfter) => &mut self.update_after,
+            Change::Kind(RowKind::Delete) => &mut self.delete,
+            Change::Legacy(true) => &mut self.accumulate,
+            Change::Legacy(false) => &mut self.retract,
+        };
+        *slot += 1;
+    }
+
+    /// All messages emitted.
+    pub fn total(&self) -> u64 {
+        self.insert + self.update_before + self.update_after + self.delete + self.accumulate + self.retract
+    }
+}
 
 /// The context of one `processElement` / `onTimer` call.
 pub struct Context<'a> {
     /// `ctx.timerService().currentProcessingTime()`, in ms.
     pub now: Millis,
     /// The driving action the call belongs to.
-    pub action: usize,
+    pub(crate) action: usize,
     /// The operator's id, for the trace.
-    pub op_id: &'a str,
+    pub(crate) op_id: &'a Rc<str>,
     /// Messages emitted downstream (`out.collect`).
-    pub out: &'a mut Vec<Message>,
-    pub trace: &'a mut Vec<TraceEntry>,
+    pub(crate) out: &'a mut Vec<Message>,
+    /// Where events go at the `full` trace level; `None` at `metrics`.
+    pub(crate) trace: Option<&'a mut Vec<TraceEntry>>,
+    /// Keys whose state was lost without a message: (key, since when).
+    pub(crate) lost: &'a mut Vec<(Row, Millis)>,
+    pub(crate) emitted: &'a mut EmitCounts,
 }
 
 impl Context<'_> {
-    /// Records an event for `key`.
-    pub fn record(&mut self, key: &Row, event: TraceEvent) {
-        self.trace.push(TraceEntry {
-            action: self.action,
-            time_ms: self.now,
-            op: self.op_id.to_string(),
-            key: Some(key.clone()),
-            event,
-        });
+    /// Whether events are recorded (the `full` trace level).
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
     }
 
-    /// `out.collect(message)`, recorded in the trace.
+    /// Records an event for `key`. `event` is only built at the `full` trace level.
+    pub fn record(&mut self, key: &Row, event: impl FnOnce() -> TraceEvent) {
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.push(TraceEntry {
+                action: self.action,
+                time_ms: self.now,
+                op: self.op_id.clone(),
+                key: Some(key.clone()),
+                event: event(),
+            });
+        }
+    }
+
+    /// `out.collect(message)`, counted and recorded in the trace.
     pub fn collect(&mut self, key: &Row, message: Message) {
-        self.record(key, TraceEvent::Emitted { message: message.clone() });
+        self.emitted.count(message.change);
+        if self.tracing() {
+            let m = message.clone();
+            self.record(key, || TraceEvent::Emitted { message: m });
+        }
         self.out.push(message);
+    }
+
+    /// The key's state was lost at `at` without any message downstream (a cleanup timer, state
+    /// TTL): rows it produced can never be retracted.
+    pub fn state_lost(&mut self, key: &Row, at: Millis) {
+        self.lost.push((key.clone(), at));
     }
 }

@@ -19,169 +19,167 @@
 //! `onTimer`: if `stateCleaningEnabled`, `cleanupState(state, cntState)` (and `function.cleanup()`),
 //! with no timestamp check (old timers are deleted since 1.8). Cleanup emits nothing.
 
-use super::Context;
-use crate::engine::aggregate::{accumulate_or_retract, Accumulator};
+use super::{Context, GroupAggregateSpec, StreamOperator};
+use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
-use crate::engine::keyed_state::ValueState;
 use crate::engine::row::{Change, Message, Row};
-use crate::engine::scenario::GroupAggregateSpec;
+use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;
-use crate::engine::timer_service::TimerService;
 use crate::engine::trace::{ClearCause, TraceEvent};
-use crate::engine::view::{KeyView, OperatorView};
-use std::collections::BTreeSet;
+use crate::engine::view::StateCell;
 
 /// `GroupAggProcessFunction` with its keyed state and timers.
 #[derive(Debug, Clone)]
 pub struct GroupAggProcessFunction {
-    pub spec: GroupAggregateSpec,
+    spec: GroupAggregateSpec,
+    backend: KeyedStateBackend,
     /// `"GroupAggregateState"`: the accumulators.
-    state: ValueState<Row, Vec<Accumulator>>,
+    state: ValueState<Accumulators>,
     /// `"GroupAggregateInputCounter"`: accumulate messages minus retract messages.
-    cnt_state: ValueState<Row, i64>,
-    cleanup: CleanupState<Row>,
-    pub timers: TimerService<Row>,
+    cnt_state: ValueState<i64>,
+    cleanup: CleanupState,
 }
+
+const CLEARED_BY_TIMER: &[&str] = &["GroupAggregateState", "GroupAggregateInputCounter", "CleanupTime"];
+const CLEARED_AT_ZERO: &[&str] = &["GroupAggregateState", "GroupAggregateInputCounter"];
 
 impl GroupAggProcessFunction {
     pub fn new(spec: GroupAggregateSpec, retention: IdleStateRetention) -> Self {
         GroupAggProcessFunction {
             spec,
+            backend: KeyedStateBackend::new(0),
             state: ValueState::new("GroupAggregateState"),
             cnt_state: ValueState::new("GroupAggregateInputCounter"),
             cleanup: CleanupState::new(retention),
-            timers: TimerService::default(),
         }
     }
 
-    fn results(&self, key: &Row, accs: &[Accumulator]) -> Row {
-        key.concat(&Row(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a)).collect()))
+    fn results(&self, key: &Row, accs: &Accumulators) -> Row {
+        key.0.iter().cloned().chain(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a))).collect()
+    }
+}
+
+impl StreamOperator for GroupAggProcessFunction {
+    fn flink_class(&self) -> &'static str {
+        "GroupAggProcessFunction"
     }
 
     /// `processElement(inputC, ctx, out)`.
-    ///
-    /// # Errors
-    /// When an aggregate function fails (Flink would fail the job).
-    pub fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
-        let key = input.row.project(&self.spec.group_by);
-        ctx.record(&key, TraceEvent::Received { message: input.clone() });
-        let decision = self.cleanup.process_cleanup_timer(&key, ctx.now, &mut self.timers);
-        ctx.record(&key, TraceEvent::Decision(decision));
-        if let Some(timer_ms) = decision.registered() {
-            ctx.record(&key, TraceEvent::TimerRegistered { timer_ms });
-        }
-        if let Some(timer_ms) = decision.deleted() {
-            ctx.record(&key, TraceEvent::TimerDeleted { timer_ms });
+    fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
+        let key_row = input.row.project(&self.spec.group_by);
+        let key = self.backend.keys.intern(&key_row);
+        let now = ctx.now;
+        ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
+        let decision = self.cleanup.process_cleanup_timer(&mut self.backend, key, now);
+        if ctx.tracing() {
+            ctx.record(&key_row, || TraceEvent::Decision(decision));
+            if let Some(timer_ms) = decision.registered() {
+                ctx.record(&key_row, || TraceEvent::TimerRegistered { timer_ms });
+            }
+            if let Some(timer_ms) = decision.deleted() {
+                ctx.record(&key_row, || TraceEvent::TimerDeleted { timer_ms });
+            }
         }
         let change = input.change.is_accumulate();
-        let (mut accs, first_row) = match self.state.value(&key) {
-            Some(accs) => (accs.clone(), false),
+        let (mut accs, first_row) = match self.state.peek(key) {
+            Some(accs) => (accs.user_value.clone(), false),
             None if !change => {
-                ctx.record(
-                    &key,
-                    TraceEvent::Dropped {
-                        message: input.clone(),
-                        reason: "a retraction for a key without accumulators is ignored".into(),
-                    },
-                );
+                ctx.record(&key_row, || TraceEvent::Dropped {
+                    message: input.clone(),
+                    reason: "a retraction for a key without accumulators is ignored",
+                });
                 return Ok(());
             }
             None => (self.spec.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
-        let mut input_cnt = self.cnt_state.value(&key).copied().unwrap_or(0);
-        let prev_row = self.results(&key, &accs);
+        let mut input_cnt = self.cnt_state.peek(key).map_or(0, |c| c.user_value);
+        let prev_row = self.results(&key_row, &accs);
         accumulate_or_retract(&self.spec.calls, &mut accs, &input.row, change)?;
         input_cnt += if change { 1 } else { -1 };
-        let new_row = self.results(&key, &accs);
+        let new_row = self.results(&key_row, &accs);
         if input_cnt != 0 {
-            self.state.update(&key, accs);
-            self.cnt_state.update(&key, input_cnt);
+            self.state.update(&mut self.backend.keys, key, accs, now);
+            self.cnt_state.update(&mut self.backend.keys, key, input_cnt, now);
             if !first_row {
                 if prev_row == new_row && !self.cleanup.state_cleaning_enabled() {
-                    ctx.record(
-                        &key,
-                        TraceEvent::Suppressed {
-                            reason: format!(
-                                "prevRow {} equals newRow and state cleaning is disabled",
-                                Message::new(Change::Legacy(false), prev_row)
-                            ),
-                        },
-                    );
+                    ctx.record(&key_row, || TraceEvent::Suppressed {
+                        reason: "prevRow equals newRow and state cleaning is disabled",
+                        row: prev_row,
+                    });
                     return Ok(());
                 }
                 if self.spec.generate_update_before {
-                    ctx.collect(&key, Message::new(Change::Legacy(false), prev_row));
+                    ctx.collect(&key_row, Message::new(Change::Legacy(false), prev_row));
                 }
             }
-            ctx.collect(&key, Message::new(Change::Legacy(true), new_row));
+            ctx.collect(&key_row, Message::new(Change::Legacy(true), new_row));
         } else {
-            ctx.collect(&key, Message::new(Change::Legacy(false), prev_row));
-            self.state.clear(&key);
-            self.cnt_state.clear(&key);
-            ctx.record(
-                &key,
-                TraceEvent::StateCleared {
-                    states: vec![self.state.name, self.cnt_state.name],
-                    cause: ClearCause::CountZero,
-                    reason: if self.cleanup.state_cleaning_enabled() {
-                        "the input counter reached 0 (the cleanup timer stays registered)".into()
-                    } else {
-                        "the input counter reached 0".into()
-                    },
+            ctx.collect(&key_row, Message::new(Change::Legacy(false), prev_row));
+            self.state.clear(&mut self.backend.keys, key);
+            self.cnt_state.clear(&mut self.backend.keys, key);
+            let cleaning = self.cleanup.state_cleaning_enabled();
+            ctx.record(&key_row, || TraceEvent::StateCleared {
+                states: CLEARED_AT_ZERO,
+                cause: ClearCause::CountZero,
+                reason: if cleaning {
+                    "the input counter reached 0 (the cleanup timer stays registered)"
+                } else {
+                    "the input counter reached 0"
                 },
-            );
+            });
         }
         Ok(())
     }
 
     /// `onTimer(timestamp, ctx, out)` for a cleanup timer of `key`.
-    pub fn on_timer(&mut self, key: &Row, timestamp: Millis, ctx: &mut Context) {
-        ctx.record(key, TraceEvent::TimerFired { timer_ms: timestamp });
+    fn on_timer(&mut self, timestamp: Millis, key: KeyId, ctx: &mut Context) -> Result<(), String> {
+        let key_row = self.backend.keys.row(key).clone();
+        ctx.record(&key_row, || TraceEvent::TimerFired { timer_ms: timestamp });
         if self.cleanup.state_cleaning_enabled() {
-            self.state.clear(key);
-            self.cnt_state.clear(key);
-            self.cleanup.clear(key);
-            ctx.record(
-                key,
-                TraceEvent::StateCleared {
-                    states: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
-                    cause: ClearCause::CleanupTimer,
-                    reason: "cleanup timer fired: cleanupState(state, cntState); nothing is emitted".into(),
-                },
-            );
+            self.state.clear(&mut self.backend.keys, key);
+            self.cnt_state.clear(&mut self.backend.keys, key);
+            self.cleanup.clear(&mut self.backend, key);
+            ctx.record(&key_row, || TraceEvent::StateCleared {
+                states: CLEARED_BY_TIMER,
+                cause: ClearCause::CleanupTimer,
+                reason: "cleanup timer fired: cleanupState(state, cntState); nothing is emitted",
+            });
+            ctx.state_lost(&key_row, timestamp);
         }
+        Ok(())
     }
 
-    /// The operator's keys and state.
-    pub fn view(&self) -> OperatorView {
-        let mut keys: BTreeSet<&Row> = self.state.iter().map(|(k, _)| k).collect();
-        keys.extend(self.cleanup.cleanup_time_state.iter().map(|(k, _)| k));
+    fn backend(&self) -> &KeyedStateBackend {
+        &self.backend
+    }
+    fn backend_mut(&mut self) -> &mut KeyedStateBackend {
+        &mut self.backend
+    }
+
+    fn state_names(&self) -> Vec<&'static str> {
+        vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name]
+    }
+
+    fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
+        let cell = |value: String| StateCell { value, entries: 1, visible: 1, ttl: None };
         let names = &self.spec.output_columns[self.spec.group_by.len()..];
-        OperatorView {
-            id: self.spec.id.clone(),
-            flink_class: "GroupAggProcessFunction",
-            plan: self.spec.plan_text(),
-            state_names: vec![self.state.name, self.cnt_state.name, self.cleanup.cleanup_time_state.name],
-            keys: keys
-                .into_iter()
-                .map(|k| KeyView {
-                    key: k.key_label(),
-                    row: (*k).clone(),
-                    accumulators: self.state.value(k).map(|accs| {
-                        names
-                            .iter()
-                            .zip(accs)
-                            .map(|(n, a)| format!("{}: {}", n.name, a.describe()))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }),
-                    input_count: self.cnt_state.value(k).copied(),
-                    cleanup_time_ms: self.cleanup.cleanup_time(k),
-                    timers_ms: self.timers.timers_of(k),
-                    ttl: None,
-                })
-                .collect(),
-        }
+        vec![
+            self.state.peek(key).map(|a| cell(describe_accumulators(names, &a.user_value))),
+            self.cnt_state.peek(key).map(|c| cell(c.user_value.to_string())),
+            self.cleanup.cleanup_time_state.peek(key).map(|c| cell(c.user_value.to_string())),
+        ]
+    }
+
+    fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
+        self.cleanup.cleanup_time(key)
+    }
+
+    fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
+        vec![
+            (self.state.name, self.state.size(now)),
+            (self.cnt_state.name, self.cnt_state.size(now)),
+            (self.cleanup.cleanup_time_state.name, self.cleanup.cleanup_time_state.size(now)),
+        ]
     }
 }

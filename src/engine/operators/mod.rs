@@ -1,85 +1,114 @@
-//! Stream operators. Each file models one Flink class; [`Operator`] dispatches to them.
+//! Stream operators: one file per Flink class, one shape for all of them.
+//!
+//! - [`StreamOperator`] is a running operator, modelled on Flink's `KeyedProcessFunction` /
+//!   `OneInputStreamOperator`: `processElement(input, ctx)`, `onTimer(timestamp, key, ctx)`, its
+//!   keyed-state backend, and what the page shows of its state.
+//! - [`OperatorSpec`] is a validated operator of a scenario's pipeline (its columns, its plan
+//!   text) that builds the Flink class the scenario's Flink version runs.
+//! - [`OPERATOR_KINDS`] maps the scenario format's `"operator"` names to their compilers.
+//!
+//! Adding an operator: one new file with its spec, its compiler and its `StreamOperator` impl
+//! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`].
 
 mod context;
-mod group_agg;
+mod group_agg_function;
 mod group_agg_process_function;
+mod group_aggregate;
 
-pub use context::Context;
-pub use group_agg::GroupAggFunction;
+pub use context::{Context, EmitCounts};
+pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
+pub use group_aggregate::GroupAggregateSpec;
 
-use super::row::{Message, Row};
-use super::scenario::{GroupAggregateSpec, Retention};
+use super::error::ScenarioError;
+use super::row::{Column, Message};
+use super::scenario::{FlinkMode, Retention};
+use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
-use super::timer_service::TimerService;
-use super::view::OperatorView;
+use super::view::StateCell;
+use std::fmt;
+use std::rc::Rc;
 
 /// A running operator.
-#[derive(Debug, Clone)]
-pub enum Operator {
-    /// Legacy planner group aggregation (Flink 1.10).
-    GroupAggProcessFunction(GroupAggProcessFunction),
-    /// Flink 2.3 group aggregation.
-    GroupAggFunction(GroupAggFunction),
-}
-
-impl Operator {
-    /// Builds the operator that runs `spec` under `retention`: idle state retention is the legacy
-    /// planner's mechanism (Flink 1.10), state TTL Flink 2.3's (scenario validation pairs them
-    /// with [`FlinkMode`](super::scenario::FlinkMode)).
-    pub fn new(spec: GroupAggregateSpec, retention: Retention) -> Operator {
-        match retention {
-            Retention::IdleState(r) => Operator::GroupAggProcessFunction(GroupAggProcessFunction::new(spec, r)),
-            Retention::StateTtl(ttl) => Operator::GroupAggFunction(GroupAggFunction::new(spec, ttl)),
-        }
-    }
-
-    pub fn spec(&self) -> &GroupAggregateSpec {
-        match self {
-            Operator::GroupAggProcessFunction(op) => &op.spec,
-            Operator::GroupAggFunction(op) => &op.spec,
-        }
-    }
+pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
+    /// The Flink class it models, e.g. `GroupAggProcessFunction`.
+    fn flink_class(&self) -> &'static str;
 
     /// `processElement(input, ctx, out)`.
     ///
     /// # Errors
     /// A message when Flink would throw (an aggregate function failing).
-    pub fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
-        match self {
-            Operator::GroupAggProcessFunction(op) => op.process_element(input, ctx),
-            Operator::GroupAggFunction(op) => op.process_element(input, ctx),
-        }
+    fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String>;
+
+    /// `onTimer(timestamp, ctx, out)` for a processing-time timer of `key`, already polled (the
+    /// key is the backend's current key). Operators that register no timers keep the default.
+    ///
+    /// # Errors
+    /// As [`StreamOperator::process_element`].
+    fn on_timer(&mut self, timestamp: Millis, key: KeyId, ctx: &mut Context) -> Result<(), String> {
+        let _ = (timestamp, key, ctx);
+        Ok(())
     }
 
-    /// `onTimer(timestamp, ctx, out)` for a processing-time timer of `key`, already polled.
-    pub fn on_timer(&mut self, key: &Row, timestamp: Millis, ctx: &mut Context) {
-        match self {
-            Operator::GroupAggProcessFunction(op) => op.on_timer(key, timestamp, ctx),
-            Operator::GroupAggFunction(_) => {}
-        }
+    /// Its keys and timers.
+    fn backend(&self) -> &KeyedStateBackend;
+    fn backend_mut(&mut self) -> &mut KeyedStateBackend;
+
+    /// The names of its keyed states, as Flink names them (the page's columns).
+    fn state_names(&self) -> Vec<&'static str>;
+
+    /// What each of its states holds for `key` at `now`, in [`StreamOperator::state_names`] order.
+    fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>>;
+
+    /// The stored cleanup time `C` of `key` (legacy idle state retention), if the operator keeps one.
+    fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
+        let _ = key;
+        None
     }
 
-    /// The operator's processing-time timers, if it uses any.
-    pub fn timers(&self) -> Option<&TimerService<Row>> {
-        match self {
-            Operator::GroupAggProcessFunction(op) => Some(&op.timers),
-            Operator::GroupAggFunction(_) => None,
-        }
-    }
-
-    pub fn timers_mut(&mut self) -> Option<&mut TimerService<Row>> {
-        match self {
-            Operator::GroupAggProcessFunction(op) => Some(&mut op.timers),
-            Operator::GroupAggFunction(_) => None,
-        }
-    }
-
-    /// What the page shows of the operator at processing time `now`.
-    pub fn view(&self, now: Millis) -> OperatorView {
-        match self {
-            Operator::GroupAggProcessFunction(op) => op.view(),
-            Operator::GroupAggFunction(op) => op.view(now),
-        }
-    }
+    /// The size of each of its states at `now`.
+    fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)>;
 }
+
+dyn_clone::clone_trait_object!(StreamOperator);
+
+/// What an operator of the pipeline is compiled against.
+#[derive(Debug, Clone, Copy)]
+pub struct CompileInput<'a> {
+    /// The operator's path in the scenario, e.g. `pipeline[1]`.
+    pub path: &'a str,
+    pub flink: FlinkMode,
+    pub retention: Retention,
+    /// The input's columns.
+    pub columns: &'a [Column],
+    /// The input for people: `source 'tbl1'` or `the output of 'inner'`.
+    pub input_name: &'a str,
+    /// Whether the input carries retractions (`-U`/`-D`, `(false, ..)`).
+    pub retracts: bool,
+}
+
+/// A validated operator of a scenario's pipeline.
+pub trait OperatorSpec: fmt::Debug {
+    /// Its output columns.
+    fn output_columns(&self) -> &[Column];
+    /// How many leading output columns are its unique key (an upsert sink keys on them).
+    fn unique_key_len(&self) -> usize;
+    /// Whether its output carries retractions.
+    fn output_retracts(&self) -> bool;
+    /// Whether it emits `UPDATE_BEFORE` / `(false, prevRow)` before an update.
+    fn generates_update_before(&self) -> bool;
+    /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
+    fn plan(&self) -> String;
+    /// The Flink class that runs it on `flink` with `retention`.
+    fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator>;
+}
+
+/// An operator name of the scenario format and its compiler: `raw` is the operator's JSON
+/// object (the compiler reads its own fields, rejecting unknown ones).
+pub struct OperatorKind {
+    pub name: &'static str,
+    pub compile: fn(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError>,
+}
+
+/// Every operator the scenario format knows.
+pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND];

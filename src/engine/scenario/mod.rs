@@ -4,15 +4,18 @@
 //! [`Scenario::from_json`] parses and validates in one go; every error names the field
 //! (`steps[3].at`) and the rule, in Flink's words where Flink has them.
 
-mod raw;
+pub(crate) mod raw;
 mod validate;
 
-use super::aggregate::AggCall;
 use super::error::ScenarioError;
 use super::idle_state_retention::IdleStateRetention;
+use super::operators::OperatorSpec;
 use super::row::{Column, Row, RowKind};
 use super::time::{format_duration, Millis, TimeFormat};
+use super::workload::Workload;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::rc::Rc;
 
 /// Which Flink, and so which operator implementations and retention mechanism, a scenario runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -77,36 +80,11 @@ pub struct Source {
     pub changelog: SourceChangelog,
 }
 
-/// One group aggregation: `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupAggregateSpec {
+/// One operator of the pipeline: its id and its validated spec.
+#[derive(Debug, Clone)]
+pub struct OperatorNode {
     pub id: String,
-    pub group_by: Vec<usize>,
-    pub calls: Vec<AggCall>,
-    pub input_columns: Vec<Column>,
-    /// The grouping columns, then one column per aggregate (Flink's GroupAggregate output).
-    pub output_columns: Vec<Column>,
-    /// Whether the input can carry retractions (then every call needs `retract`, and Flink 2.3
-    /// keeps a `COUNT(*)` to know when a key becomes empty).
-    pub input_retracts: bool,
-    /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
-    pub generate_update_before: bool,
-}
-
-impl GroupAggregateSpec {
-    /// Flink's plan text: `GroupAggregate(groupBy=[devId], select=[devId, LATEST_BY_TIME(status, times) AS st])`.
-    pub fn plan_text(&self) -> String {
-        let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
-        let keys: Vec<String> = self.group_by.iter().map(|&i| names[i].clone()).collect();
-        let aggs = self.calls.iter().zip(&self.output_columns[self.group_by.len()..]);
-        let select: Vec<String> =
-            keys.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name))).collect();
-        if keys.is_empty() {
-            format!("GroupAggregate(select=[{}])", select.join(", "))
-        } else {
-            format!("GroupAggregate(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
-        }
-    }
+    pub spec: Rc<dyn OperatorSpec>,
 }
 
 /// One driving step of a scenario.
@@ -121,7 +99,7 @@ pub enum Step {
 }
 
 /// A validated scenario.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Scenario {
     pub name: String,
     pub title: String,
@@ -132,8 +110,11 @@ pub struct Scenario {
     pub start_ms: Millis,
     pub retention: Retention,
     pub source: Source,
-    pub operators: Vec<GroupAggregateSpec>,
+    pub operators: Vec<OperatorNode>,
+    /// The explicit steps, run first.
     pub steps: Vec<Step>,
+    /// Generated input events, after the steps.
+    pub workload: Option<Workload>,
 }
 
 impl Scenario {
@@ -147,6 +128,43 @@ impl Scenario {
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         validate::compile(parse_raw(text)?)
     }
+
+    /// How many steps the scenario drives: the explicit ones, then the workload's events.
+    pub fn step_count(&self) -> u64 {
+        self.steps.len() as u64 + self.workload.as_ref().map_or(0, |w| w.events)
+    }
+
+    /// The processing time the scenario's input reaches (its last step or workload event).
+    pub fn end_ms(&self) -> Millis {
+        match &self.workload {
+            Some(w) => w.end_ms(),
+            None => {
+                let mut t = self.start_ms;
+                for step in &self.steps {
+                    t = match step {
+                        Step::Input { at, .. } => at.unwrap_or(t),
+                        Step::AdvanceTo(to) => *to,
+                        Step::AdvanceBy(by) => t.saturating_add(*by),
+                    };
+                }
+                t
+            }
+        }
+    }
+}
+
+/// Parses one part of a scenario (`raw`, its JSON text) as `T`, naming fields from `path`
+/// (`pipeline[1]`, `workload`).
+///
+/// # Errors
+/// A [`ScenarioError`] whose path is `path` followed by the field's.
+pub fn parse_part<T: DeserializeOwned>(raw: &str, path: &str) -> Result<T, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(raw);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let inner_path = e.path().to_string();
+        let full = if inner_path == "." { path.to_string() } else { format!("{path}.{inner_path}") };
+        ScenarioError::new(full, e.into_inner().to_string())
+    })
 }
 
 /// The same scenario text with its `flink` field set to `mode` (pretty-printed, field order
@@ -158,6 +176,7 @@ impl Scenario {
 /// As [`Scenario::from_json`], for the checks made here.
 pub fn with_flink(text: &str, mode: FlinkMode) -> Result<String, ScenarioError> {
     parse_raw(text)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
     if let Some(obj) = value.as_object_mut() {
@@ -169,6 +188,8 @@ pub fn with_flink(text: &str, mode: FlinkMode) -> Result<String, ScenarioError> 
 /// The written form of a scenario, straight from the text (not through `serde_json::Value`, so a
 /// duplicate key is an error).
 fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.trim_start().starts_with('{') {
         return Err(ScenarioError::new("scenario", "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }"));
     }

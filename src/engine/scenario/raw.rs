@@ -10,9 +10,9 @@ use serde::{Deserialize, Deserializer};
 
 /// A time as written: a number of ms, or an ISO-8601 date-time string.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct TimeValue {
-    pub(super) ms: Millis,
-    pub(super) date_time: bool,
+pub(crate) struct TimeValue {
+    pub(crate) ms: Millis,
+    pub(crate) date_time: bool,
 }
 
 impl<'de> Deserialize<'de> for TimeValue {
@@ -34,11 +34,15 @@ impl<'de> Deserialize<'de> for TimeValue {
 }
 
 /// A JSON number as whole milliseconds.
+/// A JSON number as whole milliseconds: an integer, or a number written with a fraction that is
+/// exactly whole (`1.0` is 1 ms).
 fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
     if let Some(ms) = n.as_i64() {
         return Ok(ms);
     }
     match n.as_f64() {
+        // Exactly representable whole numbers below 2^53 convert without loss.
+        Some(f) if !n.is_u64() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Ok(f as i64),
         Some(f) if n.is_u64() || f.fract() == 0.0 => Err(format!("{n} ms is outside 0 ..= {MAX_TIME_MS} ms")),
         _ => Err(format!("{n} is not a whole number of milliseconds")),
     }
@@ -46,7 +50,7 @@ fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
 
 /// A duration as written: a number of ms, or Flink's syntax (`"5 min"`).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct DurationValue(pub(super) Millis);
+pub(crate) struct DurationValue(pub(crate) Millis);
 
 impl<'de> Deserialize<'de> for DurationValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -82,8 +86,12 @@ pub(super) struct RawScenario {
     #[serde(default)]
     pub(super) state_ttl: Option<DurationValue>,
     pub(super) source: RawSource,
-    pub(super) pipeline: Vec<RawOperator>,
+    /// Each operator as JSON text, read by its kind's compiler.
+    pub(super) pipeline: Vec<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
     pub(super) steps: Vec<RawStep>,
+    #[serde(default)]
+    pub(super) workload: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Deserialize)]
@@ -104,38 +112,13 @@ pub(super) struct RawSource {
     pub(super) changelog: SourceChangelog,
 }
 
-/// The operator types. One struct holds every operator's fields (rather than a tagged enum)
-/// so that errors name the exact field, e.g. `pipeline[0].aggregates[1].as`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub(super) enum OperatorType {
-    GroupAggregate,
-}
-
+/// The fields every operator object has; the rest are its kind's (see
+/// [`OPERATOR_KINDS`](crate::engine::operators::OPERATOR_KINDS)).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "an operator object {\"operator\", \"id\", ...}")]
-pub(super) struct RawOperator {
-    pub(super) operator: OperatorType,
+#[serde(expecting = "an operator object {\"operator\", \"id\", ...}")]
+pub(super) struct RawOperatorHeader {
+    pub(super) operator: String,
     pub(super) id: String,
-    #[serde(default)]
-    pub(super) group_by: Vec<String>,
-    #[serde(default)]
-    pub(super) aggregates: Vec<RawAggregate>,
-    #[serde(default = "yes", alias = "generate_retraction")]
-    pub(super) generate_update_before: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
-pub(super) struct RawAggregate {
-    pub(super) function: String,
-    #[serde(default)]
-    pub(super) args: Vec<String>,
-    #[serde(rename = "as")]
-    pub(super) alias: String,
 }
 
 #[derive(Deserialize)]

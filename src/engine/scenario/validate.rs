@@ -1,16 +1,16 @@
 //! Validation: from the written form to a [`Scenario`], naming the field and the rule of every
 //! rejection.
 
-use super::raw::{
-    DurationValue, OperatorType, RawAggregate, RawIdleStateRetention, RawOperator, RawScenario, RawSource, RawStep,
-    TimeValue,
-};
-use super::{FlinkMode, GroupAggregateSpec, Retention, Scenario, Source, SourceChangelog, Step};
-use crate::engine::aggregate::AggCall;
-use crate::engine::error::ScenarioError;
+use super::raw::{DurationValue, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue};
+use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, Step};
+use crate::engine::error::{quote, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
-use crate::engine::row::{Column, DataType, Row, RowKind};
+use crate::engine::operators::{CompileInput, OPERATOR_KINDS};
+use crate::engine::row::{Column, Row, RowKind};
 use crate::engine::time::{check_time, Millis, TimeFormat};
+use crate::engine::workload::Workload;
+use serde_json::value::RawValue;
+use std::collections::HashSet;
 
 pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     if raw.name.trim().is_empty() {
@@ -18,8 +18,15 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     }
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let source = compile_source(&raw.source)?;
-    let operators = compile_pipeline(&raw.pipeline, &source)?;
+    let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention)?;
     let (steps, start_ms, wrote_date_times) = compile_steps(&raw.steps, raw.start, &source)?;
+    let workload = match &raw.workload {
+        Some(w) => Some(Workload::compile(w.get(), &source.columns, steps_end(&steps, start_ms))?),
+        None if steps.is_empty() => {
+            return Err(ScenarioError::new("steps", "a scenario needs steps, a workload, or both"));
+        }
+        None => None,
+    };
     let time_format = raw.time_format.unwrap_or(if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {
         TimeFormat::DateTime
     } else {
@@ -36,6 +43,16 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         source,
         operators,
         steps,
+        workload,
+    })
+}
+
+/// The processing time the steps reach.
+fn steps_end(steps: &[Step], start_ms: Millis) -> Millis {
+    steps.iter().fold(start_ms, |t, step| match step {
+        Step::Input { at, .. } => at.unwrap_or(t),
+        Step::AdvanceTo(to) => *to,
+        Step::AdvanceBy(by) => t.saturating_add(*by),
     })
 }
 
@@ -89,166 +106,82 @@ fn compile_source(raw: &RawSource) -> Result<Source, ScenarioError> {
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {
+    let mut seen = HashSet::with_capacity(columns.len());
     for (i, c) in columns.iter().enumerate() {
         if c.name.trim().is_empty() {
             return Err(ScenarioError::new(format!("{path}[{i}]"), "a column name must not be empty"));
         }
-        if columns[..i].iter().any(|p| p.name == c.name) {
-            return Err(ScenarioError::new(format!("{path}[{i}]"), format!("duplicate column name '{}'", c.name)));
+        if !seen.insert(c.name.as_str()) {
+            return Err(ScenarioError::new(format!("{path}[{i}]"), format!("duplicate column name {}", quote(&c.name))));
         }
     }
     Ok(())
 }
 
-fn column_index(columns: &[Column], name: &str, path: &str, input: &str) -> Result<usize, ScenarioError> {
-    columns.iter().position(|c| c.name == name).ok_or_else(|| {
-        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-        ScenarioError::new(path, format!("no column '{name}' in {input} (columns: {})", names.join(", ")))
-    })
+/// `unknown variant `X`, expected `A` or `B``, as serde words it for an enum.
+fn unknown_operator(name: &str) -> String {
+    let names: Vec<String> = OPERATOR_KINDS.iter().map(|k| format!("`{}`", k.name)).collect();
+    let expected = match names.as_slice() {
+        [one] => one.clone(),
+        [a, b] => format!("{a} or {b}"),
+        more => format!("one of {}", more.join(", ")),
+    };
+    let shown = quote(name);
+    format!("unknown variant `{}`, expected {expected}", &shown[1..shown.len() - 1])
 }
 
-fn compile_pipeline(raw: &[RawOperator], source: &Source) -> Result<Vec<GroupAggregateSpec>, ScenarioError> {
+fn compile_pipeline(
+    raw: &[Box<RawValue>],
+    source: &Source,
+    flink: FlinkMode,
+    retention: Retention,
+) -> Result<Vec<OperatorNode>, ScenarioError> {
     if raw.is_empty() {
         return Err(ScenarioError::new("pipeline", "needs at least one operator"));
     }
-    let mut specs: Vec<GroupAggregateSpec> = Vec::new();
+    let mut nodes: Vec<OperatorNode> = Vec::new();
+    let mut ids: HashSet<String> = HashSet::new();
     for (i, op) in raw.iter().enumerate() {
-        let RawOperator { operator: OperatorType::GroupAggregate, id, group_by, aggregates, generate_update_before } =
-            op;
         let path = format!("pipeline[{i}]");
-        if id.trim().is_empty() || id == "result" || *id == source.name {
+        let header: RawOperatorHeader = parse_part(op.get(), &path)?;
+        let id = header.id;
+        if id.trim().is_empty() || id == "result" || id == source.name {
             return Err(ScenarioError::new(
                 format!("{path}.id"),
                 format!(
-                    "'{id}' cannot name an operator: ids must be non-empty and differ from the source and 'result'"
+                    "{} cannot name an operator: ids must be non-empty and differ from the source and 'result'",
+                    quote(&id)
                 ),
             ));
         }
-        if specs.iter().any(|s| s.id == *id) {
-            return Err(ScenarioError::new(format!("{path}.id"), format!("duplicate operator id '{id}'")));
+        if !ids.insert(id.clone()) {
+            return Err(ScenarioError::new(format!("{path}.id"), format!("duplicate operator id {}", quote(&id))));
         }
-        let (input_columns, input_name, input_retracts) = match specs.last() {
-            None => {
-                (source.columns.clone(), format!("source '{}'", source.name), source.changelog == SourceChangelog::All)
-            }
-            Some(prev) => (prev.output_columns.clone(), format!("the output of '{}'", prev.id), true),
-        };
-        let group_by_idx = group_by
+        let kind = OPERATOR_KINDS
             .iter()
-            .enumerate()
-            .map(|(j, name)| column_index(&input_columns, name, &format!("{path}.group_by[{j}]"), &input_name))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut output_columns: Vec<Column> = group_by_idx.iter().map(|&k| input_columns[k].clone()).collect();
-        let mut calls = Vec::new();
-        for (j, agg) in aggregates.iter().enumerate() {
-            let apath = format!("{path}.aggregates[{j}]");
-            let (call, data_type) = compile_call(agg, &input_columns, &apath, &input_name)?;
-            if input_retracts && !call.supports_retraction() {
-                return Err(ScenarioError::new(
-                    format!("{apath}.function"),
-                    format!(
-                        "{} cannot consume {input_name}, which carries retractions: the function has no \
-                         retract method here (Flink's planner requires one for a retracting input)",
-                        call.display(&input_columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>())
-                    ),
-                ));
-            }
-            if agg.alias.trim().is_empty() || output_columns.iter().any(|c| c.name == agg.alias) {
-                return Err(ScenarioError::new(
-                    format!("{apath}.as"),
-                    format!("'{}' cannot name an output column: names must be non-empty and unique", agg.alias),
-                ));
-            }
-            output_columns.push(Column { name: agg.alias.clone(), data_type });
-            calls.push(call);
-        }
-        if output_columns.is_empty() {
-            return Err(ScenarioError::new(
-                path,
-                "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
-            ));
-        }
-        specs.push(GroupAggregateSpec {
-            id: id.clone(),
-            group_by: group_by_idx,
-            calls,
-            input_columns,
-            output_columns,
-            input_retracts,
-            generate_update_before: *generate_update_before,
-        });
+            .find(|k| k.name == header.operator)
+            .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
+        let (columns, input_name, retracts) = match nodes.last() {
+            None => (&source.columns[..], format!("source {}", quote(&source.name)), source.changelog == SourceChangelog::All),
+            Some(prev) => (prev.spec.output_columns(), format!("the output of {}", quote(&prev.id)), prev.spec.output_retracts()),
+        };
+        let input = CompileInput { path: &path, flink, retention, columns, input_name: &input_name, retracts };
+        let spec = (kind.compile)(op.get(), input)?;
+        nodes.push(OperatorNode { id, spec });
     }
-    for i in 0..specs.len().saturating_sub(1) {
-        if !specs[i].generate_update_before {
+    for (i, pair) in nodes.windows(2).enumerate() {
+        if !pair[0].spec.generates_update_before() {
             return Err(ScenarioError::new(
                 format!("pipeline[{i}].generate_update_before"),
                 format!(
-                    "false, but '{}' consumes this output and needs UPDATE_BEFORE / retraction messages \
+                    "false, but {} consumes this output and needs UPDATE_BEFORE / retraction messages \
                      to retract old rows (Flink's planner only drops them when nothing downstream needs them)",
-                    specs[i + 1].id
+                    quote(&pair[1].id)
                 ),
             ));
         }
     }
-    Ok(specs)
-}
-
-fn compile_call(
-    agg: &RawAggregate,
-    input: &[Column],
-    path: &str,
-    input_name: &str,
-) -> Result<(AggCall, DataType), ScenarioError> {
-    let arg = |j: usize| column_index(input, &agg.args[j], &format!("{path}.args[{j}]"), input_name);
-    let arity = |n: usize, usage: &str| {
-        if agg.args.len() == n {
-            Ok(())
-        } else {
-            Err(ScenarioError::new(
-                format!("{path}.args"),
-                format!("{usage} takes {n} argument(s), found {}", agg.args.len()),
-            ))
-        }
-    };
-    let numeric = |i: usize, j: usize| {
-        let t = input[i].data_type;
-        if matches!(t, DataType::Int | DataType::BigInt) {
-            Ok(t)
-        } else {
-            Err(ScenarioError::new(
-                format!("{path}.args[{j}]"),
-                format!("expects INT or BIGINT, column '{}' is {}", input[i].name, t.name()),
-            ))
-        }
-    };
-    match agg.function.to_uppercase().as_str() {
-        "COUNT" if agg.args.len() == 1 && agg.args[0] == "*" => Ok((AggCall::CountStar, DataType::BigInt)),
-        "COUNT" => {
-            arity(1, "COUNT(x) or COUNT(*)")?;
-            Ok((AggCall::Count(arg(0)?), DataType::BigInt))
-        }
-        "SUM" => {
-            arity(1, "SUM(x)")?;
-            let i = arg(0)?;
-            let t = numeric(i, 0)?;
-            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int }, t))
-        }
-        "LAST_VALUE" => {
-            arity(1, "LAST_VALUE(x)")?;
-            let i = arg(0)?;
-            Ok((AggCall::LastValue(i), input[i].data_type))
-        }
-        "LATEST_BY_TIME" => {
-            arity(2, "LATEST_BY_TIME(value, time)")?;
-            let (value, time) = (arg(0)?, arg(1)?);
-            numeric(time, 1)?;
-            Ok((AggCall::LatestByTime { value, time }, input[value].data_type))
-        }
-        other => Err(ScenarioError::new(
-            format!("{path}.function"),
-            format!("unknown aggregate function '{other}' (known: COUNT, SUM, LAST_VALUE, LATEST_BY_TIME)"),
-        )),
-    }
+    Ok(nodes)
 }
 
 fn compile_steps(
@@ -317,15 +250,15 @@ fn compile_input(
     let kind = match kind {
         None => RowKind::Insert,
         Some(k) => RowKind::parse(k).ok_or_else(|| {
-            ScenarioError::new(format!("{path}.kind"), format!("'{k}' is not a row kind (+I, -U, +U, -D)"))
+            ScenarioError::new(format!("{path}.kind"), format!("{} is not a row kind (+I, -U, +U, -D)", quote(k)))
         })?,
     };
     if kind != RowKind::Insert && source.changelog == SourceChangelog::InsertOnly {
         return Err(ScenarioError::new(
             format!("{path}.kind"),
             format!(
-                "source '{}' is insert-only: set source.changelog to \"all\" to feed {} rows",
-                source.name,
+                "source {} is insert-only: set source.changelog to \"all\" to feed {} rows",
+                quote(&source.name),
                 kind.short_string()
             ),
         ));
@@ -335,9 +268,9 @@ fn compile_input(
         return Err(ScenarioError::new(
             format!("{path}.row"),
             format!(
-                "has {} values, source '{}' has {} columns ({})",
+                "has {} values, source {} has {} columns ({})",
                 values.len(),
-                source.name,
+                quote(&source.name),
                 names.len(),
                 names.join(", ")
             ),
@@ -350,8 +283,8 @@ fn compile_input(
         .map(|(j, (v, col))| {
             col.data_type
                 .value_from_json(v)
-                .map_err(|m| ScenarioError::new(format!("{path}.row[{j}]"), format!("column '{}': {m}", col.name)))
+                .map_err(|m| ScenarioError::new(format!("{path}.row[{j}]"), format!("column {}: {m}", quote(&col.name))))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Step::Input { at, kind, row: Row(row) })
+    Ok(Step::Input { at, kind, row: Row::from(row) })
 }

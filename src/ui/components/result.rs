@@ -26,7 +26,7 @@ pub fn view(sim: &Simulation) -> Html {
                     if result.rows().is_empty() {
                         <tr><td colspan={(result.columns.len() + 1).to_string()} class="hint">{ "empty" }</td></tr>
                     }
-                    { for result.rows().iter().map(|r| {
+                    { for result.rows().map(|r| {
                         let stale = r.stale_since_ms.map(|t| format!(
                             "⚠ stale since {}: the state of this key was lost without a message; nothing will ever retract or update this row",
                             tf.format(t)));

@@ -1,8 +1,11 @@
-//! Keyed state time-to-live: `StateTtlConfig` and the TTL decorator of a `ValueState`.
+//! Keyed state time-to-live: `StateTtlConfig`, the stamped value `TtlValue`, and what a read of
+//! TTL state finds. The decorators themselves (`TtlValueState`, `TtlMapState`, `TtlListState`) are
+//! [`ValueState`](super::ValueState), [`MapState`](super::MapState) and
+//! [`ListState`](super::ListState) built with an enabled config.
 //!
 //! Follows `flink-core/.../api/common/state/StateTtlConfig.java` (1.10 to 2.x),
 //! `flink-runtime/.../runtime/state/ttl/TtlUtils.java`, `AbstractTtlDecorator.java` and
-//! `TtlValueState.java` (1.10; unchanged in logic for heap/RocksDB "V1" state in 2.x), and the
+//! `TtlValueState.java`, `TtlMapState.java`, `TtlListState.java` (1.10; unchanged in logic for heap/RocksDB "V1" state in 2.x), and the
 //! table runtime's `StateConfigUtil.createTtlConfig` (1.15+, `StateTtlConfigUtil` before).
 //!
 //! The TTL clock is Flink's `TtlTimeProvider.DEFAULT` (`System.currentTimeMillis`), not the
@@ -14,8 +17,7 @@
 //! the RocksDB compaction filter, full-snapshot filtering). They only change when an expired,
 //! already invisible value is physically removed, never what the operator sees.
 
-use super::keyed_state::ValueState;
-use super::time::Millis;
+use crate::engine::time::Millis;
 
 /// `StateTtlConfig.UpdateType`: which accesses refresh the last-access timestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +118,7 @@ pub enum TtlRead<T> {
     Expired { last_access_ms: Millis, expired_at_ms: Millis, returned: Option<T> },
 }
 
-/// How a stored value looks at a given processing time, without touching it.
+/// How a stored entry looks at a given processing time, without touching it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Visibility {
     /// Not expired: reads return it.
@@ -125,75 +127,23 @@ pub enum Visibility {
     ExpiredStillStored,
 }
 
-/// A keyed `ValueState` behind the TTL decorator (`TtlValueState`). With a disabled config it
-/// behaves as a plain `ValueState`.
-#[derive(Debug, Clone)]
-pub struct TtlValueState<K: Ord, T> {
-    pub config: StateTtlConfig,
-    original: ValueState<K, TtlValue<T>>,
-}
-
-impl<K: Ord + Clone, T: Clone> TtlValueState<K, T> {
-    pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
-        TtlValueState { config, original: ValueState::new(name) }
-    }
-
-    /// The state descriptor's name.
-    pub fn name(&self) -> &'static str {
-        self.original.name
-    }
-
-    /// `value()` at processing time `now` (`AbstractTtlDecorator.getWithTtlCheckAndUpdate`):
-    /// an expired value is cleared and returned only with `ReturnExpiredIfNotCleanedUp`; a fresh
-    /// one is re-stamped with `now` when the update type is `OnReadAndWrite`.
-    pub fn value(&mut self, key: &K, now: Millis) -> TtlRead<T> {
-        let Some(stored) = self.original.value(key).cloned() else {
-            return TtlRead::Absent;
-        };
-        if self.config.expired(stored.last_access_ms, now) {
-            self.original.clear(key);
-            let returned = (self.config.state_visibility == StateVisibility::ReturnExpiredIfNotCleanedUp)
-                .then_some(stored.user_value);
-            return TtlRead::Expired {
-                last_access_ms: stored.last_access_ms,
-                expired_at_ms: self.config.expiration_timestamp(stored.last_access_ms),
-                returned,
-            };
-        }
-        if self.config.update_type == UpdateType::OnReadAndWrite {
-            self.original.update(key, TtlValue { user_value: stored.user_value.clone(), last_access_ms: now });
-        }
-        TtlRead::Fresh(stored.user_value)
-    }
-
-    /// `update(value)` at `now`: stores the value stamped with `now`. Every write refreshes the
-    /// TTL, even when the value is unchanged.
-    pub fn update(&mut self, key: &K, value: T, now: Millis) {
-        self.original.update(key, TtlValue { user_value: value, last_access_ms: now });
-    }
-
-    /// `clear()`; returns whether something was stored.
-    pub fn clear(&mut self, key: &K) -> bool {
-        self.original.clear(key)
-    }
-
-    /// What is stored for `key` (expired or not), without the side effects of a read.
-    pub fn peek(&self, key: &K) -> Option<&TtlValue<T>> {
-        self.original.value(key)
-    }
-
-    /// Whether a stored value is visible at `now`.
-    pub fn visibility(&self, stored: &TtlValue<T>, now: Millis) -> Visibility {
-        if self.config.expired(stored.last_access_ms, now) {
+impl StateTtlConfig {
+    /// Whether an entry stamped at `last_access_ms` is visible at `now`.
+    pub fn visibility(&self, last_access_ms: Millis, now: Millis) -> Visibility {
+        if self.expired(last_access_ms, now) {
             Visibility::ExpiredStillStored
         } else {
             Visibility::Visible
         }
     }
 
-    /// Every stored (key, value), expired or not, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&K, &TtlValue<T>)> {
-        self.original.iter()
+    /// The TTL in ms when enabled, else 0 (what the expiry bookkeeping needs).
+    pub fn enabled_ttl_ms(&self) -> Millis {
+        if self.is_enabled() {
+            self.ttl_ms
+        } else {
+            0
+        }
     }
 }
 
@@ -210,30 +160,5 @@ mod tests {
         assert!(!StateTtlConfig::DISABLED.expired(0, Millis::MAX));
         assert_eq!(StateTtlConfig::new_builder(0), Err("TTL is expected to be positive.".to_string()));
         assert_eq!(StateTtlConfig::create_ttl_config(0), StateTtlConfig::DISABLED);
-    }
-
-    #[test]
-    fn writes_refresh_reads_do_not_with_on_create_and_write() {
-        let mut s = TtlValueState::new("acc", StateTtlConfig::create_ttl_config(10));
-        s.update(&"k", 1, 0);
-        assert_eq!(s.value(&"k", 9), TtlRead::Fresh(1));
-        assert_eq!(s.visibility(s.peek(&"k").unwrap(), 10), Visibility::ExpiredStillStored);
-        assert_eq!(s.value(&"k", 10), TtlRead::Expired { last_access_ms: 0, expired_at_ms: 10, returned: None });
-        assert!(s.peek(&"k").is_none(), "an expired value is removed when read");
-        s.update(&"k", 2, 20);
-        s.update(&"k", 2, 25);
-        assert_eq!(s.value(&"k", 34), TtlRead::Fresh(2));
-    }
-
-    #[test]
-    fn on_read_and_write_and_return_expired() {
-        let mut cfg = StateTtlConfig::new_builder(10).unwrap();
-        cfg.update_type = UpdateType::OnReadAndWrite;
-        cfg.state_visibility = StateVisibility::ReturnExpiredIfNotCleanedUp;
-        let mut s = TtlValueState::new("v", cfg);
-        s.update(&"k", 7, 0);
-        assert_eq!(s.value(&"k", 8), TtlRead::Fresh(7));
-        assert_eq!(s.peek(&"k").unwrap().last_access_ms, 8);
-        assert_eq!(s.value(&"k", 18), TtlRead::Expired { last_access_ms: 8, expired_at_ms: 18, returned: Some(7) });
     }
 }

@@ -1,0 +1,223 @@
+//! `GroupAggregate`: `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`, as the
+//! scenario format writes it, and the Flink class each Flink version runs it with:
+//! [`GroupAggProcessFunction`](super::GroupAggProcessFunction) on the 1.10 legacy planner,
+//! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
+
+use super::{CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::aggregate::AggCall;
+use crate::engine::error::{quote, ScenarioError};
+use crate::engine::row::{Column, DataType};
+use crate::engine::scenario::{parse_part, FlinkMode, Retention};
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+/// The registration of `GroupAggregate` in [`super::OPERATOR_KINDS`].
+pub const KIND: OperatorKind = OperatorKind { name: "GroupAggregate", compile };
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\"}"
+)]
+struct RawGroupAggregate {
+    #[allow(dead_code)]
+    operator: String,
+    #[allow(dead_code)]
+    id: String,
+    #[serde(default)]
+    group_by: Vec<String>,
+    #[serde(default)]
+    aggregates: Vec<RawAggregate>,
+    #[serde(default = "yes", alias = "generate_retraction")]
+    generate_update_before: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
+struct RawAggregate {
+    function: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(rename = "as")]
+    alias: String,
+}
+
+/// A validated group aggregation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupAggregateSpec {
+    pub group_by: Vec<usize>,
+    pub calls: Vec<AggCall>,
+    pub input_columns: Vec<Column>,
+    /// The grouping columns, then one column per aggregate (Flink's GroupAggregate output).
+    pub output_columns: Vec<Column>,
+    /// Whether the input can carry retractions (then every call needs `retract`, and Flink 2.3
+    /// keeps a `COUNT(*)` to know when a key becomes empty).
+    pub input_retracts: bool,
+    /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
+    pub generate_update_before: bool,
+}
+
+impl OperatorSpec for GroupAggregateSpec {
+    fn output_columns(&self) -> &[Column] {
+        &self.output_columns
+    }
+    fn unique_key_len(&self) -> usize {
+        self.group_by.len()
+    }
+    fn output_retracts(&self) -> bool {
+        true
+    }
+    fn generates_update_before(&self) -> bool {
+        self.generate_update_before
+    }
+
+    /// `GroupAggregate(groupBy=[devId], select=[devId, LATEST_BY_TIME(status, times) AS st])`.
+    fn plan(&self) -> String {
+        let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
+        let keys: Vec<String> = self.group_by.iter().map(|&i| names[i].clone()).collect();
+        let aggs = self.calls.iter().zip(&self.output_columns[self.group_by.len()..]);
+        let select: Vec<String> =
+            keys.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name))).collect();
+        if keys.is_empty() {
+            format!("GroupAggregate(select=[{}])", select.join(", "))
+        } else {
+            format!("GroupAggregate(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
+        }
+    }
+
+    /// Idle state retention is the legacy planner's mechanism (Flink 1.10), state TTL Flink 2.3's
+    /// (scenario validation pairs each with its [`FlinkMode`]).
+    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        match retention {
+            Retention::IdleState(r) => Box::new(GroupAggProcessFunction::new(self.clone(), r)),
+            Retention::StateTtl(ttl) => Box::new(GroupAggFunction::new(self.clone(), ttl)),
+        }
+    }
+}
+
+/// The index of column `name` in `columns`, or an error naming the field and the columns there are.
+pub fn column_index(columns: &[Column], name: &str, path: &str, input: &str) -> Result<usize, ScenarioError> {
+    columns.iter().position(|c| c.name == name).ok_or_else(|| {
+        let names: Vec<&str> = columns.iter().take(20).map(|c| c.name.as_str()).collect();
+        let more = if columns.len() > 20 { format!(", … {} more", columns.len() - 20) } else { String::new() };
+        ScenarioError::new(path, format!("no column {} in {input} (columns: {}{more})", quote(name), names.join(", ")))
+    })
+}
+
+fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
+    let op: RawGroupAggregate = parse_part(raw, input.path)?;
+    let path = input.path;
+    let group_by = op
+        .group_by
+        .iter()
+        .enumerate()
+        .map(|(j, name)| column_index(input.columns, name, &format!("{path}.group_by[{j}]"), input.input_name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut output_columns: Vec<Column> = group_by.iter().map(|&k| input.columns[k].clone()).collect();
+    let mut names: HashSet<String> = output_columns.iter().map(|c| c.name.clone()).collect();
+    let mut calls = Vec::new();
+    for (j, agg) in op.aggregates.iter().enumerate() {
+        let apath = format!("{path}.aggregates[{j}]");
+        let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name)?;
+        if input.retracts && !call.supports_retraction() {
+            let names: Vec<String> = input.columns.iter().map(|c| c.name.clone()).collect();
+            return Err(ScenarioError::new(
+                format!("{apath}.function"),
+                format!(
+                    "{} cannot consume {}, which carries retractions: the function has no retract method \
+                     here (Flink's planner requires one for a retracting input)",
+                    call.display(&names),
+                    input.input_name
+                ),
+            ));
+        }
+        if agg.alias.trim().is_empty() || !names.insert(agg.alias.clone()) {
+            return Err(ScenarioError::new(
+                format!("{apath}.as"),
+                format!("{} cannot name an output column: names must be non-empty and unique", quote(&agg.alias)),
+            ));
+        }
+        output_columns.push(Column { name: agg.alias.clone(), data_type });
+        calls.push(call);
+    }
+    if output_columns.is_empty() {
+        return Err(ScenarioError::new(
+            path,
+            "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
+        ));
+    }
+    Ok(Rc::new(GroupAggregateSpec {
+        group_by,
+        calls,
+        input_columns: input.columns.to_vec(),
+        output_columns,
+        input_retracts: input.retracts,
+        generate_update_before: op.generate_update_before,
+    }))
+}
+
+fn compile_call(
+    agg: &RawAggregate,
+    input: &[Column],
+    path: &str,
+    input_name: &str,
+) -> Result<(AggCall, DataType), ScenarioError> {
+    let arg = |j: usize| column_index(input, &agg.args[j], &format!("{path}.args[{j}]"), input_name);
+    let arity = |n: usize, usage: &str| {
+        if agg.args.len() == n {
+            Ok(())
+        } else {
+            Err(ScenarioError::new(
+                format!("{path}.args"),
+                format!("{usage} takes {n} argument(s), found {}", agg.args.len()),
+            ))
+        }
+    };
+    let numeric = |i: usize, j: usize| {
+        let t = input[i].data_type;
+        if matches!(t, DataType::Int | DataType::BigInt) {
+            Ok(t)
+        } else {
+            Err(ScenarioError::new(
+                format!("{path}.args[{j}]"),
+                format!("expects INT or BIGINT, column {} is {}", quote(&input[i].name), t.name()),
+            ))
+        }
+    };
+    match agg.function.to_uppercase().as_str() {
+        "COUNT" if agg.args.len() == 1 && agg.args[0] == "*" => Ok((AggCall::CountStar, DataType::BigInt)),
+        "COUNT" => {
+            arity(1, "COUNT(x) or COUNT(*)")?;
+            Ok((AggCall::Count(arg(0)?), DataType::BigInt))
+        }
+        "SUM" => {
+            arity(1, "SUM(x)")?;
+            let i = arg(0)?;
+            let t = numeric(i, 0)?;
+            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int }, t))
+        }
+        "LAST_VALUE" => {
+            arity(1, "LAST_VALUE(x)")?;
+            let i = arg(0)?;
+            Ok((AggCall::LastValue(i), input[i].data_type))
+        }
+        "LATEST_BY_TIME" => {
+            arity(2, "LATEST_BY_TIME(value, time)")?;
+            let (value, time) = (arg(0)?, arg(1)?);
+            numeric(time, 1)?;
+            Ok((AggCall::LatestByTime { value, time }, input[value].data_type))
+        }
+        _ => Err(ScenarioError::new(
+            format!("{path}.function"),
+            format!(
+                "unknown aggregate function {} (known: COUNT, SUM, LAST_VALUE, LATEST_BY_TIME)",
+                quote(&agg.function.to_uppercase())
+            ),
+        )),
+    }
+}

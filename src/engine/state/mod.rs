@@ -1,0 +1,243 @@
+//! The keyed-state layer every operator uses: its keys, its keyed states, its timers.
+//!
+//! Models what a Flink operator gets from its `KeyedStateBackend` (heap backend) and its
+//! `InternalTimerService`: per-key [`ValueState`], [`MapState`] and [`ListState`], each
+//! optionally behind the state-TTL decorator ([`ttl`]), and processing-time timers.
+//!
+//! Keys are interned: an operator resolves a record's key once ([`KeyRegistry::intern`], like
+//! Flink's `setCurrentKey`) and every state and timer then addresses it by [`KeyId`], an index
+//! into dense per-state vectors. A key id is freed when no state holds an entry for the key and
+//! no timer is registered for it, so memory follows the keys Flink keeps, not the keys ever seen.
+//! Which id a key gets is not observable: views list keys in key order.
+
+mod expiry_index;
+mod list_state;
+mod map_state;
+pub mod ttl;
+mod value_state;
+
+pub use expiry_index::ExpiryIndex;
+pub use list_state::ListState;
+pub use map_state::MapState;
+pub use value_state::ValueState;
+
+use super::row::Row;
+use super::time::Millis;
+use super::timer_service::TimerService;
+use rustc_hash::FxHashMap;
+
+/// An interned key of one operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyId(pub u32);
+
+impl KeyId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The keys of one operator: interning, and how many states and timers hold each key.
+#[derive(Debug, Clone, Default)]
+pub struct KeyRegistry {
+    ids: FxHashMap<Row, KeyId>,
+    rows: Vec<Option<Row>>,
+    /// Per key: the states with an entry for it plus its registered timers.
+    holders: Vec<u32>,
+    free: Vec<u32>,
+    /// The key of the running `processElement` / `onTimer` call (Flink's current key).
+    current: Option<KeyId>,
+    /// Per key: the latest TTL stamp written to any of its states.
+    last_write: Vec<Millis>,
+    /// Keys by their latest TTL stamp, when the operator's state has a TTL.
+    key_expiry: Option<ExpiryIndex>,
+    /// Keys with at least one holder.
+    live: usize,
+}
+
+impl KeyRegistry {
+    /// A registry for an operator whose states expire after `ttl_ms` (0: no TTL).
+    pub fn new(ttl_ms: Millis) -> Self {
+        KeyRegistry { key_expiry: (ttl_ms > 0).then(|| ExpiryIndex::new(ttl_ms)), ..KeyRegistry::default() }
+    }
+
+    /// `setCurrentKey(row)`: the key's id, interning it if it is new. The previous current key is
+    /// freed if nothing holds it any more.
+    pub fn intern(&mut self, row: &Row) -> KeyId {
+        if let Some(&id) = self.ids.get(row) {
+            if self.current != Some(id) {
+                self.finish();
+                self.current = Some(id);
+            }
+            return id;
+        }
+        self.finish();
+        let id = match self.free.pop() {
+            Some(i) => {
+                self.rows[i as usize] = Some(row.clone());
+                KeyId(i)
+            }
+            None => {
+                self.rows.push(Some(row.clone()));
+                self.holders.push(0);
+                self.last_write.push(Millis::MIN);
+                KeyId((self.rows.len() - 1) as u32)
+            }
+        };
+        self.ids.insert(row.clone(), id);
+        self.current = Some(id);
+        id
+    }
+
+    /// The id of a key that is held, without interning it.
+    pub fn lookup(&self, row: &Row) -> Option<KeyId> {
+        self.ids.get(row).copied().filter(|id| self.holders[id.index()] > 0)
+    }
+
+    /// Ends the current call: frees the current key if nothing holds it.
+    pub fn finish(&mut self) {
+        if let Some(id) = self.current.take() {
+            if self.holders[id.index()] == 0 {
+                self.free_key(id);
+            }
+        }
+    }
+
+    fn free_key(&mut self, id: KeyId) {
+        if let Some(row) = self.rows[id.index()].take() {
+            self.ids.remove(&row);
+            self.free.push(id.0);
+        }
+    }
+
+    /// The key's values.
+    ///
+    /// # Panics
+    /// Never for an id handed out by [`KeyRegistry::intern`] that is still held or current.
+    pub fn row(&self, id: KeyId) -> &Row {
+        self.rows[id.index()].as_ref().expect("a live key id")
+    }
+
+    /// A state created an entry for the key, or a timer was registered.
+    pub fn hold(&mut self, id: KeyId) {
+        let h = &mut self.holders[id.index()];
+        if *h == 0 {
+            self.live += 1;
+        }
+        *h += 1;
+    }
+
+    /// A state's last entry for the key went, or a timer was deleted or fired.
+    pub fn unhold(&mut self, id: KeyId) {
+        let h = &mut self.holders[id.index()];
+        *h = h.saturating_sub(1);
+        if *h == 0 {
+            self.live -= 1;
+            if let Some(ix) = &mut self.key_expiry {
+                let stamp = self.last_write[id.index()];
+                if stamp != Millis::MIN {
+                    ix.remove(stamp);
+                }
+            }
+            self.last_write[id.index()] = Millis::MIN;
+            if self.current != Some(id) {
+                self.free_key(id);
+            }
+        }
+    }
+
+    /// A TTL state wrote an entry of the key stamped `now`.
+    pub fn touch(&mut self, id: KeyId, now: Millis) {
+        let last = &mut self.last_write[id.index()];
+        if *last == now {
+            return;
+        }
+        if let Some(ix) = &mut self.key_expiry {
+            if *last != Millis::MIN {
+                ix.remove(*last);
+            }
+            ix.add(now);
+        }
+        *last = now;
+    }
+
+    /// Keys some state or timer holds.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Keys with state that reads would still see at `now`: with a TTL, those whose latest state
+    /// write is less than `ttl` ago (for a key whose states are written together, as every
+    /// operator modelled here writes them, exactly the keys with a visible entry).
+    pub fn visible(&self, now: Millis) -> usize {
+        match &self.key_expiry {
+            None => self.live,
+            Some(ix) => self.live.saturating_sub(ix.expired_at(now) as usize),
+        }
+    }
+
+    /// Every held key, in key order.
+    pub fn sorted(&self) -> Vec<KeyId> {
+        let mut ids: Vec<KeyId> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| r.is_some() && self.holders[*i] > 0)
+            .map(|(i, _)| KeyId(i as u32))
+            .collect();
+        ids.sort_by(|a, b| self.row(*a).cmp(self.row(*b)));
+        ids
+    }
+}
+
+/// An operator's keys and timers (`KeyedStateBackend` + `InternalTimerService`). Its keyed
+/// states are the operator's own fields; each call passes them `&mut backend.keys`.
+#[derive(Debug, Clone, Default)]
+pub struct KeyedStateBackend {
+    pub keys: KeyRegistry,
+    pub timers: TimerService,
+}
+
+impl KeyedStateBackend {
+    /// A backend whose states expire after `ttl_ms` (0: never).
+    pub fn new(ttl_ms: Millis) -> Self {
+        KeyedStateBackend { keys: KeyRegistry::new(ttl_ms), timers: TimerService::default() }
+    }
+
+    /// `timerService.registerProcessingTimeTimer(timestamp)` for `key`. Returns `false` when
+    /// that timer was already registered (a no-op in Flink).
+    pub fn register_processing_time_timer(&mut self, key: KeyId, timestamp: Millis) -> bool {
+        let added = self.timers.register(key, timestamp);
+        if added {
+            self.keys.hold(key);
+        }
+        added
+    }
+
+    /// `timerService.deleteProcessingTimeTimer(timestamp)` for `key`. Returns `false` when no such
+    /// timer existed (a no-op in Flink).
+    pub fn delete_processing_time_timer(&mut self, key: KeyId, timestamp: Millis) -> bool {
+        let removed = self.timers.delete(key, timestamp);
+        if removed {
+            self.keys.unhold(key);
+        }
+        removed
+    }
+
+    /// Removes the head timer if it is due at `time`, making its key current for the callback.
+    pub fn poll_due(&mut self, time: Millis) -> Option<(Millis, KeyId)> {
+        let (ts, key) = self.timers.poll_due(time)?;
+        self.keys.unhold(key);
+        self.keys.finish();
+        self.keys.current = Some(key);
+        Some((ts, key))
+    }
+}
+
+/// Sizes of one keyed state at a processing time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct StateSize {
+    /// Entries physically stored (a value, a map entry, a list element).
+    pub stored: u64,
+    /// Of those, entries whose TTL expired: invisible to reads, not yet removed.
+    pub expired: u64,
+}

@@ -1,0 +1,182 @@
+//! Keyed `ValueState`: one value per key, optionally behind the TTL decorator.
+//!
+//! Models the heap backend's `HeapValueState` and, with an enabled [`StateTtlConfig`],
+//! `TtlValueState` (`flink-runtime/.../state/ttl/TtlValueState.java`, 1.10 to 2.x V1 state):
+//! - `value()` (`getWithTtlCheckAndUpdate(.., original::clear)`): an expired value is removed and
+//!   returned only with `ReturnExpiredIfNotCleanedUp`; with `OnReadAndWrite` a read re-stamps;
+//! - `update(v)` stores `(v, now)`: every write refreshes the TTL, even of an unchanged value;
+//! - `clear()` removes the value.
+
+use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
+use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize};
+use crate::engine::time::Millis;
+
+/// A keyed value state, named as its Flink state descriptor (`"accState"`, `"CleanupTime"`).
+#[derive(Debug, Clone)]
+pub struct ValueState<T> {
+    pub name: &'static str,
+    pub config: StateTtlConfig,
+    entries: Vec<Option<TtlValue<T>>>,
+    stored: u64,
+    expiry: Option<ExpiryIndex>,
+}
+
+impl<T: Clone> ValueState<T> {
+    /// A state without TTL.
+    pub fn new(name: &'static str) -> Self {
+        ValueState::with_ttl(name, StateTtlConfig::DISABLED)
+    }
+
+    /// A state behind the TTL decorator when `config` is enabled.
+    pub fn with_ttl(name: &'static str, config: StateTtlConfig) -> Self {
+        let ttl = config.enabled_ttl_ms();
+        ValueState { name, config, entries: Vec::new(), stored: 0, expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)) }
+    }
+
+    fn slot(&mut self, key: KeyId) -> &mut Option<TtlValue<T>> {
+        let i = key.index();
+        if i >= self.entries.len() {
+            self.entries.resize_with(i + 1, || None);
+        }
+        &mut self.entries[i]
+    }
+
+    fn remove(&mut self, keys: &mut KeyRegistry, key: KeyId) -> Option<TtlValue<T>> {
+        let old = self.entries.get_mut(key.index())?.take()?;
+        self.stored -= 1;
+        if let Some(ix) = &mut self.expiry {
+            ix.remove(old.last_access_ms);
+        }
+        keys.unhold(key);
+        Some(old)
+    }
+
+    fn store(&mut self, keys: &mut KeyRegistry, key: KeyId, value: TtlValue<T>) {
+        let stamp = value.last_access_ms;
+        let ttl = self.expiry.is_some();
+        let old = self.slot(key).replace(value);
+        match &old {
+            Some(o) => {
+                if let Some(ix) = &mut self.expiry {
+                    ix.remove(o.last_access_ms);
+                }
+            }
+            None => {
+                self.stored += 1;
+                keys.hold(key);
+            }
+        }
+        if let Some(ix) = &mut self.expiry {
+            ix.add(stamp);
+        }
+        if ttl {
+            keys.touch(key, stamp);
+        }
+    }
+
+    /// `value()` at processing time `now`.
+    pub fn value(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> TtlRead<T> {
+        let Some(stored) = self.entries.get(key.index()).and_then(Option::as_ref) else {
+            return TtlRead::Absent;
+        };
+        if self.config.expired(stored.last_access_ms, now) {
+            let (last_access_ms, expired_at_ms) =
+                (stored.last_access_ms, self.config.expiration_timestamp(stored.last_access_ms));
+            let old = self.remove(keys, key);
+            let returned = (self.config.state_visibility == StateVisibility::ReturnExpiredIfNotCleanedUp)
+                .then(|| old.map(|o| o.user_value))
+                .flatten();
+            return TtlRead::Expired { last_access_ms, expired_at_ms, returned };
+        }
+        let value = stored.user_value.clone();
+        if self.config.update_type == UpdateType::OnReadAndWrite {
+            self.store(keys, key, TtlValue { user_value: value.clone(), last_access_ms: now });
+        }
+        TtlRead::Fresh(value)
+    }
+
+    /// `update(value)` at `now`.
+    pub fn update(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
+        self.store(keys, key, TtlValue { user_value: value, last_access_ms: now });
+    }
+
+    /// `clear()`; returns whether something was stored.
+    pub fn clear(&mut self, keys: &mut KeyRegistry, key: KeyId) -> bool {
+        self.remove(keys, key).is_some()
+    }
+
+    /// What is stored for `key` (expired or not), without the side effects of a read.
+    pub fn peek(&self, key: KeyId) -> Option<&TtlValue<T>> {
+        self.entries.get(key.index()).and_then(Option::as_ref)
+    }
+
+    /// Entries stored, and how many of them are expired at `now`.
+    pub fn size(&self, now: Millis) -> StateSize {
+        StateSize { stored: self.stored, expired: self.expiry.as_ref().map_or(0, |ix| ix.expired_at(now)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::row::{Row, Value};
+    use crate::engine::state::ttl::Visibility;
+
+    fn key(keys: &mut KeyRegistry, k: &str) -> KeyId {
+        keys.intern(&Row::from(vec![Value::str(k)]))
+    }
+
+    #[test]
+    fn writes_refresh_reads_do_not_with_on_create_and_write() {
+        let mut keys = KeyRegistry::new(10);
+        let mut s = ValueState::with_ttl("acc", StateTtlConfig::create_ttl_config(10));
+        let k = key(&mut keys, "k");
+        s.update(&mut keys, k, 1, 0);
+        assert_eq!(s.value(&mut keys, k, 9), TtlRead::Fresh(1));
+        assert_eq!(s.config.visibility(s.peek(k).unwrap().last_access_ms, 10), Visibility::ExpiredStillStored);
+        assert_eq!(s.size(10), StateSize { stored: 1, expired: 1 });
+        assert_eq!(keys.visible(10), 0);
+        assert_eq!(s.value(&mut keys, k, 10), TtlRead::Expired { last_access_ms: 0, expired_at_ms: 10, returned: None });
+        assert!(s.peek(k).is_none(), "an expired value is removed when read");
+        assert_eq!(s.size(10), StateSize { stored: 0, expired: 0 });
+        assert_eq!(keys.live(), 0);
+        s.update(&mut keys, k, 2, 20);
+        s.update(&mut keys, k, 2, 25);
+        assert_eq!(s.value(&mut keys, k, 34), TtlRead::Fresh(2));
+        assert_eq!((keys.live(), keys.visible(34), keys.visible(35)), (1, 1, 0));
+    }
+
+    #[test]
+    fn on_read_and_write_and_return_expired() {
+        let mut cfg = StateTtlConfig::new_builder(10).unwrap();
+        cfg.update_type = UpdateType::OnReadAndWrite;
+        cfg.state_visibility = StateVisibility::ReturnExpiredIfNotCleanedUp;
+        let mut keys = KeyRegistry::new(10);
+        let mut s = ValueState::with_ttl("v", cfg);
+        let k = key(&mut keys, "k");
+        s.update(&mut keys, k, 7, 0);
+        assert_eq!(s.value(&mut keys, k, 8), TtlRead::Fresh(7));
+        assert_eq!(s.peek(k).unwrap().last_access_ms, 8);
+        assert_eq!(
+            s.value(&mut keys, k, 18),
+            TtlRead::Expired { last_access_ms: 8, expired_at_ms: 18, returned: Some(7) }
+        );
+    }
+
+    #[test]
+    fn a_key_nothing_holds_is_freed_and_its_id_reused() {
+        let mut keys = KeyRegistry::new(0);
+        let mut s = ValueState::new("v");
+        let a = key(&mut keys, "a");
+        s.update(&mut keys, a, 1, 0);
+        let b = key(&mut keys, "b");
+        assert_ne!(a, b);
+        keys.finish();
+        let c = key(&mut keys, "c");
+        assert_eq!(c, b, "b held nothing and was freed when the call ended");
+        s.clear(&mut keys, a);
+        assert_eq!(keys.live(), 0, "a is freed as soon as its state went");
+        keys.finish();
+        assert!([a, b].contains(&key(&mut keys, "d")), "ids are reused");
+    }
+}

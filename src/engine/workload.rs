@@ -1,0 +1,501 @@
+//! Seeded workloads: a scenario's input described as a generator instead of (or after) explicit
+//! steps, for what-if runs of millions of events.
+//!
+//! The generator is lazy (one event at a time, never a list of steps) and deterministic across
+//! platforms: one seeded PCG-64 (`rand_pcg::Pcg64Mcg`, a fixed algorithm), draws made in a fixed
+//! order, integer ranges drawn as `u64` (never `usize`), and the Zipf sampler's logarithms and
+//! exponentials from the `libm` crate (the same code natively and in wasm, whatever the
+//! platform's math library does).
+//!
+//! Event `i` (0-based) arrives at `start + i × 1000 / rate` ms. Its key is, with probability
+//! `returning.share`, a new key that will come back once, `returning.after` later (an idle gap:
+//! what makes expiry visible); with probability `new_keys`, a new key seen once; otherwise a key
+//! of the population of `keys` drawn uniformly or by Zipf's law (rank 1 the most frequent). A
+//! returning key takes the first event slot at or after its return time, so the workload has
+//! exactly `events` events and its times stay on the rate's grid.
+
+use super::error::{quote, ScenarioError};
+use super::row::{Column, DataType, Row, Value};
+use super::scenario::parse_part;
+use super::time::{check_time, Millis};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::Deserialize;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// The largest key population (the generator caches one string per population key).
+pub const MAX_KEYS: u64 = 10_000_000;
+/// The most events a workload may have.
+pub const MAX_EVENTS: u64 = 1_000_000_000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a workload object {\"seed\", \"events\" or \"duration\", \"rate\", \"keys\", ...}")]
+struct RawWorkload {
+    seed: u64,
+    #[serde(default)]
+    events: Option<u64>,
+    #[serde(default)]
+    duration: Option<super::scenario::raw::DurationValue>,
+    /// Events per second of processing time.
+    #[serde(default = "default_rate")]
+    rate: u64,
+    #[serde(default)]
+    start: Option<super::scenario::raw::TimeValue>,
+    keys: u64,
+    key_column: String,
+    #[serde(default)]
+    key_prefix: Option<String>,
+    #[serde(default)]
+    distribution: RawDistribution,
+    #[serde(default)]
+    new_keys: f64,
+    #[serde(default)]
+    returning: Option<RawReturning>,
+    #[serde(default)]
+    columns: BTreeMap<String, RawColumnGenerator>,
+}
+
+fn default_rate() -> u64 {
+    1000
+}
+
+#[derive(Deserialize, Default, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RawDistribution {
+    #[default]
+    Uniform,
+    Zipf(f64),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "{\"share\": number, \"after\": duration}")]
+struct RawReturning {
+    share: f64,
+    after: super::scenario::raw::DurationValue,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RawColumnGenerator {
+    /// The event's processing time, ms (a BIGINT column).
+    Proctime,
+    /// The event's index, from 0.
+    Sequence,
+    Constant(serde_json::Value),
+    /// A whole number drawn uniformly from `[lo, hi]`.
+    Uniform([i64; 2]),
+    /// One of the values, drawn uniformly.
+    OneOf(Vec<serde_json::Value>),
+}
+
+/// How a non-key column is filled.
+#[derive(Debug, Clone, PartialEq)]
+enum ColumnGenerator {
+    Proctime,
+    Sequence,
+    Constant(Value),
+    Uniform(i64, i64),
+    OneOf(Vec<Value>),
+}
+
+/// How population keys are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Distribution {
+    Uniform,
+    Zipf(ZipfSampler),
+}
+
+/// A validated workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub seed: u64,
+    pub events: u64,
+    /// Events per second.
+    pub rate: u64,
+    /// Processing time of the first event, ms.
+    pub start_ms: Millis,
+    pub keys: u64,
+    key_column: usize,
+    key_type: DataType,
+    key_prefix: String,
+    distribution: Distribution,
+    new_keys: f64,
+    returning: Option<(f64, Millis)>,
+    /// One generator per source column (`None` for the key column).
+    generators: Vec<Option<ColumnGenerator>>,
+}
+
+impl Workload {
+    /// Processing time of event `i`.
+    pub fn time_of(&self, i: u64) -> Millis {
+        let offset = i128::from(i) * 1000 / i128::from(self.rate);
+        self.start_ms.saturating_add(i64::try_from(offset).unwrap_or(Millis::MAX))
+    }
+
+    /// Processing time of the last event.
+    pub fn end_ms(&self) -> Millis {
+        self.time_of(self.events.saturating_sub(1))
+    }
+
+    /// Parses and validates the `workload` field (`raw`, its JSON text) against the source's
+    /// columns; `after_ms` is the time the explicit steps reach (the default start).
+    ///
+    /// # Errors
+    /// A [`ScenarioError`] naming the field and the rule.
+    pub fn compile(raw: &str, columns: &[Column], after_ms: Millis) -> Result<Workload, ScenarioError> {
+        let w: RawWorkload = parse_part(raw, "workload")?;
+        let err = |field: &str, msg: String| ScenarioError::new(format!("workload.{field}"), msg);
+        if w.rate == 0 || w.rate > 1_000_000_000 {
+            return Err(err("rate", format!("{} events per second is outside 1 ..= 1000000000", w.rate)));
+        }
+        let events = match (w.events, w.duration) {
+            (Some(n), None) => n,
+            (None, Some(d)) => (i128::from(d.0) * i128::from(w.rate) / 1000).clamp(0, i128::from(u64::MAX)) as u64,
+            _ => return Err(err("events", "give exactly one of `events` or `duration`".into())),
+        };
+        if events == 0 || events > MAX_EVENTS {
+            return Err(err("events", format!("{events} events is outside 1 ..= {MAX_EVENTS}")));
+        }
+        if w.keys == 0 || w.keys > MAX_KEYS {
+            return Err(err("keys", format!("{} keys is outside 1 ..= {MAX_KEYS}", w.keys)));
+        }
+        let share = |field: &str, p: f64| {
+            if (0.0..=1.0).contains(&p) {
+                Ok(p)
+            } else {
+                Err(err(field, format!("{p} is not a share between 0 and 1")))
+            }
+        };
+        let new_keys = share("new_keys", w.new_keys)?;
+        let returning = match &w.returning {
+            None => None,
+            Some(r) => Some((share("returning.share", r.share)?, r.after.0)),
+        };
+        if new_keys + returning.map_or(0.0, |r| r.0) > 1.0 {
+            return Err(err("new_keys", "new_keys + returning.share must not exceed 1".into()));
+        }
+        let distribution = match w.distribution {
+            RawDistribution::Uniform => Distribution::Uniform,
+            RawDistribution::Zipf(s) if s > 0.0 && s.is_finite() && s <= 100.0 => {
+                Distribution::Zipf(ZipfSampler::new(w.keys as f64, s))
+            }
+            RawDistribution::Zipf(s) => {
+                return Err(err("distribution", format!("Zipf exponent {s} is outside (0, 100]")));
+            }
+        };
+        let key_column = columns.iter().position(|c| c.name == w.key_column).ok_or_else(|| {
+            err("key_column", format!("no column {} in the source", quote(&w.key_column)))
+        })?;
+        let key_type = columns[key_column].data_type;
+        let fresh_max = w.keys.saturating_add(events);
+        match key_type {
+            DataType::String | DataType::BigInt => {}
+            DataType::Int if fresh_max <= i32::MAX as u64 => {}
+            other => {
+                return Err(err(
+                    "key_column",
+                    format!("{} is {}: keys are numbered 0 ..= {fresh_max}; use STRING, BIGINT or INT", quote(&w.key_column), other.name()),
+                ))
+            }
+        }
+        if w.key_prefix.is_some() && key_type != DataType::String {
+            return Err(err("key_prefix", "only a STRING key column takes a prefix".into()));
+        }
+        let mut generators = vec![None; columns.len()];
+        for (name, g) in &w.columns {
+            let path = format!("columns.{name}");
+            let i = columns
+                .iter()
+                .position(|c| c.name == *name)
+                .ok_or_else(|| err(&path, format!("no column {} in the source", quote(name))))?;
+            if i == key_column {
+                return Err(err(&path, "the key column is generated from `keys`; give it no generator".into()));
+            }
+            let t = columns[i].data_type;
+            let value = |v: &serde_json::Value| t.value_from_json(v).map_err(|m| err(&path, m));
+            generators[i] = Some(match g {
+                RawColumnGenerator::Proctime | RawColumnGenerator::Sequence if t != DataType::BigInt => {
+                    return Err(err(&path, format!("needs a BIGINT column, {} is {}", quote(name), t.name())));
+                }
+                RawColumnGenerator::Proctime => ColumnGenerator::Proctime,
+                RawColumnGenerator::Sequence => ColumnGenerator::Sequence,
+                RawColumnGenerator::Constant(v) => ColumnGenerator::Constant(value(v)?),
+                RawColumnGenerator::Uniform([lo, hi]) => {
+                    value(&serde_json::json!(lo))?;
+                    value(&serde_json::json!(hi))?;
+                    if lo > hi {
+                        return Err(err(&path, format!("uniform range [{lo}, {hi}] is empty")));
+                    }
+                    ColumnGenerator::Uniform(*lo, *hi)
+                }
+                RawColumnGenerator::OneOf(vs) if vs.is_empty() => {
+                    return Err(err(&path, "one_of needs at least one value".into()));
+                }
+                RawColumnGenerator::OneOf(vs) => ColumnGenerator::OneOf(vs.iter().map(value).collect::<Result<_, _>>()?),
+            });
+        }
+        if let Some((_, c)) = columns.iter().enumerate().find(|(i, _)| *i != key_column && generators[*i].is_none()) {
+            return Err(err(
+                "columns",
+                format!("column {} has no generator (proctime, sequence, constant, uniform or one_of)", quote(&c.name)),
+            ));
+        }
+        let start_ms = match w.start {
+            Some(t) => t.ms,
+            None => after_ms,
+        };
+        let workload = Workload {
+            seed: w.seed,
+            events,
+            rate: w.rate,
+            start_ms,
+            keys: w.keys,
+            key_column,
+            key_type,
+            key_prefix: w.key_prefix.unwrap_or_default(),
+            distribution,
+            new_keys,
+            returning,
+            generators,
+        };
+        check_time(workload.end_ms()).map_err(|m| err("events", format!("the last event would be at {m}")))?;
+        if start_ms < after_ms {
+            return Err(err("start", format!("{start_ms} ms is before {after_ms} ms, where the explicit steps end")));
+        }
+        Ok(workload)
+    }
+}
+
+/// Where a workload's generator stands: its random state and the keys waiting to return.
+#[derive(Debug, Clone)]
+pub struct WorkloadCursor {
+    rng: Pcg64Mcg,
+    /// The next event's index.
+    next: u64,
+    /// The next never-seen key's number (after the population's).
+    next_fresh: u64,
+    /// Keys that will return: (due time ms, key), in due order.
+    returns: VecDeque<(Millis, Value)>,
+    /// Population keys made so far (a string key is built once).
+    population: Vec<Option<Value>>,
+}
+
+impl WorkloadCursor {
+    pub fn new(w: &Workload) -> Self {
+        WorkloadCursor {
+            rng: Pcg64Mcg::seed_from_u64(w.seed),
+            next: 0,
+            next_fresh: w.keys,
+            returns: VecDeque::new(),
+            population: Vec::new(),
+        }
+    }
+
+    /// Events generated so far.
+    pub fn generated(&self) -> u64 {
+        self.next
+    }
+
+    /// The processing time of the next event, if any remain.
+    pub fn peek_time(&self, w: &Workload) -> Option<Millis> {
+        (self.next < w.events).then(|| w.time_of(self.next))
+    }
+
+    fn key_value(w: &Workload, n: u64) -> Value {
+        match w.key_type {
+            DataType::String => Value::Str(Rc::from(format!("{}{n}", w.key_prefix).as_str())),
+            _ => Value::Int(n as i64),
+        }
+    }
+
+    /// The next event: (processing time ms, row), or `None` when all were generated.
+    pub fn next_event(&mut self, w: &Workload) -> Option<(Millis, Row)> {
+        let t = self.peek_time(w)?;
+        let i = self.next;
+        self.next += 1;
+        let key = match self.returns.front() {
+            Some((due, _)) if *due <= t => self.returns.pop_front().map(|(_, k)| k).unwrap_or(Value::Null),
+            _ => {
+                let p = if w.new_keys > 0.0 || w.returning.is_some() { self.rng.random::<f64>() } else { 1.0 };
+                let returning = w.returning.map_or(0.0, |r| r.0);
+                if p < returning + w.new_keys {
+                    let key = Self::key_value(w, self.next_fresh);
+                    self.next_fresh += 1;
+                    if let (true, Some((_, after))) = (p < returning, w.returning) {
+                        self.returns.push_back((t.saturating_add(after), key.clone()));
+                    }
+                    key
+                } else {
+                    let n = match w.distribution {
+                        Distribution::Uniform => self.rng.random_range(0..w.keys),
+                        Distribution::Zipf(z) => z.sample(&mut self.rng) - 1,
+                    };
+                    let slot = n as usize;
+                    if slot >= self.population.len() {
+                        self.population.resize(slot + 1, None);
+                    }
+                    self.population[slot].get_or_insert_with(|| Self::key_value(w, n)).clone()
+                }
+            }
+        };
+        let row = w
+            .generators
+            .iter()
+            .map(|g| match g {
+                None => key.clone(),
+                Some(ColumnGenerator::Proctime) => Value::Int(t),
+                Some(ColumnGenerator::Sequence) => Value::Int(i as i64),
+                Some(ColumnGenerator::Constant(v)) => v.clone(),
+                Some(ColumnGenerator::Uniform(lo, hi)) => Value::Int(self.rng.random_range(*lo..=*hi)),
+                Some(ColumnGenerator::OneOf(vs)) => vs[self.rng.random_range(0..vs.len() as u64) as usize].clone(),
+            })
+            .collect();
+        Some((t, row))
+    }
+}
+
+/// Zipf's law over ranks `1 ..= n` with exponent `s` (P(k) ∝ 1 / k^s), sampled by
+/// rejection-inversion (W. Hörmann and G. Derflinger, "Rejection-inversion to generate variates
+/// from monotone discrete distributions", 1996), the method of Apache Commons'
+/// `RejectionInversionZipfSampler` and `rand_distr::Zipf`. Written here, with `libm`, so that
+/// the same seed draws the same keys natively and in wasm.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ZipfSampler {
+    n: f64,
+    s: f64,
+    h_integral_x1: f64,
+    h_integral_n: f64,
+    threshold: f64,
+}
+
+impl ZipfSampler {
+    fn new(n: f64, s: f64) -> Self {
+        let mut z = ZipfSampler { n, s, h_integral_x1: 0.0, h_integral_n: 0.0, threshold: 0.0 };
+        z.h_integral_x1 = z.h_integral(1.5) - 1.0;
+        z.h_integral_n = z.h_integral(n + 0.5);
+        z.threshold = 2.0 - z.h_integral_inverse(z.h_integral(2.5) - z.h(2.0));
+        z
+    }
+
+    fn h(&self, x: f64) -> f64 {
+        libm::exp(-self.s * libm::log(x))
+    }
+
+    fn h_integral(&self, x: f64) -> f64 {
+        let log_x = libm::log(x);
+        helper2((1.0 - self.s) * log_x) * log_x
+    }
+
+    fn h_integral_inverse(&self, x: f64) -> f64 {
+        let t = (x * (1.0 - self.s)).max(-1.0);
+        libm::exp(helper1(t) * x)
+    }
+
+    /// A rank in `1 ..= n`.
+    fn sample(&self, rng: &mut Pcg64Mcg) -> u64 {
+        loop {
+            let u = self.h_integral_n + rng.random::<f64>() * (self.h_integral_x1 - self.h_integral_n);
+            let x = self.h_integral_inverse(u);
+            let k = (x + 0.5).floor().clamp(1.0, self.n);
+            if k - x <= self.threshold || u >= self.h_integral(k + 0.5) - self.h(k) {
+                return k as u64;
+            }
+        }
+    }
+}
+
+/// `log1p(x) / x`, accurate near 0.
+fn helper1(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        libm::log1p(x) / x
+    } else {
+        1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x))
+    }
+}
+
+/// `expm1(x) / x`, accurate near 0.
+fn helper2(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        libm::expm1(x) / x
+    } else {
+        1.0 + x * 0.5 * (1.0 + x * (1.0 / 3.0) * (1.0 + 0.25 * x))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns() -> Vec<Column> {
+        vec![
+            Column { name: "user".into(), data_type: DataType::String },
+            Column { name: "ts".into(), data_type: DataType::BigInt },
+        ]
+    }
+
+    fn workload(extra: &str) -> Workload {
+        let raw = format!(
+            r#"{{"seed": 7, "events": 1000, "rate": 10, "keys": 50, "key_column": "user", "key_prefix": "u",
+                "columns": {{"ts": "proctime"}} {extra}}}"#
+        );
+        Workload::compile(&raw, &columns(), 0).unwrap()
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_events() {
+        let w = workload("");
+        let (mut a, mut b) = (WorkloadCursor::new(&w), WorkloadCursor::new(&w));
+        for _ in 0..1000 {
+            assert_eq!(a.next_event(&w), b.next_event(&w));
+        }
+        assert!(a.next_event(&w).is_none());
+        let mut c = WorkloadCursor::new(&w);
+        assert_eq!(c.next_event(&w), Some((0, Row::from(vec![Value::str("u34"), Value::Int(0)]))));
+        assert_eq!(w.time_of(999), 99_900, "10 events per second");
+    }
+
+    #[test]
+    fn zipf_favours_the_first_ranks() {
+        let w = workload(r#", "distribution": {"zipf": 1.1}"#);
+        let mut cur = WorkloadCursor::new(&w);
+        let mut counts = BTreeMap::new();
+        while let Some((_, row)) = cur.next_event(&w) {
+            *counts.entry(row.0[0].to_string()).or_insert(0) += 1;
+        }
+        assert!(counts["u0"] > counts["u1"] && counts["u1"] > counts.get("u40").copied().unwrap_or(0));
+        assert!(counts["u0"] > 200, "rank 1 of 50 with s = 1.1 takes about a quarter: {}", counts["u0"]);
+    }
+
+    #[test]
+    fn returning_keys_come_back_after_the_gap() {
+        let w = workload(r#", "returning": {"share": 0.05, "after": "10 s"}"#);
+        let mut cur = WorkloadCursor::new(&w);
+        let mut first: BTreeMap<String, Vec<Millis>> = BTreeMap::new();
+        while let Some((t, row)) = cur.next_event(&w) {
+            first.entry(row.0[0].to_string()).or_default().push(t);
+        }
+        let fresh: Vec<&Vec<Millis>> = first.iter().filter(|(k, _)| k[1..].parse::<u64>().unwrap() >= 50).map(|(_, v)| v).collect();
+        assert!(fresh.len() > 20, "{} returning keys", fresh.len());
+        for times in fresh.iter().filter(|v| v[0] + 10_000 <= 99_900) {
+            assert_eq!(times.len(), 2);
+            assert!(times[1] >= times[0] + 10_000 && times[1] < times[0] + 10_100, "{times:?}");
+        }
+    }
+
+    #[test]
+    fn bad_workloads_name_the_field() {
+        let err = |extra: &str| {
+            let raw = format!(r#"{{"seed": 1, "events": 10, "keys": 5, "key_column": "user", "columns": {{"ts": "proctime"}} {extra}}}"#);
+            Workload::compile(&raw, &columns(), 0).unwrap_err().to_string()
+        };
+        assert!(err(r#", "rate": 0"#).starts_with("workload.rate: 0 events per second"));
+        assert!(err(r#", "new_keys": 1.5"#).starts_with("workload.new_keys: 1.5 is not a share"));
+        assert!(err(r#", "distribution": {"zipf": -1}"#).starts_with("workload.distribution: Zipf exponent -1"));
+        let raw = r#"{"seed": 1, "events": 10, "keys": 5, "key_column": "user"}"#;
+        assert!(Workload::compile(raw, &columns(), 0)
+            .unwrap_err()
+            .to_string()
+            .starts_with("workload.columns: column 'ts' has no generator"));
+    }
+}

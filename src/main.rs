@@ -1,9 +1,14 @@
-//! The native command line: `flink-state-sim run (SCENARIO.json | --preset NAME) [--format text|jsonl]`
-//! and `flink-state-sim presets`. Bad input exits with status 2 and a one-line error.
+//! The native command line:
+//! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`
+//! and `flink-state-sim presets`. Bad input exits with status 2 and a one-line error; a closed
+//! output pipe stops quietly; another write error is one line and status 1.
+
+mod cli;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand, ValueEnum};
-use flink_state_sim::engine::{presets, scenario, FlinkMode, Scenario, Simulation};
+use cli::output::{Out, WriteFailure};
+use flink_state_sim::engine::{presets, scenario, FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -19,7 +24,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario to its end and print the trace.
+    /// Run a scenario to its end and print its trace, its metrics or a summary.
     Run {
         /// A scenario JSON file (see docs/scenario-format.md).
         #[arg(required_unless_present = "preset", conflicts_with = "preset")]
@@ -30,6 +35,13 @@ enum Command {
         /// Override the scenario's Flink version (`1.10-legacy` or `2.3`).
         #[arg(long)]
         flink: Option<String>,
+        /// `full`: record every decision (what `text` and `jsonl` print); `metrics`: only the
+        /// metrics series (memory follows keys, not events: for runs of millions of events).
+        #[arg(long, value_enum, default_value_t = Trace::Full)]
+        trace: Trace,
+        /// `text`: the trace and the result table (`full`) or a summary (`metrics`); `jsonl`: one
+        /// JSON object per trace entry (`full`) or per metrics sample (`metrics`); `csv`: the
+        /// metrics series.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -37,12 +49,17 @@ enum Command {
     Presets,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Trace {
+    Full,
+    Metrics,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
-    /// One line per trace entry, then the result table.
     Text,
-    /// One JSON object per trace entry.
     Jsonl,
+    Csv,
 }
 
 fn main() -> ExitCode {
@@ -50,8 +67,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                print!("{e}");
-                return ExitCode::SUCCESS;
+                let mut out = Out::stdout();
+                return finish(out.line(&e.to_string()).and_then(|()| out.flush()));
             }
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                 eprintln!("no command given: try `flink-state-sim run --preset seed-001-one-day-two-days` or `flink-state-sim --help`");
@@ -63,22 +80,52 @@ fn main() -> ExitCode {
             }
         },
     };
+    let mut out = Out::stdout();
     let result = match cli.command {
-        Command::Presets => {
-            for (name, json) in presets::PRESETS {
-                let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
-                println!("{name}\t{title}");
-            }
-            Ok(())
+        Command::Presets => list_presets(&mut out),
+        Command::Run { scenario, preset, flink, trace, format } => {
+            run(&mut out, scenario, preset, flink, trace, format)
         }
-        Command::Run { scenario, preset, flink, format } => run(scenario, preset, flink, format),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Ok(()) => finish(out.flush()),
+        Err(Failure::Input(e)) => {
+            let _ = out.flush();
             eprintln!("{e}");
             ExitCode::from(2)
         }
+        Err(Failure::Write(w)) => finish(Err(w)),
+        Err(Failure::Run(e)) => {
+            let _ = out.flush();
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The exit status after writing: a closed pipe ends quietly, another write error is reported.
+fn finish(written: Result<(), WriteFailure>) -> ExitCode {
+    match written {
+        Ok(()) | Err(WriteFailure::ClosedPipe) => ExitCode::SUCCESS,
+        Err(WriteFailure::Other(e)) => {
+            eprintln!("cannot write the output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Why a command failed.
+enum Failure {
+    /// Bad input: a one-line error, status 2.
+    Input(String),
+    /// The scenario failed while running (an operator failed where Flink would throw): status 2.
+    Run(String),
+    Write(WriteFailure),
+}
+
+impl From<WriteFailure> for Failure {
+    fn from(w: WriteFailure) -> Self {
+        Failure::Write(w)
     }
 }
 
@@ -89,56 +136,72 @@ fn one_line(message: &str) -> String {
     body.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+fn list_presets(out: &mut Out) -> Result<(), Failure> {
+    for (name, json) in presets::PRESETS {
+        let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
+        out.line(&format!("{name}\t{title}"))?;
+    }
+    Ok(())
+}
+
 fn run(
+    out: &mut Out,
     file: Option<std::path::PathBuf>,
     preset: Option<String>,
     flink: Option<String>,
+    trace: Trace,
     format: Format,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let text = match (&file, &preset) {
-        (Some(path), _) => {
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?
-        }
+        (Some(path), _) => std::fs::read_to_string(path)
+            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?,
         (None, Some(name)) => presets::preset_json(name)
-            .ok_or_else(|| presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default())?
+            .ok_or_else(|| Failure::Input(presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default()))?
             .to_string(),
-        (None, None) => return Err("give a scenario file or --preset NAME".into()),
+        (None, None) => return Err(Failure::Input("give a scenario file or --preset NAME".into())),
     };
     let text = match flink {
         None => text,
         Some(f) => {
-            let mode = FlinkMode::parse(&f)
-                .ok_or_else(|| format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))?;
-            scenario::with_flink(&text, mode).map_err(|e| e.to_string())?
+            let mode = FlinkMode::parse(&f).ok_or_else(|| {
+                Failure::Input(format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))
+            })?;
+            scenario::with_flink(&text, mode).map_err(|e| Failure::Input(e.to_string()))?
         }
     };
-    let scenario = Scenario::from_json(&text).map_err(|e| e.to_string())?;
-    let mut sim = Simulation::new(scenario);
-    let outcome = sim.run_to_end();
+    let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(e.to_string()))?;
+    let level = if trace == Trace::Full && format != Format::Csv { TraceLevel::Full } else { TraceLevel::Metrics };
+    let options = SimOptions { trace: level, keep_actions: None, time_travel: false };
+    let mut sim = Simulation::with_options(scenario, options);
+    let mut progress = cli::progress::Progress::start(sim.step_count());
     let tf = sim.time_format();
-    match format {
-        Format::Jsonl => {
-            for entry in sim.trace() {
-                println!("{}", serde_json::to_string(&entry.record(tf)).map_err(|e| e.to_string())?);
-            }
+    let mut outcome = Ok(());
+    while !sim.is_finished() {
+        if let Err(e) = sim.step() {
+            outcome = Err(e);
+            break;
         }
-        Format::Text => {
-            for entry in sim.trace() {
-                println!("{}", entry.text_line(tf));
-            }
-            let result = sim.result();
-            println!("result [{}]:", result.columns.join(", "));
-            for r in result.rows() {
-                match r.stale_since_ms {
-                    None => println!("  {}", r.row.join(", ")),
-                    Some(t) => println!(
-                        "  {}    (stale since {}: its key's state is gone, it will never be retracted)",
-                        r.row.join(", "),
-                        tf.format(t)
-                    ),
+        if level == TraceLevel::Full {
+            for entry in sim.take_trace() {
+                match format {
+                    Format::Jsonl => out.json_line(&entry.record(tf))?,
+                    _ => out.line(&entry.text_line(tf))?,
                 }
             }
         }
+        progress.tick(sim.next_step());
     }
-    outcome.map_err(|e| e.to_string())
+    progress.done();
+    match (level, format) {
+        (TraceLevel::Full, Format::Text) => cli::summary::result_table(out, &sim)?,
+        (TraceLevel::Full, _) => {}
+        (TraceLevel::Metrics, Format::Text) => cli::summary::summary(out, &sim, progress.elapsed_secs())?,
+        (TraceLevel::Metrics, Format::Jsonl) => {
+            for sample in sim.metrics() {
+                out.json_line(&sample)?;
+            }
+        }
+        (TraceLevel::Metrics, Format::Csv) => cli::csv::write_series(out, &sim)?,
+    }
+    outcome.map_err(|e| Failure::Run(e.to_string()))
 }

@@ -32,7 +32,7 @@ struct RunOutput<'a> {
 struct ResultOut<'a> {
     columns: &'a [String],
     upsert: bool,
-    rows: &'a [crate::engine::result_table::ResultRow],
+    rows: Vec<&'a crate::engine::result_table::ResultRow>,
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
@@ -62,7 +62,11 @@ pub fn run_scenario(json: &str) -> Result<JsValue, JsError> {
     let tf = sim.time_format();
     let out = RunOutput {
         records: sim.trace().iter().map(|e| e.record(tf)).collect(),
-        result: ResultOut { columns: &sim.result().columns, upsert: sim.result().upsert, rows: sim.result().rows() },
+        result: ResultOut {
+            columns: &sim.result().columns,
+            upsert: sim.result().upsert,
+            rows: sim.result().rows().collect(),
+        },
     };
     to_js(&out)
 }

@@ -257,9 +257,9 @@ async fn a_failed_operator_stops_step_and_play() {
     page.set_textarea("#scenario-json", scenario);
     page.click("#load").await;
     page.click("#step").await;
-    assert!(page
-        .text("#happened")
-        .contains("stopped: operator 'inner' failed on +I[a, 1, null]: LATEST_BY_TIME: the time argument is NULL"));
+    assert!(page.text("#happened").contains(
+        "stopped: steps[0]: operator 'inner' failed on +I[a, 1, null]: LATEST_BY_TIME: the time argument is NULL"
+    ));
     assert!(page.is_disabled("#step") && page.is_disabled("#play"));
     assert_eq!(page.text("#blocked"), "the simulation stopped: Reset to start again");
     page.click("#reset").await;

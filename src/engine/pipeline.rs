@@ -42,6 +42,8 @@ pub struct Pipeline {
     pub result: ResultTable,
     /// Keys whose state an operator lost silently during the current call.
     lost: Vec<(Row, Millis)>,
+    /// Message buffers reused from record to record (one per operator, plus the input's).
+    buffers: Vec<Vec<Message>>,
 }
 
 /// Where trace events go: `None` at the `metrics` trace level.
@@ -68,6 +70,7 @@ impl Pipeline {
             nodes,
             result: ResultTable::new(columns, key_len, upsert),
             lost: Vec::new(),
+            buffers: Vec::new(),
         }
     }
 
@@ -95,7 +98,9 @@ impl Pipeline {
                 event: TraceEvent::Input { message: message.clone() },
             });
         }
-        self.flow(0, vec![message], now, action, trace)
+        let mut input = self.buffers.pop().unwrap_or_default();
+        input.push(message);
+        self.flow(0, input, now, action, trace)
     }
 
     /// Runs `messages` through operators `from..` and into the result table.
@@ -110,7 +115,7 @@ impl Pipeline {
         let last = self.nodes.len().saturating_sub(1);
         let mut total = messages.len();
         for (i, node) in self.nodes.iter_mut().enumerate().skip(from) {
-            let mut out = Vec::new();
+            let mut out = self.buffers.pop().unwrap_or_default();
             for m in &messages {
                 let mut ctx = Context {
                     now,
@@ -141,9 +146,10 @@ impl Pipeline {
             } else {
                 self.lost.clear();
             }
-            messages = out;
+            messages.clear();
+            self.buffers.push(std::mem::replace(&mut messages, out));
         }
-        for m in messages {
+        for m in messages.drain(..) {
             if !self.result.apply(&m) {
                 if let Some(t) = trace.as_deref_mut() {
                     t.push(TraceEntry {
@@ -156,6 +162,7 @@ impl Pipeline {
                 }
             }
         }
+        self.buffers.push(messages);
         Ok(())
     }
 
@@ -175,7 +182,13 @@ impl Pipeline {
     ///
     /// # Errors
     /// When an operator fails.
-    pub fn fire_next(&mut self, i: usize, time: Millis, action: usize, mut trace: TraceSink) -> Result<bool, StepError> {
+    pub fn fire_next(
+        &mut self,
+        i: usize,
+        time: Millis,
+        action: usize,
+        mut trace: TraceSink,
+    ) -> Result<bool, StepError> {
         let node = &mut self.nodes[i];
         let Some((ts, key)) = node.op.backend_mut().poll_due(time) else { return Ok(false) };
         let mut out = Vec::new();

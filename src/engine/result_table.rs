@@ -59,11 +59,12 @@ fn insert_sorted(map: &mut FxHashMap<Row, Slots>, key: &[Value], slot: u32) {
     slots.insert(i, slot);
 }
 
+/// Drops `slot` from the key's list. An emptied list stays (an update removes a key's row and
+/// puts the new one right back); compaction drops empty lists.
 fn remove_slot(map: &mut FxHashMap<Row, Slots>, key: &[Value], slot: u32) {
     if let Some(slots) = map.get_mut(key) {
-        slots.retain(|s| *s != slot);
-        if slots.is_empty() {
-            map.remove(key);
+        if let Some(i) = slots.iter().position(|s| *s == slot) {
+            slots.remove(i);
         }
     }
 }
@@ -126,7 +127,11 @@ impl ResultTable {
     /// Applies one message. Returns `false` when a retraction finds no row to remove (nothing changes).
     pub fn apply(&mut self, message: &Message) -> bool {
         let applied = if self.upsert { self.apply_upsert(message) } else { self.apply_retract(message) };
-        if self.hole.is_none() && self.slots.len() > 64 && self.live * 2 < self.slots.len() {
+        let keys = self.fresh.len() + self.stale_rows.len();
+        if self.hole.is_none()
+            && self.slots.len() > 64
+            && (self.live * 2 < self.slots.len() || keys > 2 * self.live + 64)
+        {
             self.compact();
         }
         applied
@@ -198,7 +203,7 @@ impl ResultTable {
     /// Marks the rows of `key` stale since `at_ms`: the last operator lost the key's state.
     pub fn mark_stale(&mut self, key: &Row, at_ms: Millis) {
         let key = &key.0[..self.key_len.min(key.0.len())];
-        let Some(slots) = self.fresh.remove(key) else { return };
+        let Some(slots) = self.fresh.get_mut(key).map(std::mem::take) else { return };
         for slot in slots {
             if let Some(r) = self.slots[slot as usize].as_mut() {
                 r.stale_since_ms = Some(at_ms);

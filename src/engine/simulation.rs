@@ -323,10 +323,7 @@ impl Simulation {
             Action::Step => {
                 let i = self.engine.next_step;
                 let Some(target) = self.step_target(i) else {
-                    return Err(StepError(format!(
-                        "all {} steps have run; Reset to start again",
-                        self.step_count()
-                    )));
+                    return Err(StepError(format!("all {} steps have run; Reset to start again", self.step_count())));
                 };
                 if let Some(reason) = self.step_blocked() {
                     return Err(StepError(reason));
@@ -616,7 +613,8 @@ impl Simulation {
         for (node, view) in e.pipeline.nodes().iter().zip(self.operator_views()) {
             let _ = writeln!(out, "operator {} emitted={:?}", view.id, node.emitted);
             for k in &view.keys {
-                let _ = writeln!(out, "  {:?} {:?} C={:?} timers={:?}", k.row, k.states, k.cleanup_time_ms, k.timers_ms);
+                let _ =
+                    writeln!(out, "  {:?} {:?} C={:?} timers={:?}", k.row, k.states, k.cleanup_time_ms, k.timers_ms);
             }
             let _ = writeln!(out, "  sizes={:?}", view.sizes);
         }

@@ -67,10 +67,15 @@ pub struct Lane {
     pub changed_last: bool,
 }
 
+/// The most lanes a timeline holds: those of the keys touched most recently.
+pub const MAX_LANES: usize = 40;
+
 /// The lanes of a simulation, in order of first appearance, and the time range to draw (ms).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
     pub lanes: Vec<Lane>,
+    /// Lanes left out (beyond [`MAX_LANES`]), the least recently touched.
+    pub hidden_lanes: usize,
     pub from_ms: Millis,
     pub to_ms: Millis,
     pub now_ms: Millis,
@@ -83,8 +88,30 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     let last_action = sim.last_action().map(|a| a.index);
     let mut lanes: Vec<Lane> = Vec::new();
     let mut index: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
+    // Only the most recently touched keys get a lane.
+    let mut recent: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
+    for (i, e) in sim.trace().iter().enumerate() {
+        if let Some(key) = &e.key {
+            recent.insert((e.op.clone(), key.clone()), i);
+        }
+    }
+    let hidden_lanes = recent.len().saturating_sub(MAX_LANES);
+    if hidden_lanes > 0 {
+        let mut by_recency: Vec<usize> = recent.values().copied().collect();
+        by_recency.sort_unstable();
+        let cutoff = by_recency[hidden_lanes];
+        recent.retain(|_, last| *last >= cutoff);
+    }
+    let mut from_ms = sim.scenario().start_ms.min(sim.now());
+    if sim.scenario().workload.is_some() {
+        // A generated run is shown over the window the page keeps, not from its start.
+        from_ms = sim.trace().first().map_or(sim.now(), |e| e.time_ms);
+    }
     for e in sim.trace() {
         let Some(key) = &e.key else { continue };
+        if hidden_lanes > 0 && !recent.contains_key(&(e.op.clone(), key.clone())) {
+            continue;
+        }
         let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
             lanes.push(Lane {
                 op: e.op.to_string(),
@@ -141,7 +168,6 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     for ((op, key), &i) in &index {
         lanes[i].ttl = sim.key_view(op_index(op), key).and_then(|k| k.ttl);
     }
-    let from_ms = sim.scenario().start_ms.min(sim.now());
     // The axis spans every input of the scenario from the start (so it does not rescale while
     // stepping through them), and every timer, window and expiry; not the scenario's trailing
     // advances, which would squash the activity to one side.
@@ -167,15 +193,12 @@ pub fn timeline(sim: &Simulation) -> Timeline {
         to_ms = lane.timers.iter().map(|t| t.timestamp_ms).fold(to_ms, Millis::max);
         to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
     }
-    if let Some(w) = &sim.scenario().workload {
-        to_ms = to_ms.max(w.end_ms());
-    }
     if to_ms <= from_ms {
         to_ms = from_ms + 1;
     }
     // Group lanes by operator (pipeline order), keys in order of first appearance within each.
     lanes.sort_by_key(|lane| op_index(&lane.op));
-    Timeline { lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
+    Timeline { lanes, hidden_lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
 }
 
 #[cfg(test)]

@@ -30,7 +30,10 @@ pub const MAX_KEYS: u64 = 10_000_000;
 pub const MAX_EVENTS: u64 = 1_000_000_000;
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a workload object {\"seed\", \"events\" or \"duration\", \"rate\", \"keys\", ...}")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a workload object {\"seed\", \"events\" or \"duration\", \"rate\", \"keys\", ...}"
+)]
 struct RawWorkload {
     seed: u64,
     #[serde(default)]
@@ -184,9 +187,10 @@ impl Workload {
                 return Err(err("distribution", format!("Zipf exponent {s} is outside (0, 100]")));
             }
         };
-        let key_column = columns.iter().position(|c| c.name == w.key_column).ok_or_else(|| {
-            err("key_column", format!("no column {} in the source", quote(&w.key_column)))
-        })?;
+        let key_column = columns
+            .iter()
+            .position(|c| c.name == w.key_column)
+            .ok_or_else(|| err("key_column", format!("no column {} in the source", quote(&w.key_column))))?;
         let key_type = columns[key_column].data_type;
         let fresh_max = w.keys.saturating_add(events);
         match key_type {
@@ -195,7 +199,11 @@ impl Workload {
             other => {
                 return Err(err(
                     "key_column",
-                    format!("{} is {}: keys are numbered 0 ..= {fresh_max}; use STRING, BIGINT or INT", quote(&w.key_column), other.name()),
+                    format!(
+                        "{} is {}: keys are numbered 0 ..= {fresh_max}; use STRING, BIGINT or INT",
+                        quote(&w.key_column),
+                        other.name()
+                    ),
                 ))
             }
         }
@@ -232,7 +240,9 @@ impl Workload {
                 RawColumnGenerator::OneOf(vs) if vs.is_empty() => {
                     return Err(err(&path, "one_of needs at least one value".into()));
                 }
-                RawColumnGenerator::OneOf(vs) => ColumnGenerator::OneOf(vs.iter().map(value).collect::<Result<_, _>>()?),
+                RawColumnGenerator::OneOf(vs) => {
+                    ColumnGenerator::OneOf(vs.iter().map(value).collect::<Result<_, _>>()?)
+                }
             });
         }
         if let Some((_, c)) = columns.iter().enumerate().find(|(i, _)| *i != key_column && generators[*i].is_none()) {
@@ -475,7 +485,8 @@ mod tests {
         while let Some((t, row)) = cur.next_event(&w) {
             first.entry(row.0[0].to_string()).or_default().push(t);
         }
-        let fresh: Vec<&Vec<Millis>> = first.iter().filter(|(k, _)| k[1..].parse::<u64>().unwrap() >= 50).map(|(_, v)| v).collect();
+        let fresh: Vec<&Vec<Millis>> =
+            first.iter().filter(|(k, _)| k[1..].parse::<u64>().unwrap() >= 50).map(|(_, v)| v).collect();
         assert!(fresh.len() > 20, "{} returning keys", fresh.len());
         for times in fresh.iter().filter(|v| v[0] + 10_000 <= 99_900) {
             assert_eq!(times.len(), 2);
@@ -486,7 +497,9 @@ mod tests {
     #[test]
     fn bad_workloads_name_the_field() {
         let err = |extra: &str| {
-            let raw = format!(r#"{{"seed": 1, "events": 10, "keys": 5, "key_column": "user", "columns": {{"ts": "proctime"}} {extra}}}"#);
+            let raw = format!(
+                r#"{{"seed": 1, "events": 10, "keys": 5, "key_column": "user", "columns": {{"ts": "proctime"}} {extra}}}"#
+            );
             Workload::compile(&raw, &columns(), 0).unwrap_err().to_string()
         };
         assert!(err(r#", "rate": 0"#).starts_with("workload.rate: 0 events per second"));

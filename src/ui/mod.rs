@@ -22,6 +22,22 @@ pub fn start() {
     }
 }
 
+/// Everything that shows the simulation's state.
+fn simulation_view(sim: &crate::engine::Simulation) -> Html {
+    html! {
+        <>
+            { timeline::view(sim) }
+            <div class="columns">
+                { happened::view(sim) }
+                <div class="flow">
+                    { operators::view(sim) }
+                    { result::view(sim) }
+                </div>
+            </div>
+        </>
+    }
+}
+
 /// The whole page.
 #[component]
 pub fn App() -> Html {
@@ -76,15 +92,8 @@ pub fn App() -> Html {
                     { format!("Not applied (the previous scenario keeps running) — {err}") }
                 </div>
             }
-            if let Some(sim) = &state.sim {
-                { timeline::view(sim) }
-                <div class="columns">
-                    { happened::view(sim) }
-                    <div class="flow">
-                        { operators::view(sim) }
-                        { result::view(sim) }
-                    </div>
-                </div>
+            if let Some(handle) = &state.sim {
+                { simulation_view(&handle.get()) }
             }
             { editor::view(&state, &dispatch, &editor_ref, &details_ref) }
         </div>

@@ -4,9 +4,34 @@
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
 use crate::engine::scenario::with_flink;
 use crate::engine::time::{parse_duration, TimeFormat};
-use crate::engine::{FlinkMode, Simulation};
+use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
+use std::cell::{Ref, RefCell};
 use std::rc::Rc;
 use yew::Reducible;
+
+/// How many of the last actions' trace entries the page keeps (the timeline and the changelog
+/// chips show them); anything older is produced again by replay when needed.
+pub const TRACE_WINDOW_ACTIONS: usize = 400;
+
+/// How many steps "run ×1000" runs.
+pub const RUN_MANY: u64 = 1000;
+
+/// The page's simulation: shared, and changed in place by the reducer (an action never copies
+/// the simulation or its history).
+#[derive(Clone)]
+pub struct SimHandle(Rc<RefCell<Simulation>>);
+
+impl SimHandle {
+    fn new(scenario: Scenario) -> Self {
+        let options =
+            SimOptions { trace: TraceLevel::Full, keep_actions: Some(TRACE_WINDOW_ACTIONS), time_travel: true };
+        SimHandle(Rc::new(RefCell::new(Simulation::with_options(scenario, options))))
+    }
+    /// The simulation, to read.
+    pub fn get(&self) -> Ref<'_, Simulation> {
+        self.0.borrow()
+    }
+}
 
 /// What the page shows.
 #[derive(Clone)]
@@ -18,7 +43,7 @@ pub struct AppState {
     /// The scenario JSON the simulation was loaded from.
     pub json: String,
     /// The running simulation (`None` only if the scenario never loaded).
-    pub sim: Option<Simulation>,
+    pub sim: Option<SimHandle>,
     /// Why the last scenario load failed (the editor keeps the text).
     pub scenario_error: Option<String>,
     /// Why the last step or advance failed.
@@ -49,6 +74,8 @@ pub enum Action {
     },
     /// Run the next scenario step.
     Step,
+    /// Run up to this many steps (stopping at the end, a blocked step or a failure).
+    RunSteps(u64),
     /// The "advance by" box changed.
     SetAdvanceText(String),
     /// Advance processing time by the duration in the "advance by" box (Flink's syntax: `1 h`).
@@ -86,7 +113,7 @@ impl AppState {
                 self = self.with_json(json.to_string());
                 if self.scenario_error.is_none() {
                     self.preset = Some(n);
-                    self.preset_flink = self.sim.as_ref().map(|s| s.scenario().flink);
+                    self.preset_flink = self.sim.as_ref().map(|s| s.get().scenario().flink);
                 }
                 self
             }
@@ -98,15 +125,15 @@ impl AppState {
     }
 
     fn with_json(mut self, json: String) -> Self {
-        match Simulation::from_json(&json) {
-            Ok(sim) => {
+        match Scenario::from_json(&json) {
+            Ok(scenario) => {
                 self.preset = PRESETS.iter().find(|(_, p)| *p == json).map(|(n, _)| *n);
-                self.preset_flink = self.preset.map(|_| sim.scenario().flink);
-                self.advance_text = match sim.time_format() {
+                self.preset_flink = self.preset.map(|_| scenario.flink);
+                self.advance_text = match scenario.time_format {
                     TimeFormat::DateTime => "1 h".into(),
                     TimeFormat::Millis => "1 ms".into(),
                 };
-                self.sim = Some(sim);
+                self.sim = Some(SimHandle::new(scenario));
                 self.json = json;
                 self.scenario_error = None;
                 self.step_error = None;
@@ -131,7 +158,7 @@ impl AppState {
         let next = self.with_json(text);
         match (preset, &next.scenario_error) {
             // A preset on another Flink version keeps its name when that is the only change.
-            (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.scenario().name == p) => {
+            (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.get().scenario().name == p) => {
                 AppState { preset: Some(p), preset_flink, ..next }
             }
             _ => next,
@@ -139,8 +166,8 @@ impl AppState {
     }
 
     fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
-        if let Some(sim) = self.sim.as_mut() {
-            self.step_error = f(sim).err();
+        if let Some(sim) = &self.sim {
+            self.step_error = f(&mut sim.0.borrow_mut()).err();
             if self.step_error.is_some() {
                 self.playing = false;
             }
@@ -150,7 +177,12 @@ impl AppState {
 
     /// Processing time, formatted, or an empty string before any scenario loaded.
     pub fn now_text(&self) -> String {
-        self.sim.as_ref().map(|s| s.time_format().format(s.now())).unwrap_or_default()
+        self.sim.as_ref().map(|s| s.get().time_format().format(s.get().now())).unwrap_or_default()
+    }
+
+    /// Whether the simulation can step (false when none loaded).
+    fn can_step(&self) -> bool {
+        self.sim.as_ref().is_some_and(|s| s.get().can_step())
     }
 }
 
@@ -165,6 +197,15 @@ impl Reducible for AppState {
             Action::LoadJson(json) => state.with_json(json),
             Action::SetFlink { flink, editor_text } => state.with_flink(&flink, editor_text),
             Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
+            Action::RunSteps(n) => state.drive(|s| {
+                for _ in 0..n {
+                    if !s.can_step() {
+                        break;
+                    }
+                    s.step().map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            }),
             Action::SetAdvanceText(text) => AppState { advance_text: text, ..state },
             Action::AdvanceBy => {
                 let text = state.advance_text.clone();
@@ -177,19 +218,20 @@ impl Reducible for AppState {
             Action::Reset => {
                 let mut state = state;
                 if let Some(sim) = &state.sim {
-                    state.sim = Some(Simulation::new(sim.scenario().clone()));
+                    let scenario = sim.get().scenario().clone();
+                    state.sim = Some(SimHandle::new(scenario));
                 }
                 AppState { step_error: None, scenario_error: None, playing: false, ..state }
             }
             Action::Play => {
-                let finished = state.sim.as_ref().is_none_or(|s| !s.can_step());
-                AppState { playing: !finished, step_error: None, ..state }
+                let can = state.can_step();
+                AppState { playing: can, step_error: None, ..state }
             }
             Action::Pause => AppState { playing: false, ..state },
             Action::Tick if !state.playing => return self,
             Action::Tick => {
                 let mut next = state.drive(|s| s.step().map_err(|e| e.to_string()));
-                if next.sim.as_ref().is_none_or(|s| !s.can_step()) {
+                if !next.can_step() {
                     next.playing = false;
                 }
                 next

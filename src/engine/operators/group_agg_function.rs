@@ -27,7 +27,7 @@
 //! State TTL is `StateConfigUtil.createTtlConfig(table.exec.state.ttl)`; no timers are used.
 
 use super::{Context, GroupAggregateSpec, StreamOperator};
-use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, AggCall, Accumulators};
+use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
@@ -174,7 +174,8 @@ impl StreamOperator for GroupAggFunction {
         let cell = self.acc_state.peek(key).map(|stored| {
             let mut value = describe_accumulators(names, &stored.user_value);
             if self.index_of_count_star == Some(self.spec.calls.len()) {
-                value.push_str(&format!(", COUNT(*) (hidden): {}", stored.user_value[self.spec.calls.len()].describe()));
+                value
+                    .push_str(&format!(", COUNT(*) (hidden): {}", stored.user_value[self.spec.calls.len()].describe()));
             }
             let config = &self.acc_state.config;
             let ttl = config.is_enabled().then(|| TtlView {

@@ -112,7 +112,10 @@ fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioErro
             return Err(ScenarioError::new(format!("{path}[{i}]"), "a column name must not be empty"));
         }
         if !seen.insert(c.name.as_str()) {
-            return Err(ScenarioError::new(format!("{path}[{i}]"), format!("duplicate column name {}", quote(&c.name))));
+            return Err(ScenarioError::new(
+                format!("{path}[{i}]"),
+                format!("duplicate column name {}", quote(&c.name)),
+            ));
         }
     }
     Ok(())
@@ -162,8 +165,14 @@ fn compile_pipeline(
             .find(|k| k.name == header.operator)
             .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
         let (columns, input_name, retracts) = match nodes.last() {
-            None => (&source.columns[..], format!("source {}", quote(&source.name)), source.changelog == SourceChangelog::All),
-            Some(prev) => (prev.spec.output_columns(), format!("the output of {}", quote(&prev.id)), prev.spec.output_retracts()),
+            None => (
+                &source.columns[..],
+                format!("source {}", quote(&source.name)),
+                source.changelog == SourceChangelog::All,
+            ),
+            Some(prev) => {
+                (prev.spec.output_columns(), format!("the output of {}", quote(&prev.id)), prev.spec.output_retracts())
+            }
         };
         let input = CompileInput { path: &path, flink, retention, columns, input_name: &input_name, retracts };
         let spec = (kind.compile)(op.get(), input)?;
@@ -281,9 +290,9 @@ fn compile_input(
         .zip(&source.columns)
         .enumerate()
         .map(|(j, (v, col))| {
-            col.data_type
-                .value_from_json(v)
-                .map_err(|m| ScenarioError::new(format!("{path}.row[{j}]"), format!("column {}: {m}", quote(&col.name))))
+            col.data_type.value_from_json(v).map_err(|m| {
+                ScenarioError::new(format!("{path}.row[{j}]"), format!("column {}: {m}", quote(&col.name)))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Step::Input { at, kind, row: Row::from(row) })

@@ -169,7 +169,10 @@ mod tests {
         assert_eq!(m.get(&mut keys, k, &2, 10), TtlRead::Fresh(200));
         assert_eq!(m.entries(&mut keys, k, 10), vec![(2, 200)], "the expired entry is skipped and removed");
         assert_eq!(m.size(10), StateSize { stored: 1, expired: 0 });
-        assert_eq!(m.get(&mut keys, k, &2, 15), TtlRead::Expired { last_access_ms: 5, expired_at_ms: 15, returned: None });
+        assert_eq!(
+            m.get(&mut keys, k, &2, 15),
+            TtlRead::Expired { last_access_ms: 5, expired_at_ms: 15, returned: None }
+        );
         assert_eq!(keys.live(), 0, "the key's map is empty: nothing holds the key");
     }
 }

@@ -136,7 +136,10 @@ mod tests {
         assert_eq!(s.config.visibility(s.peek(k).unwrap().last_access_ms, 10), Visibility::ExpiredStillStored);
         assert_eq!(s.size(10), StateSize { stored: 1, expired: 1 });
         assert_eq!(keys.visible(10), 0);
-        assert_eq!(s.value(&mut keys, k, 10), TtlRead::Expired { last_access_ms: 0, expired_at_ms: 10, returned: None });
+        assert_eq!(
+            s.value(&mut keys, k, 10),
+            TtlRead::Expired { last_access_ms: 0, expired_at_ms: 10, returned: None }
+        );
         assert!(s.peek(k).is_none(), "an expired value is removed when read");
         assert_eq!(s.size(10), StateSize { stored: 0, expired: 0 });
         assert_eq!(keys.live(), 0);

@@ -1,13 +1,14 @@
 //! Processing time and the driving buttons: Step, Next timer, Advance by, Play/Pause, Reset.
 
-use crate::ui::state::{Action, AppState};
+use crate::ui::state::{Action, AppState, RUN_MANY};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
-    let Some(sim) = &state.sim else {
+    let Some(handle) = &state.sim else {
         return html! {};
     };
+    let sim = handle.get();
     let tf = sim.time_format();
     let next_timer = sim.next_timer_ms().map(|t| tf.format(t));
     // A form, so Enter in the box advances too.
@@ -35,6 +36,12 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
                 title={step_title}>{ "▶ Step" }</button>
             <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+            if sim.step_count() > RUN_MANY {
+                <button id="run-many" onclick={dispatch.reform(|_| Action::RunSteps(RUN_MANY))} disabled={step_disabled}
+                    title={format!("Run the next {RUN_MANY} steps")}>{ format!("⏩ ×{RUN_MANY}") }</button>
+                <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
+                    title="Run every remaining step">{ "⏭ to end" }</button>
+            }
             if blocked.is_some() {
                 <span id="blocked" class="blocked">{ hint }</span>
             }

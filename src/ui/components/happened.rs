@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
-    let last = sim.actions().last();
+    let last = sim.last_action();
     // With cleaning disabled the rule decides nothing each time; the retention badge says so once.
     let entries: Vec<&TraceEntry> = sim
         .last_action_entries()
@@ -27,7 +27,7 @@ pub fn view(sim: &Simulation) -> Html {
             let when = |t: Millis| (t != action.to_ms).then(|| html! { <span class="when">{ tf.format(t) }</span> });
             html! {
                 <>
-                    <p class="action" id="last-action">{ &action.label }</p>
+                    <p class="action" id="last-action">{ sim.describe_action(action) }</p>
                     if entries.is_empty() && expired.is_empty() {
                         <p class="hint">{ "No timer was due and nothing changed." }</p>
                     }

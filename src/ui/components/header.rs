@@ -12,7 +12,8 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
     let on_preset =
         dispatch.reform(|e: Event| Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let on_flink = on_flink.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
-    let scenario = state.sim.as_ref().map(|s| s.scenario());
+    let sim = state.sim.as_ref().map(|s| s.get());
+    let scenario = sim.as_ref().map(|s| s.scenario());
     let flink = scenario.map(|s| s.flink);
     // The version this preset was written for, when the page now runs it on another one.
     let written_for = state.preset_flink.filter(|written| Some(*written) != flink);

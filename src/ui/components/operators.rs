@@ -1,30 +1,38 @@
 //! One card per operator: its Flink class and plan, its keyed state now, and its changelog.
 
+use crate::engine::time::TimeFormat;
 use crate::engine::trace::TraceEvent;
-use crate::engine::view::OperatorView;
+use crate::engine::view::{KeyView, OperatorView, StateCell};
 use crate::engine::Simulation;
 use crate::ui::components::kind_class;
 use yew::prelude::*;
 
 /// How many emitted messages each operator card shows.
 const MAX_CHIPS: usize = 40;
+/// How many keys each operator card lists.
+const MAX_KEYS: usize = 50;
 
 pub fn view(sim: &Simulation) -> Html {
+    let emitted_totals: Vec<u64> = sim.sample_now().operators.iter().map(|o| o.emitted.total()).collect();
     html! {
         <section class="operators">
             <h2>{ "Operators → result" }</h2>
-            { for sim.operator_views().into_iter().map(|op| card(sim, op)) }
+            { for sim.operator_views_limited(MAX_KEYS).into_iter().enumerate().map(|(i, op)| {
+                card(sim, op, emitted_totals.get(i).copied().unwrap_or(0))
+            }) }
         </section>
     }
 }
 
-fn card(sim: &Simulation, op: OperatorView) -> Html {
+fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
     let tf = sim.time_format();
-    let last_action = sim.actions().len().checked_sub(1);
-    let all: Vec<Html> = sim
+    let last_action = sim.last_action().map(|a| a.index);
+    // The last messages only (from the trace the page keeps): the page stays light however long the run.
+    let recent: Vec<Html> = sim
         .trace()
         .iter()
-        .filter(|e| e.op == op.id)
+        .rev()
+        .filter(|e| *e.op == *op.id)
         .filter_map(|e| match &e.event {
             TraceEvent::Emitted { message } => {
                 let fresh = if Some(e.action) == last_action { " fresh" } else { "" };
@@ -35,11 +43,15 @@ fn card(sim: &Simulation, op: OperatorView) -> Html {
             }
             _ => None,
         })
+        .take(MAX_CHIPS)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
         .collect();
-    // The last messages only: the page stays light however long the run.
-    let earlier = all.len().saturating_sub(MAX_CHIPS);
-    let emitted: Vec<Html> = all.into_iter().skip(earlier).collect();
-    let legacy = op.flink_class == "GroupAggProcessFunction";
+    let earlier = (emitted_total as usize).saturating_sub(recent.len());
+    let more_keys = op.key_count.saturating_sub(op.keys.len());
+    let ttl = op.keys.iter().any(|k| k.ttl.is_some());
+    let columns = op.state_names.len() + 1 + usize::from(ttl);
     html! {
         <div class="operator" id={format!("op-{}", op.id)}>
             <div class="op-head">
@@ -49,38 +61,54 @@ fn card(sim: &Simulation, op: OperatorView) -> Html {
             <div class="plan">{ &op.plan }</div>
             <table class="state">
                 <thead><tr>
-                    <th>{ "key" }</th><th>{ op.state_names[0] }</th>
-                    if legacy { <th>{ "input count" }</th><th>{ "cleanup time C" }</th> }
-                    else { <th>{ "state TTL" }</th> }
+                    <th>{ "key" }</th>
+                    { for op.state_names.iter().map(|n| html! { <th>{ *n }</th> }) }
+                    if ttl { <th>{ "state TTL" }</th> }
                 </tr></thead>
                 <tbody>
                     if op.keys.is_empty() {
-                        <tr><td colspan="4" class="hint">{ "no state" }</td></tr>
+                        <tr><td colspan={columns.to_string()} class="hint">{ "no state" }</td></tr>
                     }
-                    { for op.keys.iter().map(|k| html! {
-                        <tr class={if k.ttl.is_some_and(|t| t.expired) { "expired" } else { "" }}>
-                            <td class="key">{ &k.key }</td>
-                            <td>{ k.accumulators.clone().unwrap_or_else(|| "—".into()) }</td>
-                            if legacy {
-                                <td>{ k.input_count.map(|c| c.to_string()).unwrap_or_else(|| "—".into()) }</td>
-                                <td class="cleanup-time">{ k.cleanup_time_ms.map(|t| tf.format(t)).unwrap_or_else(|| "—".into()) }</td>
-                            } else {
-                                <td class="ttl">{ match k.ttl {
-                                    None => "no TTL (table.exec.state.ttl = 0)".to_string(),
-                                    Some(t) if t.expired => format!("expired at {} — still stored, invisible", tf.format(t.expires_at_ms)),
-                                    Some(t) => format!("expires at {}", tf.format(t.expires_at_ms)),
-                                } }</td>
-                            }
-                        </tr>
-                    }) }
+                    { for op.keys.iter().map(|k| key_row(&op, k, ttl, tf)) }
+                    if more_keys > 0 {
+                        <tr><td colspan={columns.to_string()} class="hint">{ format!("… {more_keys} more keys") }</td></tr>
+                    }
                 </tbody>
             </table>
             <div class="changelog">
                 <span class="label">{ "out " }</span>
-                if emitted.is_empty() { <span class="hint">{ "nothing emitted yet" }</span> }
+                if recent.is_empty() && earlier == 0 { <span class="hint">{ "nothing emitted yet" }</span> }
                 if earlier > 0 { <span class="earlier">{ format!("… {earlier} earlier, ") }</span> }
-                { for emitted }
+                { for recent }
             </div>
         </div>
     }
+}
+
+fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> Html {
+    let expired = k.ttl.is_some_and(|t| t.expired);
+    let ttl = k.ttl.map(|t| {
+        if t.expired {
+            format!("expired at {} — still stored, invisible", tf.format(t.expires_at_ms))
+        } else {
+            format!("expires at {}", tf.format(t.expires_at_ms))
+        }
+    });
+    html! {
+        <tr class={if expired { "expired" } else { "" }}>
+            <td class="key">{ &k.key }</td>
+            { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, tf)) }
+            if ttl_column { <td class="ttl">{ ttl.unwrap_or_else(|| "—".into()) }</td> }
+        </tr>
+    }
+}
+
+/// One state's cell: the cleanup time as a time, a TTL state with its expiry, others as stored.
+fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, tf: TimeFormat) -> Html {
+    let Some(cell) = cell else { return html! { <td>{ "—" }</td> } };
+    if name == "CleanupTime" {
+        let text = k.cleanup_time_ms.map(|t| tf.format(t)).unwrap_or_else(|| cell.value.clone());
+        return html! { <td class="cleanup-time">{ text }</td> };
+    }
+    html! { <td>{ &cell.value }</td> }
 }

@@ -5,6 +5,9 @@ use crate::engine::trace::TraceEvent;
 use crate::engine::Simulation;
 use yew::prelude::*;
 
+/// How many result rows the page lists.
+const MAX_ROWS: usize = 200;
+
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
     let result = sim.result();
@@ -23,10 +26,10 @@ pub fn view(sim: &Simulation) -> Html {
                     <th class="stale-col"></th>
                 </tr></thead>
                 <tbody>
-                    if result.rows().is_empty() {
+                    if result.is_empty() {
                         <tr><td colspan={(result.columns.len() + 1).to_string()} class="hint">{ "empty" }</td></tr>
                     }
-                    { for result.rows().map(|r| {
+                    { for result.rows().take(MAX_ROWS).map(|r| {
                         let stale = r.stale_since_ms.map(|t| format!(
                             "⚠ stale since {}: the state of this key was lost without a message; nothing will ever retract or update this row",
                             tf.format(t)));
@@ -39,6 +42,9 @@ pub fn view(sim: &Simulation) -> Html {
                     }) }
                 </tbody>
             </table>
+            if result.len() > MAX_ROWS {
+                <p class="hint">{ format!("… {} more rows ({} rows, {} stale)", result.len() - MAX_ROWS, result.len(), result.stale_len()) }</p>
+            }
             if missing > 0 {
                 <p class="error">{ format!("{missing} retraction(s) found no matching row") }</p>
             }

@@ -132,6 +132,9 @@ pub fn view(sim: &Simulation) -> Html {
                 </g>
             </svg>
             </div>
+            if tl.hidden_lanes > 0 {
+                <p class="hint" id="hidden-lanes">{ format!("{} more keys touched earlier are not drawn (the {} most recently touched are)", tl.hidden_lanes, tl.lanes.len()) }</p>
+            }
         </section>
     }
 }

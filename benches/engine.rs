@@ -1,0 +1,77 @@
+//! The engine's hot paths, measured (`cargo bench`; the README's table lists the figures).
+//!
+//! (a) legacy cleanup timers, COUNT(*) GROUP BY key, 1 M events over 100 k keys, uniform;
+//! (b) the same with Zipf 1.1; (c) Flink 2.3 two-level aggregation with state TTL, 1 M events;
+//! each at the `metrics` trace level, and (a) at the `full` level; (d) `seek` to random actions
+//! of a 100 k-event run. The same workloads run in headless Chromium on the wasm build:
+//! `scripts/bench-wasm.sh`.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
+use std::time::Duration;
+
+const A: &str = include_str!("scenarios/a-cleanup-timers-uniform.json");
+const B: &str = include_str!("scenarios/b-cleanup-timers-zipf.json");
+const C: &str = include_str!("scenarios/c-two-level-ttl.json");
+
+fn one_way(level: TraceLevel) -> SimOptions {
+    SimOptions { trace: level, keep_actions: None, time_travel: false }
+}
+
+/// Runs a scenario to its end; at the `full` level the trace is drained after every step, as
+/// the CLI streams it.
+fn run(scenario: &Scenario, options: SimOptions) -> u64 {
+    let mut sim = Simulation::with_options(scenario.clone(), options);
+    let mut entries = 0u64;
+    while !sim.is_finished() {
+        sim.step().expect("the workload runs");
+        if options.trace == TraceLevel::Full {
+            entries += sim.take_trace().len() as u64;
+        }
+    }
+    entries + sim.result().len() as u64
+}
+
+fn workloads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("workload");
+    g.sample_size(10).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(2));
+    for (name, json, level) in [
+        ("a_cleanup_timers_uniform_metrics", A, TraceLevel::Metrics),
+        ("b_cleanup_timers_zipf_metrics", B, TraceLevel::Metrics),
+        ("c_two_level_ttl_metrics", C, TraceLevel::Metrics),
+        ("a_cleanup_timers_uniform_full", A, TraceLevel::Full),
+    ] {
+        let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
+        g.throughput(Throughput::Elements(scenario.step_count()));
+        g.bench_function(name, |b| b.iter(|| run(&scenario, one_way(level))));
+    }
+    g.finish();
+}
+
+/// (d): a 100 k-event run of (a)'s shape, then seeks to pseudo-random actions (a fixed LCG, so
+/// every run measures the same positions).
+fn seek(c: &mut Criterion) {
+    let json = A.replace("\"events\": 1000000", "\"events\": 100000");
+    let scenario = Scenario::from_json(&json).expect("valid");
+    let options = SimOptions { trace: TraceLevel::Full, keep_actions: Some(200), time_travel: true };
+    let mut sim = Simulation::with_options(scenario, options);
+    sim.run_to_end().expect("runs");
+    let n = sim.action_count();
+    let mut g = c.benchmark_group("seek");
+    g.sample_size(50);
+    let mut x: u64 = 12345;
+    g.bench_function("d_seek_random_100k", |b| {
+        b.iter_batched(
+            || {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (x >> 33) as usize % n
+            },
+            |target| sim.seek(target).expect("seek"),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, workloads, seek);
+criterion_main!(benches);

@@ -43,7 +43,8 @@ pub fn quote(text: &str) -> String {
 
 /// `c` as written in a quote: printable characters as they are, others escaped as Rust escapes them.
 fn escape(c: char) -> Vec<char> {
-    if c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{feff}') || c == '\'' {
+    let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{feff}');
+    if c.is_control() || invisible || (c.is_whitespace() && c != ' ') || c == '\'' {
         c.escape_default().collect()
     } else {
         vec![c]

@@ -77,13 +77,16 @@ const UNITS: &[(&str, &[&str], i128)] = &[
 /// `"text does not start with a number"`, numeric overflow, or an unknown unit label with the
 /// list of recognized units.
 pub fn parse_duration(text: &str) -> Result<Millis, String> {
-    let trimmed = text.trim();
+    // Java's `String.trim()` strips the characters up to U+0020 only: a no-break space stays.
+    let java_trim = |s: &str| s.trim_matches(|c: char| c <= ' ').to_string();
+    let trimmed = java_trim(text);
+    let trimmed = trimmed.as_str();
     if trimmed.is_empty() {
         return Err("argument is an empty- or whitespace-only string".into());
     }
     let digits_end = trimmed.char_indices().find(|(_, c)| !c.is_ascii_digit()).map_or(trimmed.len(), |(i, _)| i);
     let number = &trimmed[..digits_end];
-    let label = trimmed[digits_end..].trim().to_lowercase();
+    let label = java_trim(&trimmed[digits_end..]).to_lowercase();
     if number.is_empty() {
         return Err("text does not start with a number".into());
     }
@@ -97,7 +100,8 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
         let all: Vec<String> =
             UNITS.iter().map(|(name, labels, _)| format!("{name}: ({})", labels.join(" | "))).collect();
         return Err(format!(
-            "Time interval unit label '{label}' does not match any of the recognized units: {}",
+            "Time interval unit label {} does not match any of the recognized units: {}",
+            crate::engine::error::quote(&label),
             all.join(", ")
         ));
     };
@@ -186,6 +190,7 @@ mod tests {
         assert_eq!(parse_duration("300"), Ok(300));
         assert_eq!(parse_duration(" 10 S "), Ok(10_000));
         assert_eq!(parse_duration("1500 µs"), Ok(1));
+        assert_eq!(parse_duration("\t5\nmin\r"), Ok(300_000), "tabs and newlines are trimmed, as by Java");
     }
 
     #[test]
@@ -196,6 +201,8 @@ mod tests {
         assert!(err.starts_with("Time interval unit label 'h 30 min' does not match"), "{err}");
         assert!(err.contains("MINUTES: (min | minute | minutes)"), "{err}");
         assert!(parse_duration("-5 min").is_err());
+        let nbsp = parse_duration("5\u{a0}min").unwrap_err();
+        assert!(nbsp.starts_with("Time interval unit label '\\u{a0}min' does not match"), "{nbsp}");
         assert!(parse_duration("99999999999999999999").unwrap_err().contains("numeric overflow"));
     }
 

@@ -22,9 +22,6 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let (steps, start_ms, wrote_date_times) = compile_steps(&raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
         Some(w) => Some(Workload::compile(w.get(), &source.columns, steps_end(&steps, start_ms))?),
-        None if steps.is_empty() => {
-            return Err(ScenarioError::new("steps", "a scenario needs steps, a workload, or both"));
-        }
         None => None,
     };
     let time_format = raw.time_format.unwrap_or(if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {

@@ -14,13 +14,26 @@ use std::rc::Rc;
 
 /// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`. Strings are shared (`Rc<str>`):
 /// copying a value into a key, a message or a checkpoint never copies its text.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
     Str(Rc<str>),
+}
+
+impl PartialEq for Value {
+    /// Equal values; two copies of one shared string are equal without comparing their text.
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Value {
@@ -83,7 +96,11 @@ impl Row {
     }
     /// Picks the values at `indices`, in that order (a grouping key, a projection).
     pub fn project(&self, indices: &[usize]) -> Row {
-        Row(indices.iter().map(|&i| self.0.get(i).cloned().unwrap_or(Value::Null)).collect())
+        let mut out = SmallVec::with_capacity(indices.len());
+        for &i in indices {
+            out.push(self.0.get(i).cloned().unwrap_or(Value::Null));
+        }
+        Row(out)
     }
     /// This row followed by `other`'s values.
     pub fn concat(&self, other: &Row) -> Row {

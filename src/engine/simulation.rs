@@ -379,7 +379,7 @@ impl Simulation {
             Action::Step => Some(self.take_step()),
             _ => None,
         };
-        let step_name = step.as_ref().map(|(i, _)| self.step_name(*i));
+        let step_index = step.as_ref().map(|(i, _)| *i);
         let mut sink: TraceSink = if self.options.trace == TraceLevel::Full { Some(&mut self.trace) } else { None };
         let engine = &mut self.engine;
         let mut outcome = engine.advance(to, index, sink.as_deref_mut());
@@ -387,8 +387,8 @@ impl Simulation {
             engine.inputs += 1;
             outcome = engine.pipeline.process_input(m.clone(), to, index, sink);
         }
-        if let (Err(e), Some(name)) = (&mut outcome, step_name) {
-            e.0 = format!("{name}: {}", e.0);
+        if let (Err(e), Some(i)) = (&mut outcome, step_index) {
+            e.0 = format!("{}: {}", self.step_name(i), e.0);
         }
         if let Err(e) = &outcome {
             self.engine.failure = Some(e.0.clone());

@@ -132,7 +132,8 @@ pub struct Workload {
 impl Workload {
     /// Processing time of event `i`.
     pub fn time_of(&self, i: u64) -> Millis {
-        let offset = i128::from(i) * 1000 / i128::from(self.rate);
+        // i <= MAX_EVENTS (10^9), so i × 1000 fits a u64.
+        let offset = i.saturating_mul(1000) / self.rate;
         self.start_ms.saturating_add(i64::try_from(offset).unwrap_or(Millis::MAX))
     }
 

@@ -28,7 +28,7 @@
 
 use super::{Context, GroupAggregateSpec, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
-use crate::engine::row::{Change, Message, Row, RowKind, Value};
+use crate::engine::row::{Change, Message, RowKind, Value};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;
@@ -73,10 +73,6 @@ impl GroupAggFunction {
         }
     }
 
-    /// The key followed by the visible aggregate values (the hidden `COUNT(*)` is not output).
-    fn output(&self, key: &Row, accs: &Accumulators) -> Row {
-        key.0.iter().cloned().chain(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a))).collect()
-    }
 
     /// `RecordCounter.recordCountIsZero(acc)`.
     fn record_count_is_zero(&self, accs: &Accumulators) -> bool {
@@ -123,9 +119,9 @@ impl StreamOperator for GroupAggFunction {
             }
             None => (self.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
-        let prev = self.output(&key_row, &accs);
+        let prev = self.spec.output(&key_row, &accs);
         accumulate_or_retract(&self.calls, &mut accs, &input.row, accumulate)?;
-        let new = self.output(&key_row, &accs);
+        let new = self.spec.output(&key_row, &accs);
         if !self.record_count_is_zero(&accs) {
             self.acc_state.update(&mut self.backend.keys, key, accs, now);
             if first_row {

@@ -23,7 +23,7 @@ use super::{Context, GroupAggregateSpec, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
-use crate::engine::row::{Change, Message, Row};
+use crate::engine::row::{Change, Message};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;
 use crate::engine::trace::{ClearCause, TraceEvent};
@@ -55,9 +55,6 @@ impl GroupAggProcessFunction {
         }
     }
 
-    fn results(&self, key: &Row, accs: &Accumulators) -> Row {
-        key.0.iter().cloned().chain(self.spec.calls.iter().zip(accs).map(|(c, a)| c.get_value(a))).collect()
-    }
 }
 
 impl StreamOperator for GroupAggProcessFunction {
@@ -94,10 +91,10 @@ impl StreamOperator for GroupAggProcessFunction {
             None => (self.spec.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
         let mut input_cnt = self.cnt_state.peek(key).map_or(0, |c| c.user_value);
-        let prev_row = self.results(&key_row, &accs);
+        let prev_row = self.spec.output(&key_row, &accs);
         accumulate_or_retract(&self.spec.calls, &mut accs, &input.row, change)?;
         input_cnt += if change { 1 } else { -1 };
-        let new_row = self.results(&key_row, &accs);
+        let new_row = self.spec.output(&key_row, &accs);
         if input_cnt != 0 {
             self.state.update(&mut self.backend.keys, key, accs, now);
             self.cnt_state.update(&mut self.backend.keys, key, input_cnt, now);

@@ -4,7 +4,9 @@
 //! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
 
 use super::{CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator};
-use crate::engine::aggregate::AggCall;
+use crate::engine::aggregate::{Accumulator, AggCall};
+use crate::engine::row::Row;
+use smallvec::SmallVec;
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
@@ -60,6 +62,20 @@ pub struct GroupAggregateSpec {
     pub input_retracts: bool,
     /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
     pub generate_update_before: bool,
+}
+
+impl GroupAggregateSpec {
+    /// The output row for a key: its values, then each aggregate's value (`getValue(acc)`).
+    pub fn output(&self, key: &Row, accs: &[Accumulator]) -> Row {
+        let mut out = SmallVec::with_capacity(key.0.len() + self.calls.len());
+        for v in &key.0 {
+            out.push(v.clone());
+        }
+        for (call, acc) in self.calls.iter().zip(accs) {
+            out.push(call.get_value(acc));
+        }
+        Row(out)
+    }
 }
 
 impl OperatorSpec for GroupAggregateSpec {

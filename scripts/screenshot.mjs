@@ -28,6 +28,28 @@ for (const preset of ['cleanup-harness-min5-max10', 'seed-004-device-status', 's
   while (!(await page.isDisabled('#step'))) await page.click('#step');
   await shot(`03-${preset}-end`);
 }
+// the 100 k-event workload: how long running it takes, and whether Step stays fast at its end
+const timed = async (selector) => page.evaluate(async (sel) => {
+  const before = document.querySelector('#progress').textContent;
+  const t0 = performance.now();
+  document.querySelector(sel).click();
+  while (document.querySelector('#progress').textContent === before) await new Promise(r => setTimeout(r, 0));
+  return performance.now() - t0;
+}, selector);
+await page.selectOption('#preset-select', 'what-if-100k-logins');
+const first = await timed('#step');
+const thousand = await timed('#run-many');
+let many = 0;
+for (let i = 0; i < 98; i++) many += await timed('#run-many');
+const late = [];
+for (let i = 0; i < 10; i++) late.push(await timed('#step'));
+late.sort((a, b) => a - b);
+await shot('05-what-if-100k-at-99k');
+const toEnd = await timed('#run-all');
+await shot('06-what-if-100k-end');
+console.log(`what-if-100k-logins: first Step ${first.toFixed(1)} ms; ×1000 ${thousand.toFixed(0)} ms; ` +
+  `98 × ×1000 ${(many / 1000).toFixed(2)} s (${(many / 98).toFixed(0)} ms each); ` +
+  `Step at 99 k: median ${late[5].toFixed(1)} ms, max ${late[9].toFixed(1)} ms; the last ~1000 steps to the end ${toEnd.toFixed(0)} ms`);
 // a broken scenario shows its error
 await page.click('.editor summary');
 await page.fill('#scenario-json', '{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["a", "STRING"]]}, "pipeline": [], "steps": []}');

@@ -50,6 +50,16 @@ pub struct Sample {
     pub operators: Vec<OperatorSample>,
 }
 
+/// The smallest round interval (1, 2 or 5 × a power of ten ms; 1 s … 30 s; 1 min … 30 min;
+/// 1 h … 12 h; whole days) at least `ms`: sample times read well.
+fn round_interval(ms: Millis) -> Millis {
+    const ROUND: &[Millis] = &[
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+        600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+    ];
+    ROUND.iter().copied().find(|&r| r >= ms).unwrap_or_else(|| (ms / 86_400_000 + 1).saturating_mul(86_400_000))
+}
+
 /// The series being recorded.
 #[derive(Debug, Clone)]
 pub struct MetricsSeries {
@@ -64,7 +74,7 @@ impl MetricsSeries {
     /// A series for a run from `start` expected to last about `span_ms` (any guess works; the
     /// interval adapts).
     pub fn new(start: Millis, span_ms: Millis) -> Self {
-        let interval_ms = (span_ms / TARGET_POINTS).max(1);
+        let interval_ms = round_interval(span_ms / TARGET_POINTS);
         MetricsSeries { origin: start, interval_ms, next_at: start, samples: Vec::new() }
     }
 

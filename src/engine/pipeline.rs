@@ -250,6 +250,23 @@ impl Pipeline {
         }
     }
 
+    /// Keys whose state TTL expired in `(from, to]`: (operator id, key, expiry time ms).
+    pub fn expired_between(&self, from: Millis, to: Millis) -> Vec<(String, String, Millis)> {
+        let mut out = Vec::new();
+        for node in &self.nodes {
+            let keys = &node.op.backend().keys;
+            for k in keys.held() {
+                if let Some(ttl) = node.op.ttl_of(k, to) {
+                    if ttl.expired && ttl.expires_at_ms > from && ttl.expires_at_ms <= to {
+                        out.push((node.id.to_string(), keys.row(k).key_label(), ttl.expires_at_ms));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(_, _, at)| *at);
+        out
+    }
+
     /// One key of operator `i` at `now`, if it holds state or timers.
     pub fn key_view(&self, i: usize, row: &Row, now: Millis) -> Option<KeyView> {
         let op = &self.nodes.get(i)?.op;
@@ -278,15 +295,15 @@ impl Pipeline {
         let sizes: Vec<StateSize> = node.op.state_sizes(now).into_iter().map(|(_, s)| s).collect();
         let op = &node.op;
         let backend = op.backend();
-        let ids = backend.keys.sorted();
-        let keys = ids.iter().take(limit).map(|&k| Self::key_view_of(op.as_ref(), k, now)).collect();
+        let ids = backend.keys.first_sorted(limit);
+        let keys = ids.iter().map(|&k| Self::key_view_of(op.as_ref(), k, now)).collect();
         OperatorView {
             id: node.id.to_string(),
             flink_class: op.flink_class(),
             plan: node.plan.clone(),
             state_names: op.state_names(),
             keys,
-            key_count: ids.len(),
+            key_count: backend.keys.live(),
             sizes,
         }
     }

@@ -587,19 +587,7 @@ impl Simulation {
     /// in expiry order.
     pub fn expired_in_last_action(&self) -> Vec<(String, String, Millis)> {
         let Some(last) = &self.engine.last else { return vec![] };
-        let mut expired: Vec<(String, String, Millis)> = self
-            .operator_views()
-            .into_iter()
-            .flat_map(|op| {
-                op.keys.into_iter().filter_map(move |k| {
-                    let ttl = k.ttl?;
-                    (ttl.expired && ttl.expires_at_ms > last.from_ms && ttl.expires_at_ms <= last.to_ms)
-                        .then(|| (op.id.clone(), k.key, ttl.expires_at_ms))
-                })
-            })
-            .collect();
-        expired.sort_by_key(|(_, _, at)| *at);
-        expired
+        self.engine.pipeline.expired_between(last.from_ms, last.to_ms)
     }
 
     /// Every operator's keys with their state entries and timers, the result's rows, the

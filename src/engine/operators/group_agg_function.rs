@@ -73,7 +73,6 @@ impl GroupAggFunction {
         }
     }
 
-
     /// `RecordCounter.recordCountIsZero(acc)`.
     fn record_count_is_zero(&self, accs: &Accumulators) -> bool {
         match self.index_of_count_star {
@@ -173,16 +172,21 @@ impl StreamOperator for GroupAggFunction {
                 value
                     .push_str(&format!(", COUNT(*) (hidden): {}", stored.user_value[self.spec.calls.len()].describe()));
             }
-            let config = &self.acc_state.config;
-            let ttl = config.is_enabled().then(|| TtlView {
-                last_access_ms: stored.last_access_ms,
-                expires_at_ms: config.expiration_timestamp(stored.last_access_ms),
-                expired: config.expired(stored.last_access_ms, now),
-            });
+            let ttl = self.ttl_of(key, now);
             let visible = usize::from(!ttl.is_some_and(|t| t.expired));
             StateCell { value, entries: 1, visible, ttl }
         });
         vec![cell]
+    }
+
+    fn ttl_of(&self, key: KeyId, now: Millis) -> Option<TtlView> {
+        let config = &self.acc_state.config;
+        let stored = self.acc_state.peek(key)?;
+        config.is_enabled().then(|| TtlView {
+            last_access_ms: stored.last_access_ms,
+            expires_at_ms: config.expiration_timestamp(stored.last_access_ms),
+            expired: config.expired(stored.last_access_ms, now),
+        })
     }
 
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {

@@ -54,7 +54,6 @@ impl GroupAggProcessFunction {
             cleanup: CleanupState::new(retention),
         }
     }
-
 }
 
 impl StreamOperator for GroupAggProcessFunction {
@@ -166,6 +165,10 @@ impl StreamOperator for GroupAggProcessFunction {
             self.cnt_state.peek(key).map(|c| cell(c.user_value.to_string())),
             self.cleanup.cleanup_time_state.peek(key).map(|c| cell(c.user_value.to_string())),
         ]
+    }
+
+    fn ttl_of(&self, _key: KeyId, _now: Millis) -> Option<crate::engine::view::TtlView> {
+        None
     }
 
     fn cleanup_time(&self, key: KeyId) -> Option<Millis> {

@@ -5,12 +5,12 @@
 
 use super::{CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::aggregate::{Accumulator, AggCall};
-use crate::engine::row::Row;
-use smallvec::SmallVec;
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use serde::Deserialize;
+use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 

@@ -25,7 +25,7 @@ use super::row::{Column, Message};
 use super::scenario::{FlinkMode, Retention};
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
-use super::view::StateCell;
+use super::view::{StateCell, TtlView};
 use std::fmt;
 use std::rc::Rc;
 
@@ -64,6 +64,12 @@ pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
     fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
         let _ = key;
         None
+    }
+
+    /// The TTL of `key`'s state at `now`, if its state has a TTL (what expires first when several
+    /// states do).
+    fn ttl_of(&self, key: KeyId, now: Millis) -> Option<TtlView> {
+        self.key_state(key, now).into_iter().flatten().find_map(|c| c.ttl)
     }
 
     /// The size of each of its states at `now`.

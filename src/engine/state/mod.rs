@@ -175,16 +175,20 @@ impl KeyRegistry {
         }
     }
 
-    /// Every held key, in key order.
-    pub fn sorted(&self) -> Vec<KeyId> {
-        let mut ids: Vec<KeyId> = self
-            .rows
-            .iter()
-            .enumerate()
-            .filter(|(i, r)| r.is_some() && self.holders[*i] > 0)
-            .map(|(i, _)| KeyId(i as u32))
-            .collect();
-        ids.sort_by(|a, b| self.row(*a).cmp(self.row(*b)));
+    /// Every held key, in no particular order.
+    pub fn held(&self) -> impl Iterator<Item = KeyId> + '_ {
+        self.rows.iter().enumerate().filter(|(i, r)| r.is_some() && self.holders[*i] > 0).map(|(i, _)| KeyId(i as u32))
+    }
+
+    /// The first `limit` held keys in key order (a partial sort: linear in the keys held).
+    pub fn first_sorted(&self, limit: usize) -> Vec<KeyId> {
+        let mut ids: Vec<KeyId> = self.held().collect();
+        let by_row = |a: &KeyId, b: &KeyId| self.row(*a).cmp(self.row(*b));
+        if limit < ids.len() {
+            ids.select_nth_unstable_by(limit, by_row);
+            ids.truncate(limit);
+        }
+        ids.sort_by(by_row);
         ids
     }
 }

@@ -38,9 +38,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
             if sim.step_count() > RUN_MANY {
                 <button id="run-many" onclick={dispatch.reform(|_| Action::RunSteps(RUN_MANY))} disabled={step_disabled}
-                    title={format!("Run the next {RUN_MANY} steps")}>{ format!("⏩ ×{RUN_MANY}") }</button>
+                    title={format!("Run the next {RUN_MANY} steps")}>{ format!("▶▶ ×{RUN_MANY}") }</button>
                 <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
-                    title="Run every remaining step">{ "⏭ to end" }</button>
+                    title="Run every remaining step">{ "▶| to end" }</button>
             }
             if blocked.is_some() {
                 <span id="blocked" class="blocked">{ hint }</span>

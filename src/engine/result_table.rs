@@ -13,8 +13,10 @@
 
 use super::row::{Message, Row, Value};
 use super::time::Millis;
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
+use std::hash::BuildHasher;
 
 /// One row of the result.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -26,11 +28,20 @@ pub struct ResultRow {
 
 type Slots = SmallVec<[u32; 2]>;
 
+/// The rows of one key (the last operator's unique key): their slots, ascending.
+#[derive(Debug, Clone)]
+struct Group {
+    key: Row,
+    fresh: Slots,
+    stale: Slots,
+}
+
 /// The rows, in the order they were added.
 ///
 /// Rows sit in numbered slots (a removed row leaves an empty slot; the table is compacted when
-/// more than half of the slots are empty), indexed by key, so applying a message costs the same
-/// however many rows the table holds.
+/// more than half of the slots are empty) and are grouped by key, so applying a message costs the
+/// same however many rows the table holds, and an update (a retraction, then an accumulate of
+/// the same key) looks its key up once.
 #[derive(Debug, Clone, Default)]
 pub struct ResultTable {
     pub columns: Vec<String>,
@@ -38,34 +49,30 @@ pub struct ResultTable {
     key_len: usize,
     /// Upsert on the key (true) or retract (false).
     pub upsert: bool,
-    slots: Vec<Option<ResultRow>>,
+    /// Each row with the group of its key.
+    slots: Vec<Option<(ResultRow, u32)>>,
+    groups: Vec<Group>,
+    /// Group numbers by the hash of their key.
+    index: HashTable<u32>,
     /// Rows held, and how many of them are stale.
     live: usize,
     stale: usize,
-    /// Fresh (not stale) rows by key: their slots, ascending.
-    fresh: FxHashMap<Row, Slots>,
-    /// Stale rows by key: their slots, ascending.
-    stale_rows: FxHashMap<Row, Slots>,
-    /// Where the last retraction removed a row, for the accumulate that may follow it.
-    hole: Option<u32>,
+    /// Where the last retraction removed a row (slot, group), for the accumulate that may follow it.
+    hole: Option<(u32, u32)>,
 }
 
-fn insert_sorted(map: &mut FxHashMap<Row, Slots>, key: &[Value], slot: u32) {
-    let slots = match map.get_mut(key) {
-        Some(s) => s,
-        None => map.entry(key.iter().cloned().collect()).or_default(),
-    };
+fn hash_key(key: &[Value]) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
+
+fn insert_sorted(slots: &mut Slots, slot: u32) {
     let i = slots.partition_point(|&s| s < slot);
     slots.insert(i, slot);
 }
 
-/// Drops `slot` from the key's list. An emptied list stays (an update removes a key's row and
-/// puts the new one right back); compaction drops empty lists.
-fn remove_slot(map: &mut FxHashMap<Row, Slots>, key: &[Value], slot: u32) {
-    if let Some(slots) = map.get_mut(key) {
-        if let Some(i) = slots.iter().position(|s| *s == slot) {
-            slots.remove(i);
-        }
+fn remove_slot(slots: &mut Slots, slot: u32) {
+    if let Some(i) = slots.iter().position(|s| *s == slot) {
+        slots.remove(i);
     }
 }
 
@@ -78,33 +85,51 @@ impl ResultTable {
         &row.0[..self.key_len.min(row.0.len())]
     }
 
-    /// Puts a row into `slot` (a free one, or one past the end).
-    fn put(&mut self, slot: u32, row: ResultRow) {
+    /// The group of `key`, if it has one.
+    fn find_group(&self, key: &[Value]) -> Option<u32> {
+        let groups = &self.groups;
+        self.index.find(hash_key(key), |&g| groups[g as usize].key.0[..] == *key).copied()
+    }
+
+    /// The group of `key`, made if it has none.
+    fn group(&mut self, key: &[Value]) -> u32 {
+        if let Some(g) = self.find_group(key) {
+            return g;
+        }
+        let g = self.groups.len() as u32;
+        self.groups.push(Group { key: key.iter().cloned().collect(), fresh: Slots::new(), stale: Slots::new() });
+        let groups = &self.groups;
+        self.index.insert_unique(hash_key(key), g, |&h| hash_key(&groups[h as usize].key.0));
+        g
+    }
+
+    /// Puts a row of group `g` into `slot` (a free one, or one past the end).
+    fn put(&mut self, slot: u32, g: u32, row: ResultRow) {
         let i = slot as usize;
         if i == self.slots.len() {
             self.slots.push(None);
         }
-        let key = &row.row.0[..self.key_len.min(row.row.0.len())];
+        let group = &mut self.groups[g as usize];
         if row.stale_since_ms.is_some() {
-            insert_sorted(&mut self.stale_rows, key, slot);
+            insert_sorted(&mut group.stale, slot);
             self.stale += 1;
         } else {
-            insert_sorted(&mut self.fresh, key, slot);
+            insert_sorted(&mut group.fresh, slot);
         }
-        self.slots[i] = Some(row);
+        self.slots[i] = Some((row, g));
         self.live += 1;
     }
 
-    /// Empties `slot`, dropping it from the indexes.
+    /// Empties `slot`, dropping it from its group.
     fn take(&mut self, slot: u32) -> Option<ResultRow> {
-        let r = self.slots.get_mut(slot as usize)?.take()?;
+        let (r, g) = self.slots.get_mut(slot as usize)?.take()?;
         self.live -= 1;
-        let key = &r.row.0[..self.key_len.min(r.row.0.len())];
+        let group = &mut self.groups[g as usize];
         if r.stale_since_ms.is_some() {
             self.stale -= 1;
-            remove_slot(&mut self.stale_rows, key, slot);
+            remove_slot(&mut group.stale, slot);
         } else {
-            remove_slot(&mut self.fresh, key, slot);
+            remove_slot(&mut group.fresh, slot);
         }
         Some(r)
     }
@@ -114,9 +139,9 @@ impl ResultTable {
     }
 
     /// The slot of a row equal to `row` among `slots`: the last or the first one.
-    fn find(&self, slots: Option<&Slots>, row: &Row, last: bool) -> Option<u32> {
+    fn find(&self, slots: &Slots, row: &Row, last: bool) -> Option<u32> {
         let mut equal =
-            slots?.iter().copied().filter(|&s| self.slots[s as usize].as_ref().is_some_and(|r| r.row == *row));
+            slots.iter().copied().filter(|&s| self.slots[s as usize].as_ref().is_some_and(|(r, _)| r.row == *row));
         if last {
             equal.next_back()
         } else {
@@ -127,10 +152,9 @@ impl ResultTable {
     /// Applies one message. Returns `false` when a retraction finds no row to remove (nothing changes).
     pub fn apply(&mut self, message: &Message) -> bool {
         let applied = if self.upsert { self.apply_upsert(message) } else { self.apply_retract(message) };
-        let keys = self.fresh.len() + self.stale_rows.len();
         if self.hole.is_none()
             && self.slots.len() > 64
-            && (self.live * 2 < self.slots.len() || keys > 2 * self.live + 64)
+            && (self.live * 2 < self.slots.len() || self.groups.len() > 2 * self.live + 64)
         {
             self.compact();
         }
@@ -139,46 +163,49 @@ impl ResultTable {
 
     /// Upsert on the key: an accumulate replaces the key's fresh row in place, a retraction removes it.
     fn apply_upsert(&mut self, message: &Message) -> bool {
-        let at = self.fresh.get(self.key_of(&message.row)).and_then(|s| s.first().copied());
+        let key = self.key_of(&message.row);
         let fresh = |row: &Row| ResultRow { row: row.clone(), stale_since_ms: None };
-        match (message.change.is_accumulate(), at) {
-            (true, Some(slot)) => {
-                self.take(slot);
-                self.put(slot, fresh(&message.row));
-                true
-            }
-            (true, None) => {
-                self.put(self.end(), fresh(&message.row));
-                true
-            }
-            (false, Some(slot)) => {
-                self.take(slot);
-                true
-            }
-            (false, None) => false,
+        if !message.change.is_accumulate() {
+            let at = self.find_group(key).and_then(|g| self.groups[g as usize].fresh.first().copied());
+            return at.and_then(|slot| self.take(slot)).is_some();
         }
+        let g = self.group(key);
+        match self.groups[g as usize].fresh.first().copied() {
+            Some(slot) => {
+                self.take(slot);
+                self.put(slot, g, fresh(&message.row));
+            }
+            None => self.put(self.end(), g, fresh(&message.row)),
+        }
+        true
     }
 
     /// A multiset of rows: an accumulate adds a row (where the last retraction removed one, so an
     /// update changes a row where it stands), a retraction removes the last fresh equal row, or
     /// else the first stale one.
     fn apply_retract(&mut self, message: &Message) -> bool {
+        let key = self.key_of(&message.row);
         if message.change.is_accumulate() {
-            let slot = match self.hole.take() {
-                Some(h) if self.slots.get(h as usize).is_some_and(Option::is_none) => h,
-                _ => self.end(),
+            let (slot, g) = match self.hole.take() {
+                // The update's second half: the key just looked up, the slot just emptied.
+                Some((h, g)) if self.groups[g as usize].key.0[..] == *key => (h, g),
+                Some((h, _)) => (h, self.group(key)),
+                None => (self.end(), self.group(key)),
             };
-            self.put(slot, ResultRow { row: message.row.clone(), stale_since_ms: None });
+            let slot = if self.slots.get(slot as usize).is_some_and(Option::is_none) { slot } else { self.end() };
+            self.put(slot, g, ResultRow { row: message.row.clone(), stale_since_ms: None });
             return true;
         }
-        let key = self.key_of(&message.row);
-        let slot = self
-            .find(self.fresh.get(key), &message.row, true)
-            .or_else(|| self.find(self.stale_rows.get(key), &message.row, false));
+        let Some(g) = self.find_group(key) else {
+            self.hole = None;
+            return false;
+        };
+        let group = &self.groups[g as usize];
+        let slot = self.find(&group.fresh, &message.row, true).or_else(|| self.find(&group.stale, &message.row, false));
         match slot {
             Some(slot) => {
                 self.take(slot);
-                self.hole = Some(slot);
+                self.hole = Some((slot, g));
                 true
             }
             None => {
@@ -188,26 +215,28 @@ impl ResultTable {
         }
     }
 
-    /// Drops the empty slots, keeping the order of the rows.
+    /// Drops the empty slots and the groups without rows, keeping the order of the rows.
     fn compact(&mut self) {
-        let rows: Vec<ResultRow> = self.slots.drain(..).flatten().collect();
-        self.fresh.clear();
-        self.stale_rows.clear();
+        let rows: Vec<ResultRow> = self.slots.drain(..).flatten().map(|(r, _)| r).collect();
+        self.groups.clear();
+        self.index.clear();
         self.live = 0;
         self.stale = 0;
         for r in rows {
-            self.put(self.end(), r);
+            let g = self.group(&r.row.0[..self.key_len.min(r.row.0.len())]);
+            self.put(self.end(), g, r);
         }
     }
 
     /// Marks the rows of `key` stale since `at_ms`: the last operator lost the key's state.
     pub fn mark_stale(&mut self, key: &Row, at_ms: Millis) {
         let key = &key.0[..self.key_len.min(key.0.len())];
-        let Some(slots) = self.fresh.get_mut(key).map(std::mem::take) else { return };
-        for slot in slots {
-            if let Some(r) = self.slots[slot as usize].as_mut() {
+        let Some(g) = self.find_group(key) else { return };
+        let fresh = std::mem::take(&mut self.groups[g as usize].fresh);
+        for slot in fresh {
+            if let Some((r, _)) = self.slots[slot as usize].as_mut() {
                 r.stale_since_ms = Some(at_ms);
-                insert_sorted(&mut self.stale_rows, key, slot);
+                insert_sorted(&mut self.groups[g as usize].stale, slot);
                 self.stale += 1;
             }
         }
@@ -215,7 +244,7 @@ impl ResultTable {
 
     /// The current rows, in order.
     pub fn rows(&self) -> impl DoubleEndedIterator<Item = &ResultRow> {
-        self.slots.iter().flatten()
+        self.slots.iter().flatten().map(|(r, _)| r)
     }
 
     /// How many rows the table holds.

@@ -6,10 +6,11 @@
 //!   an accumulate adds a row, a retraction removes one equal row. An accumulate right after a
 //!   retraction takes the retracted row's place, so an update changes a row where it stands.
 //! - **upsert** on the last operator's grouping key (it emits no UPDATE_BEFORE): an accumulate
-//!   replaces the row with the same key, a DELETE removes it.
+//!   replaces the row with the same key (stale or not), a DELETE removes it.
 //!
 //! A row is marked **stale** when the last operator loses the state of its key without a
-//! message (cleanup timer or state TTL): nothing will ever retract or update that row.
+//! message (cleanup timer or state TTL): in a retract result nothing will ever retract it; in an
+//! upsert result it stays until the key's next row overwrites it.
 
 use super::row::{Message, Row, Value};
 use super::time::Millis;
@@ -161,16 +162,24 @@ impl ResultTable {
         applied
     }
 
-    /// Upsert on the key: an accumulate replaces the key's fresh row in place, a retraction removes it.
+    /// The row of group `g` an upsert overwrites: its fresh row, else its stale one.
+    fn upsert_slot(&self, g: u32) -> Option<u32> {
+        let group = &self.groups[g as usize];
+        group.fresh.first().or(group.stale.first()).copied()
+    }
+
+    /// Upsert on the key: an accumulate replaces the key's row in place, a retraction removes it.
+    /// A stale row is the key's row too: the sink holds one row per key, so the key's next row
+    /// overwrites it (after an upsert, a lost key's row is right again).
     fn apply_upsert(&mut self, message: &Message) -> bool {
         let key = self.key_of(&message.row);
         let fresh = |row: &Row| ResultRow { row: row.clone(), stale_since_ms: None };
         if !message.change.is_accumulate() {
-            let at = self.find_group(key).and_then(|g| self.groups[g as usize].fresh.first().copied());
+            let at = self.find_group(key).and_then(|g| self.upsert_slot(g));
             return at.and_then(|slot| self.take(slot)).is_some();
         }
         let g = self.group(key);
-        match self.groups[g as usize].fresh.first().copied() {
+        match self.upsert_slot(g) {
             Some(slot) => {
                 self.take(slot);
                 self.put(slot, g, fresh(&message.row));

@@ -214,9 +214,15 @@ impl Simulation {
     pub fn failure(&self) -> Option<&str> {
         self.engine.failure.as_deref()
     }
-    /// The retained trace: everything so far, or the last actions' when a window is kept.
+    /// The retained trace: everything so far, or the entries of the last `keep_actions` actions
+    /// when a window is kept (the same after a seek as after a straight run).
     pub fn trace(&self) -> &[TraceEntry] {
-        &self.trace
+        let oldest = match self.options.keep_actions {
+            Some(keep) => self.engine.actions.saturating_sub(keep).max(self.trace_from),
+            None => self.trace_from,
+        };
+        let start = self.trace.partition_point(|e| e.action < oldest);
+        &self.trace[start..]
     }
     /// How many actions were carried out.
     pub fn action_count(&self) -> usize {

@@ -20,6 +20,7 @@ use super::scenario::parse_part;
 use super::time::{check_time, Millis};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -50,13 +51,30 @@ struct RawWorkload {
     #[serde(default)]
     key_prefix: Option<String>,
     #[serde(default)]
-    distribution: RawDistribution,
+    distribution: Option<Box<serde_json::value::RawValue>>,
     #[serde(default)]
     new_keys: f64,
     #[serde(default)]
     returning: Option<RawReturning>,
     #[serde(default)]
-    columns: BTreeMap<String, RawColumnGenerator>,
+    columns: BTreeMap<String, Box<serde_json::value::RawValue>>,
+}
+
+/// Reads one enum-valued field (`raw`, its JSON text) as `T`; a value that is not one of its forms
+/// gets `expecting` and the value found, not serde's "expected value".
+fn parse_form<T: serde::de::DeserializeOwned>(
+    raw: &serde_json::value::RawValue,
+    path: &str,
+    expecting: &str,
+) -> Result<T, ScenarioError> {
+    serde_json::from_str(raw.get()).map_err(|e| {
+        let message = if e.is_syntax() || e.to_string().starts_with("expected value") {
+            format!("expected {expecting}, found {}", quote(raw.get()))
+        } else {
+            e.to_string()
+        };
+        ScenarioError::new(format!("workload.{path}"), message)
+    })
 }
 
 fn default_rate() -> u64 {
@@ -179,7 +197,11 @@ impl Workload {
         if new_keys + returning.map_or(0.0, |r| r.0) > 1.0 {
             return Err(err("new_keys", "new_keys + returning.share must not exceed 1".into()));
         }
-        let distribution = match w.distribution {
+        let distribution = match &w.distribution {
+            None => RawDistribution::Uniform,
+            Some(raw) => parse_form(raw, "distribution", "\"uniform\" or {\"zipf\": exponent}")?,
+        };
+        let distribution = match distribution {
             RawDistribution::Uniform => Distribution::Uniform,
             RawDistribution::Zipf(s) if s > 0.0 && s.is_finite() && s <= 100.0 => {
                 Distribution::Zipf(ZipfSampler::new(w.keys as f64, s))
@@ -212,8 +234,13 @@ impl Workload {
             return Err(err("key_prefix", "only a STRING key column takes a prefix".into()));
         }
         let mut generators = vec![None; columns.len()];
-        for (name, g) in &w.columns {
+        for (name, raw) in &w.columns {
             let path = format!("columns.{name}");
+            let g: RawColumnGenerator = parse_form(
+                raw,
+                &path,
+                "a column generator: \"proctime\", \"sequence\", {\"constant\": v}, {\"uniform\": [lo, hi]} or {\"one_of\": [v, ...]}",
+            )?;
             let i = columns
                 .iter()
                 .position(|c| c.name == *name)
@@ -223,7 +250,7 @@ impl Workload {
             }
             let t = columns[i].data_type;
             let value = |v: &serde_json::Value| t.value_from_json(v).map_err(|m| err(&path, m));
-            generators[i] = Some(match g {
+            generators[i] = Some(match &g {
                 RawColumnGenerator::Proctime | RawColumnGenerator::Sequence if t != DataType::BigInt => {
                     return Err(err(&path, format!("needs a BIGINT column, {} is {}", quote(name), t.name())));
                 }
@@ -288,9 +315,14 @@ pub struct WorkloadCursor {
     next_fresh: u64,
     /// Keys that will return: (due time ms, key), in due order.
     returns: VecDeque<(Millis, Value)>,
-    /// Population keys made so far (a string key is built once).
+    /// Population keys made so far (a string key is built once): by number for populations up
+    /// to [`DENSE_KEYS`], by hash above (memory follows the keys drawn, not the population).
     population: Vec<Option<Value>>,
+    sparse_population: FxHashMap<u64, Value>,
 }
+
+/// Populations up to this size cache their keys in a vector indexed by number.
+const DENSE_KEYS: u64 = 1 << 20;
 
 impl WorkloadCursor {
     pub fn new(w: &Workload) -> Self {
@@ -300,6 +332,7 @@ impl WorkloadCursor {
             next_fresh: w.keys,
             returns: VecDeque::new(),
             population: Vec::new(),
+            sparse_population: FxHashMap::default(),
         }
     }
 
@@ -342,11 +375,15 @@ impl WorkloadCursor {
                         Distribution::Uniform => self.rng.random_range(0..w.keys),
                         Distribution::Zipf(z) => z.sample(&mut self.rng) - 1,
                     };
-                    let slot = n as usize;
-                    if slot >= self.population.len() {
-                        self.population.resize(slot + 1, None);
+                    if w.keys > DENSE_KEYS {
+                        self.sparse_population.entry(n).or_insert_with(|| Self::key_value(w, n)).clone()
+                    } else {
+                        let slot = n as usize;
+                        if slot >= self.population.len() {
+                            self.population.resize(slot + 1, None);
+                        }
+                        self.population[slot].get_or_insert_with(|| Self::key_value(w, n)).clone()
                     }
-                    self.population[slot].get_or_insert_with(|| Self::key_value(w, n)).clone()
                 }
             }
         };
@@ -506,6 +543,10 @@ mod tests {
         assert!(err(r#", "rate": 0"#).starts_with("workload.rate: 0 events per second"));
         assert!(err(r#", "new_keys": 1.5"#).starts_with("workload.new_keys: 1.5 is not a share"));
         assert!(err(r#", "distribution": {"zipf": -1}"#).starts_with("workload.distribution: Zipf exponent -1"));
+        assert_eq!(
+            err(r#", "distribution": {}"#),
+            r#"workload.distribution: expected "uniform" or {"zipf": exponent}, found '{}'"#
+        );
         let raw = r#"{"seed": 1, "events": 10, "keys": 5, "key_column": "user"}"#;
         assert!(Workload::compile(raw, &columns(), 0)
             .unwrap_err()

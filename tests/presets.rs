@@ -117,3 +117,21 @@ fn runs_are_deterministic() {
         assert_eq!(text(&run(json)), text(&run(json)));
     }
 }
+
+/// The seeded workload generates the same events natively and in the browser: the end state of
+/// `what-if-100k-logins`, pinned (the same numbers under `cargo test` and `wasm-pack test`).
+#[wasm_bindgen_test(unsupported = test)]
+fn the_workload_preset_is_the_same_on_every_platform() {
+    use flink_state_sim::engine::{SimOptions, TraceLevel};
+    let scenario = load_preset("what-if-100k-logins").unwrap();
+    let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false };
+    let mut sim = Simulation::with_options(scenario, options);
+    sim.run_to_end().unwrap();
+    let s = sim.sample_now();
+    let op = s.operators[0];
+    assert_eq!((s.inputs, s.result_rows, s.stale_rows), (100_000, 18_306, 9_219));
+    assert_eq!((op.keys, op.timers_registered, op.timers_deleted, op.timers_fired), (9_087, 23_682, 5_376, 9_219));
+    assert_eq!((op.emitted.accumulate, op.emitted.retract), (100_000, 81_694));
+    let first: Vec<String> = sim.result().rows().take(3).map(|r| r.row.join(",")).collect();
+    assert_eq!(first, ["user-14413,3", "user-25,375", "user-7,1382"]);
+}

@@ -29,6 +29,7 @@ pub mod row;
 pub mod scenario;
 pub mod simulation;
 pub mod state;
+pub mod symbol;
 pub mod time;
 pub mod time_travel;
 pub mod timeline;

@@ -7,39 +7,26 @@
 //!   `toRetractStream` as `Tuple2<Boolean, Row>`: `(true,1,1)` / `(false,1,1)` (Flink 1.9
 //!   `Row.toString()` joins fields with `","`).
 
+use super::symbol::Sym;
 use serde::Serialize;
 use smallvec::SmallVec;
 use std::fmt;
-use std::rc::Rc;
 
-/// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`. Strings are shared (`Rc<str>`):
-/// copying a value into a key, a message or a checkpoint never copies its text.
-#[derive(Debug, Clone, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`. Strings are interned ([`Sym`]):
+/// a value is 16 bytes and copying it into a key, a message or a checkpoint copies no text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
-    Str(Rc<str>),
-}
-
-impl PartialEq for Value {
-    /// Equal values; two copies of one shared string are equal without comparing their text.
-    fn eq(&self, other: &Value) -> bool {
-        match (self, other) {
-            (Value::Null, Value::Null) => true,
-            (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Int(a), Value::Int(b)) => a == b,
-            (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || a == b,
-            _ => false,
-        }
-    }
+    Str(Sym),
 }
 
 impl Value {
     /// A string value.
     pub fn str(s: &str) -> Value {
-        Value::Str(Rc::from(s))
+        Value::Str(Sym::new(s))
     }
 }
 
@@ -49,7 +36,7 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("null"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
-            Value::Str(s) => f.write_str(s),
+            Value::Str(s) => write!(f, "{s}"),
         }
     }
 }

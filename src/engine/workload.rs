@@ -23,7 +23,6 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
-use std::rc::Rc;
 
 /// The largest key population (the generator caches one string per population key).
 pub const MAX_KEYS: u64 = 10_000_000;
@@ -348,7 +347,7 @@ impl WorkloadCursor {
 
     fn key_value(w: &Workload, n: u64) -> Value {
         match w.key_type {
-            DataType::String => Value::Str(Rc::from(format!("{}{n}", w.key_prefix).as_str())),
+            DataType::String => Value::str(&format!("{}{n}", w.key_prefix)),
             _ => Value::Int(n as i64),
         }
     }

@@ -19,7 +19,7 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let source = compile_source(&raw.source)?;
     let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention)?;
-    let (steps, start_ms, wrote_date_times) = compile_steps(&raw.steps, raw.start, &source)?;
+    let (steps, start_ms, wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
         Some(w) => Some(Workload::compile(w.get(), &source.columns, steps_end(&steps, start_ms))?),
         None => None,
@@ -190,8 +190,9 @@ fn compile_pipeline(
     Ok(nodes)
 }
 
+/// The steps (consumed: a large scenario's written form is freed as it is compiled).
 fn compile_steps(
-    raw: &[RawStep],
+    raw: Vec<RawStep>,
     start: Option<TimeValue>,
     source: &Source,
 ) -> Result<(Vec<Step>, Millis, bool), ScenarioError> {
@@ -200,11 +201,11 @@ fn compile_steps(
     let mut wrote_date_times = false;
     let mut now = start_ms;
     let mut steps = Vec::with_capacity(raw.len());
-    for (i, s) in raw.iter().enumerate() {
-        let path = format!("steps[{i}]");
+    for (i, s) in raw.into_iter().enumerate() {
+        let path = || format!("steps[{i}]");
         let backwards = |t: Millis, field: &str| {
             Err(ScenarioError::new(
-                format!("{path}.{field}"),
+                format!("{}.{field}", path()),
                 format!(
                     "processing time never goes backwards: {t} ms is before {now} ms, the time reached before this step"
                 ),
@@ -230,12 +231,12 @@ fn compile_steps(
                 Step::AdvanceTo(to.ms)
             }
             (None, None, Some(by)) if s.at.is_none() && s.kind.is_none() => {
-                now = check_time(now + by.0).map_err(|m| ScenarioError::new(format!("{path}.advance_by"), m))?;
+                now = check_time(now + by.0).map_err(|m| ScenarioError::new(format!("{}.advance_by", path()), m))?;
                 Step::AdvanceBy(by.0)
             }
             _ => {
                 return Err(ScenarioError::new(
-                    path,
+                    path(),
                     "a step is either an input {\"at\", \"row\", \"kind\"} or {\"advance_to\": time} or \
                      {\"advance_by\": duration}, exactly one of `row`, `advance_to`, `advance_by`",
                 ))
@@ -251,17 +252,17 @@ fn compile_input(
     at: Option<Millis>,
     kind: Option<&str>,
     source: &Source,
-    path: &str,
+    path: &dyn Fn() -> String,
 ) -> Result<Step, ScenarioError> {
     let kind = match kind {
         None => RowKind::Insert,
         Some(k) => RowKind::parse(k).ok_or_else(|| {
-            ScenarioError::new(format!("{path}.kind"), format!("{} is not a row kind (+I, -U, +U, -D)", quote(k)))
+            ScenarioError::new(format!("{}.kind", path()), format!("{} is not a row kind (+I, -U, +U, -D)", quote(k)))
         })?,
     };
     if kind != RowKind::Insert && source.changelog == SourceChangelog::InsertOnly {
         return Err(ScenarioError::new(
-            format!("{path}.kind"),
+            format!("{}.kind", path()),
             format!(
                 "source {} is insert-only: set source.changelog to \"all\" to feed {} rows",
                 quote(&source.name),
@@ -272,7 +273,7 @@ fn compile_input(
     if values.len() != source.columns.len() {
         let names: Vec<&str> = source.columns.iter().map(|c| c.name.as_str()).collect();
         return Err(ScenarioError::new(
-            format!("{path}.row"),
+            format!("{}.row", path()),
             format!(
                 "has {} values, source {} has {} columns ({})",
                 values.len(),
@@ -282,15 +283,12 @@ fn compile_input(
             ),
         ));
     }
-    let row = values
-        .iter()
-        .zip(&source.columns)
-        .enumerate()
-        .map(|(j, (v, col))| {
-            col.data_type.value_from_json(v).map_err(|m| {
-                ScenarioError::new(format!("{path}.row[{j}]"), format!("column {}: {m}", quote(&col.name)))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Step::Input { at, kind, row: Row::from(row) })
+    let mut row = Row::default();
+    for (j, (v, col)) in values.iter().zip(&source.columns).enumerate() {
+        let value = col.data_type.value_from_json(v).map_err(|m| {
+            ScenarioError::new(format!("{}.row[{j}]", path()), format!("column {}: {m}", quote(&col.name)))
+        })?;
+        row.0.push(value);
+    }
+    Ok(Step::Input { at, kind, row })
 }

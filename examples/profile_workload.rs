@@ -1,15 +1,32 @@
-//! Runs one benchmark workload once at the `metrics` level and prints events/s: a target for
-//! `perf record` (`cargo build --release --example profile_workload`).
+//! Runs one scenario to its end and prints inputs/s: a target for `perf record` and
+//! `valgrind --tool=callgrind`.
+//!
+//! `cargo run --release --example profile_workload -- [SCENARIO.json] [metrics|full]` (default:
+//! benchmark workload (a) at the `metrics` level). At `full`, the trace is drained after every
+//! step, as the CLI streams it.
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "benches/scenarios/a-cleanup-timers-uniform.json".into());
+    let mut args = std::env::args().skip(1);
+    let path = args.next().unwrap_or_else(|| "benches/scenarios/a-cleanup-timers-uniform.json".into());
+    let level = match args.next().as_deref() {
+        Some("full") => TraceLevel::Full,
+        _ => TraceLevel::Metrics,
+    };
     let json = std::fs::read_to_string(&path).expect("read the scenario");
     let scenario = Scenario::from_json(&json).expect("valid scenario");
-    let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false };
+    let options = SimOptions { trace: level, keep_actions: None, time_travel: false };
     let started = std::time::Instant::now();
     let mut sim = Simulation::with_options(scenario, options);
-    sim.run_to_end().expect("runs");
+    let mut entries = 0usize;
+    while !sim.is_finished() {
+        sim.step().expect("runs");
+        entries += sim.drain_trace().len();
+    }
     let secs = started.elapsed().as_secs_f64();
-    println!("{path}: {} inputs in {secs:.3} s = {:.2} M events/s", sim.inputs(), sim.inputs() as f64 / secs / 1e6);
+    println!(
+        "{path} ({level:?}): {} inputs in {secs:.3} s = {:.2} M events/s ({entries} trace entries)",
+        sim.inputs(),
+        sim.inputs() as f64 / secs / 1e6
+    );
 }

@@ -182,7 +182,7 @@ fn run(
             break;
         }
         if level == TraceLevel::Full {
-            for entry in sim.take_trace() {
+            for entry in sim.drain_trace() {
                 match format {
                     Format::Jsonl => out.json_line(&entry.record(tf))?,
                     _ => out.line(&entry.text_line(tf))?,

@@ -570,6 +570,13 @@ impl Simulation {
         std::mem::take(&mut self.trace)
     }
 
+    /// Drains the retained trace, keeping its buffer for the next entries: what a streaming
+    /// consumer calls after every step.
+    pub fn drain_trace(&mut self) -> std::vec::Drain<'_, TraceEntry> {
+        self.trace_from = self.engine.actions;
+        self.trace.drain(..)
+    }
+
     /// What the last action was, for people: `step 3/5: input +I[u1] at 2019-11-21 16:00`.
     pub fn describe_action(&self, record: &ActionRecord) -> String {
         let tf = self.time_format();

@@ -289,6 +289,25 @@ impl Pipeline {
         }
     }
 
+    /// About how many bytes the state takes (keys, state entries, timers, result rows), from the
+    /// sizes measured for the group aggregations: what a checkpoint of it costs.
+    pub fn approx_bytes(&self) -> usize {
+        const PER_KEY: usize = 160;
+        const PER_ENTRY: usize = 96;
+        const PER_TIMER: usize = 48;
+        const PER_RESULT_ROW: usize = 160;
+        let ops: usize = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let backend = n.op.backend();
+                let entries: u64 = n.op.state_sizes(0).iter().map(|(_, s)| s.stored).sum();
+                backend.keys.live() * PER_KEY + entries as usize * PER_ENTRY + backend.timers.len() * PER_TIMER
+            })
+            .sum();
+        ops + self.result.len() * PER_RESULT_ROW
+    }
+
     /// What the page shows of operator `i` at `now`: its first `limit` keys in key order.
     pub fn view(&self, i: usize, now: Millis, limit: usize) -> OperatorView {
         let node = &self.nodes[i];

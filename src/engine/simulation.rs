@@ -407,7 +407,8 @@ impl Simulation {
                 self.history.push(action);
                 self.checkpoints.forget_after(index);
             }
-            self.checkpoints.maybe_take(index + 1, &self.engine);
+            let bytes = self.engine.pipeline.approx_bytes();
+            self.checkpoints.maybe_take(index + 1, &self.engine, bytes);
         }
         self.trim_trace();
         outcome

@@ -18,7 +18,9 @@ fn main() {
     // `page`: as the page runs it, a window of the trace kept and time travel on.
     let page = mode.as_deref() == Some("page");
     let json = std::fs::read_to_string(&path).expect("read the scenario");
+    let parsing = std::time::Instant::now();
     let scenario = Scenario::from_json(&json).expect("valid scenario");
+    eprintln!("parsed and validated in {:.3} s", parsing.elapsed().as_secs_f64());
     let options = if page {
         SimOptions { trace: level, keep_actions: Some(400), time_travel: true }
     } else {

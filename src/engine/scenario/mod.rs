@@ -193,6 +193,11 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
     if !text.trim_start().starts_with('{') {
         return Err(ScenarioError::new("scenario", "expected a JSON object: { \"name\": ..., \"flink\": ..., ... }"));
     }
+    // Fast path: no path tracking. Only a rejected text is read again, with the path of the
+    // field at fault tracked for the message.
+    if let Ok(raw) = serde_json::from_str::<raw::RawScenario>(text) {
+        return Ok(raw);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
     de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;

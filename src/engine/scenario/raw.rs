@@ -3,10 +3,15 @@
 use super::FlinkMode;
 use super::SourceChangelog;
 use crate::engine::row::DataType;
+use crate::engine::row::Value;
+use crate::engine::symbol::Sym;
 use crate::engine::time::{
     check_duration, check_time, parse_date_time, parse_duration, Millis, TimeFormat, MAX_TIME_MS,
 };
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use smallvec::SmallVec;
+use std::fmt;
 
 /// A time as written: a number of ms, or an ISO-8601 date-time string.
 #[derive(Debug, Clone, Copy)]
@@ -127,11 +132,89 @@ pub(super) struct RawStep {
     #[serde(default)]
     pub(super) at: Option<TimeValue>,
     #[serde(default)]
-    pub(super) row: Option<Vec<serde_json::Value>>,
+    pub(super) row: Option<SmallVec<[RawCell; 4]>>,
     #[serde(default)]
     pub(super) kind: Option<String>,
     #[serde(default)]
     pub(super) advance_to: Option<TimeValue>,
     #[serde(default)]
     pub(super) advance_by: Option<DurationValue>,
+}
+
+/// One value of an input row as written. Scalars are read straight from the text (a string is
+/// interned without being copied first: a million-step scenario reads fast); anything else is
+/// kept as JSON for the error message.
+#[derive(Debug, Clone)]
+pub(super) enum RawCell {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(Sym),
+    Other(Box<serde_json::Value>),
+}
+
+impl RawCell {
+    /// The value for a column of type `t`, with [`DataType::value_from_json`]'s rules and messages.
+    pub(super) fn value(&self, t: DataType) -> Result<Value, String> {
+        match (t, self) {
+            (_, RawCell::Null) => Ok(Value::Null),
+            (DataType::Int, RawCell::Int(i)) if i32::try_from(*i).is_ok() => Ok(Value::Int(*i)),
+            (DataType::BigInt, RawCell::Int(i)) => Ok(Value::Int(*i)),
+            (DataType::String, RawCell::Str(s)) => Ok(Value::Str(*s)),
+            (DataType::Boolean, RawCell::Bool(b)) => Ok(Value::Bool(*b)),
+            _ => t.value_from_json(&self.to_json()),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            RawCell::Null => serde_json::Value::Null,
+            RawCell::Bool(b) => serde_json::Value::Bool(*b),
+            RawCell::Int(i) => serde_json::Value::from(*i),
+            RawCell::Str(s) => serde_json::Value::String(s.text().to_string()),
+            RawCell::Other(v) => (**v).clone(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawCell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CellVisitor;
+        impl<'de> Visitor<'de> for CellVisitor {
+            type Value = RawCell;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<RawCell, E> {
+                Ok(RawCell::Null)
+            }
+            fn visit_none<E>(self) -> Result<RawCell, E> {
+                Ok(RawCell::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<RawCell, E> {
+                Ok(RawCell::Bool(b))
+            }
+            fn visit_i64<E>(self, i: i64) -> Result<RawCell, E> {
+                Ok(RawCell::Int(i))
+            }
+            fn visit_u64<E>(self, u: u64) -> Result<RawCell, E> {
+                Ok(i64::try_from(u).map_or_else(|_| RawCell::Other(Box::new(serde_json::Value::from(u))), RawCell::Int))
+            }
+            fn visit_f64<E>(self, f: f64) -> Result<RawCell, E> {
+                Ok(RawCell::Other(Box::new(serde_json::Value::from(f))))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<RawCell, E> {
+                Ok(RawCell::Str(Sym::new(s)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RawCell, A::Error> {
+                let v = serde_json::Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(RawCell::Other(Box::new(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawCell, A::Error> {
+                let v = serde_json::Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawCell::Other(Box::new(v)))
+            }
+        }
+        d.deserialize_any(CellVisitor)
+    }
 }

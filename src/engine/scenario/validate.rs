@@ -1,7 +1,9 @@
 //! Validation: from the written form to a [`Scenario`], naming the field and the rule of every
 //! rejection.
 
-use super::raw::{DurationValue, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue};
+use super::raw::{
+    DurationValue, RawCell, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue,
+};
 use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, Step};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
@@ -248,7 +250,7 @@ fn compile_steps(
 }
 
 fn compile_input(
-    values: &[serde_json::Value],
+    values: &[RawCell],
     at: Option<Millis>,
     kind: Option<&str>,
     source: &Source,
@@ -285,7 +287,7 @@ fn compile_input(
     }
     let mut row = Row::default();
     for (j, (v, col)) in values.iter().zip(&source.columns).enumerate() {
-        let value = col.data_type.value_from_json(v).map_err(|m| {
+        let value = v.value(col.data_type).map_err(|m| {
             ScenarioError::new(format!("{}.row[{j}]", path()), format!("column {}: {m}", quote(&col.name)))
         })?;
         row.0.push(value);

@@ -2,15 +2,15 @@
 //!
 //! An entry stamped at `last_access` is expired at `now` when `last_access + ttl <= now`
 //! (`TtlUtils.expired`). With one TTL per state, that is `last_access <= now - ttl`: the expired
-//! entries are a prefix of the entries ordered by their stamp. [`ExpiryIndex`] keeps the stamps
-//! of the entries not yet known to be expired as (stamp, count) buckets in stamp order, and moves
-//! buckets into an `expired` tally as time passes. Writes happen at the current processing time,
-//! which never goes back, so a new stamp lands at the back; removing an entry is a binary search.
-//! Amortised cost per write: O(log buckets); per query: O(buckets that expired since the last
-//! query). Nothing here is a Flink rule; it lets the engine report Flink's state sizes over
+//! entries are a prefix of the entries ordered by their stamp. [`ExpiryIndex`] counts the entries
+//! not yet known to be expired by stamp (a hash map, so removing an entry is one lookup) and keeps
+//! their distinct stamps in order, moving counts into an `expired` tally as time passes. Writes
+//! happen at the current processing time, which never goes back, so a new stamp lands at the
+//! back. Amortised cost per write: O(1); per query: O(stamps that expired since the last query). Nothing here is a Flink rule; it lets the engine report Flink's state sizes over
 //! time at any scale.
 
 use crate::engine::time::Millis;
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
@@ -25,10 +25,12 @@ pub struct ExpiryIndex {
     inner: RefCell<Buckets>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Buckets {
-    /// (stamp ms, entries) of entries stamped after `cutoff`, in stamp order.
-    buckets: VecDeque<(Millis, u32)>,
+    /// Entries by stamp, for the stamps after `cutoff` (a count may be 0 until its stamp expires).
+    counts: FxHashMap<Millis, u32>,
+    /// The stamps of `counts`, ascending.
+    order: VecDeque<Millis>,
     /// Entries stamped at or before `cutoff`: expired.
     expired: u64,
     /// The latest `now - ttl` asked about.
@@ -37,10 +39,7 @@ struct Buckets {
 
 impl ExpiryIndex {
     pub fn new(ttl_ms: Millis) -> Self {
-        ExpiryIndex {
-            ttl_ms,
-            inner: RefCell::new(Buckets { buckets: VecDeque::new(), expired: 0, cutoff: Millis::MIN }),
-        }
+        ExpiryIndex { ttl_ms, inner: RefCell::new(Buckets { cutoff: Millis::MIN, ..Buckets::default() }) }
     }
 
     /// An entry stamped at `stamp` was stored.
@@ -50,17 +49,18 @@ impl ExpiryIndex {
             ix.expired += 1;
             return;
         }
-        match ix.buckets.back_mut() {
-            Some((t, n)) if *t == stamp => *n += 1,
-            Some((t, _)) if *t > stamp => {
-                let i = ix.buckets.partition_point(|(t, _)| *t < stamp);
-                match ix.buckets.get_mut(i) {
-                    Some((t, n)) if *t == stamp => *n += 1,
-                    _ => ix.buckets.insert(i, (stamp, 1)),
+        let order = &mut ix.order;
+        *ix.counts.entry(stamp).or_insert_with(|| {
+            // Writes happen at the current time, so a new stamp is almost always the latest.
+            match order.back() {
+                Some(&t) if t > stamp => {
+                    let i = order.partition_point(|&t| t < stamp);
+                    order.insert(i, stamp);
                 }
+                _ => order.push_back(stamp),
             }
-            _ => ix.buckets.push_back((stamp, 1)),
-        }
+            0
+        }) += 1;
     }
 
     /// An entry stamped at `stamp` was removed (or re-stamped: remove, then add).
@@ -68,16 +68,8 @@ impl ExpiryIndex {
         let ix = self.inner.get_mut();
         if stamp <= ix.cutoff {
             ix.expired = ix.expired.saturating_sub(1);
-            return;
-        }
-        let i = ix.buckets.partition_point(|(t, _)| *t < stamp);
-        if let Some((t, n)) = ix.buckets.get_mut(i) {
-            if *t == stamp {
-                *n = n.saturating_sub(1);
-            }
-        }
-        while ix.buckets.front().is_some_and(|(_, n)| *n == 0) {
-            ix.buckets.pop_front();
+        } else if let Some(n) = ix.counts.get_mut(&stamp) {
+            *n = n.saturating_sub(1);
         }
     }
 
@@ -89,12 +81,13 @@ impl ExpiryIndex {
         let mut ix = self.inner.borrow_mut();
         let cutoff = now.saturating_sub(self.ttl_ms);
         if cutoff > ix.cutoff {
-            while let Some(&(t, n)) = ix.buckets.front() {
+            while let Some(&t) = ix.order.front() {
                 if t > cutoff {
                     break;
                 }
+                ix.order.pop_front();
+                let n = ix.counts.remove(&t).unwrap_or(0);
                 ix.expired += u64::from(n);
-                ix.buckets.pop_front();
             }
             ix.cutoff = cutoff;
         }

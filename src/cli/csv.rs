@@ -62,6 +62,6 @@ pub fn write_series(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure>
         }
         w.write_record(&row).map_err(csv_error)?;
     }
-    w.flush().map_err(|e| WriteFailure::from(e))?;
+    w.flush().map_err(WriteFailure::from)?;
     Ok(())
 }

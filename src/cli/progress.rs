@@ -20,7 +20,7 @@ impl Progress {
 
     /// `done` steps have run.
     pub fn tick(&mut self, done: u64) {
-        if done % self.every != 0 {
+        if !done.is_multiple_of(self.every) {
             return;
         }
         let now = Instant::now();

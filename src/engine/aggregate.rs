@@ -149,8 +149,8 @@ impl AggCall {
                 (0, _) | (_, None) => Value::Null,
                 (_, Some(s)) => Value::Int(*s),
             },
-            Accumulator::LastValue(v) => v.clone(),
-            Accumulator::LatestByTime { value, .. } => value.clone(),
+            Accumulator::LastValue(v) => *v,
+            Accumulator::LatestByTime { value, .. } => *value,
         }
     }
 }

@@ -366,7 +366,7 @@ impl WorkloadCursor {
                     let key = Self::key_value(w, self.next_fresh);
                     self.next_fresh += 1;
                     if let (true, Some((_, after))) = (p < returning, w.returning) {
-                        self.returns.push_back((t.saturating_add(after), key.clone()));
+                        self.returns.push_back((t.saturating_add(after), key));
                     }
                     key
                 } else {
@@ -375,13 +375,13 @@ impl WorkloadCursor {
                         Distribution::Zipf(z) => z.sample(&mut self.rng) - 1,
                     };
                     if w.keys > DENSE_KEYS {
-                        self.sparse_population.entry(n).or_insert_with(|| Self::key_value(w, n)).clone()
+                        *self.sparse_population.entry(n).or_insert_with(|| Self::key_value(w, n))
                     } else {
                         let slot = n as usize;
                         if slot >= self.population.len() {
                             self.population.resize(slot + 1, None);
                         }
-                        self.population[slot].get_or_insert_with(|| Self::key_value(w, n)).clone()
+                        *self.population[slot].get_or_insert_with(|| Self::key_value(w, n))
                     }
                 }
             }
@@ -390,12 +390,12 @@ impl WorkloadCursor {
             .generators
             .iter()
             .map(|g| match g {
-                None => key.clone(),
+                None => key,
                 Some(ColumnGenerator::Proctime) => Value::Int(t),
                 Some(ColumnGenerator::Sequence) => Value::Int(i as i64),
-                Some(ColumnGenerator::Constant(v)) => v.clone(),
+                Some(ColumnGenerator::Constant(v)) => *v,
                 Some(ColumnGenerator::Uniform(lo, hi)) => Value::Int(self.rng.random_range(*lo..=*hi)),
-                Some(ColumnGenerator::OneOf(vs)) => vs[self.rng.random_range(0..vs.len() as u64) as usize].clone(),
+                Some(ColumnGenerator::OneOf(vs)) => vs[self.rng.random_range(0..vs.len() as u64) as usize],
             })
             .collect();
         Some((t, row))

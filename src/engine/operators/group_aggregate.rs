@@ -69,7 +69,7 @@ impl GroupAggregateSpec {
     pub fn output(&self, key: &Row, accs: &[Accumulator]) -> Row {
         let mut out = SmallVec::with_capacity(key.0.len() + self.calls.len());
         for v in &key.0 {
-            out.push(v.clone());
+            out.push(*v);
         }
         for (call, acc) in self.calls.iter().zip(accs) {
             out.push(call.get_value(acc));

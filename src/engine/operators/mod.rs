@@ -109,11 +109,14 @@ pub trait OperatorSpec: fmt::Debug {
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator>;
 }
 
-/// An operator name of the scenario format and its compiler: `raw` is the operator's JSON
-/// object (the compiler reads its own fields, rejecting unknown ones).
+/// Compiles one operator of the scenario format: `raw` is the operator's JSON object (the
+/// compiler reads its own fields, rejecting unknown ones).
+pub type Compile = fn(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError>;
+
+/// An operator name of the scenario format and its compiler.
 pub struct OperatorKind {
     pub name: &'static str,
-    pub compile: fn(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError>,
+    pub compile: Compile,
 }
 
 /// Every operator the scenario format knows.

@@ -135,3 +135,20 @@ fn the_workload_preset_is_the_same_on_every_platform() {
     let first: Vec<String> = sim.result().rows().take(3).map(|r| r.row.join(",")).collect();
     assert_eq!(first, ["user-14413,3", "user-25,375", "user-7,1382"]);
 }
+
+/// The trace of a window of actions, produced by replay, is what a straight run with the whole
+/// trace recorded for those actions.
+#[wasm_bindgen_test(unsupported = test)]
+fn the_trace_of_a_window_is_produced_by_replay() {
+    use flink_state_sim::engine::{SimOptions, TraceLevel};
+    let scenario = load_preset("cleanup-harness-min5-max10").unwrap();
+    let mut whole = Simulation::new(scenario.clone());
+    whole.run_to_end().unwrap();
+    let windowed = SimOptions { trace: TraceLevel::Full, keep_actions: Some(1), time_travel: true };
+    let mut sim = Simulation::with_options(scenario, windowed);
+    sim.run_to_end().unwrap();
+    assert!(sim.trace().iter().all(|e| e.action + 1 == sim.action_count()), "only the last action's entries are kept");
+    let expected: Vec<_> = whole.trace().iter().filter(|e| (2..5).contains(&e.action)).cloned().collect();
+    assert!(!expected.is_empty());
+    assert_eq!(sim.trace_window(2, 5).unwrap(), expected);
+}

@@ -46,6 +46,18 @@ pub struct Pipeline {
     buffers: Vec<Vec<Message>>,
 }
 
+/// The keys an operator call lost without a message: when the operator is the last one, the
+/// result rows of those keys go stale; upstream losses leave no mark (not modelled yet).
+fn settle_lost(lost: &mut Vec<(Row, Millis)>, result: &mut ResultTable, last_operator: bool) {
+    if last_operator {
+        for (key, at) in lost.drain(..) {
+            result.mark_stale(&key, at);
+        }
+    } else {
+        lost.clear();
+    }
+}
+
 /// Where trace events go: `None` at the `metrics` trace level.
 pub type TraceSink<'a> = Option<&'a mut Vec<TraceEntry>>;
 
@@ -139,13 +151,7 @@ impl Pipeline {
                 )));
             }
             // Rows whose state the last operator lost go stale before this batch's new rows arrive.
-            if i == last {
-                for (key, at) in self.lost.drain(..) {
-                    self.result.mark_stale(&key, at);
-                }
-            } else {
-                self.lost.clear();
-            }
+            settle_lost(&mut self.lost, &mut self.result, i == last);
             messages.clear();
             self.buffers.push(std::mem::replace(&mut messages, out));
         }
@@ -204,13 +210,7 @@ impl Pipeline {
         let outcome = node.op.on_timer(ts, key, &mut ctx);
         node.op.backend_mut().keys.finish();
         outcome.map_err(|e| StepError(format!("operator '{}' failed in onTimer({ts}): {e}", node.id)))?;
-        if i + 1 == self.nodes.len() {
-            for (key, at) in self.lost.drain(..) {
-                self.result.mark_stale(&key, at);
-            }
-        } else {
-            self.lost.clear();
-        }
+        settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len());
         if !out.is_empty() {
             self.flow(i + 1, out, ts, action, trace)?;
         }

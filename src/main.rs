@@ -197,8 +197,9 @@ fn run(
         (TraceLevel::Full, _) => {}
         (TraceLevel::Metrics, Format::Text) => cli::summary::summary(out, &sim, progress.elapsed_secs())?,
         (TraceLevel::Metrics, Format::Jsonl) => {
+            let ids: Vec<&str> = sim.scenario().operators.iter().map(|n| n.id.as_str()).collect();
             for sample in sim.metrics() {
-                out.json_line(&sample)?;
+                out.json_line(&cli::summary::sample_by_operator(&sample, &ids))?;
             }
         }
         (TraceLevel::Metrics, Format::Csv) => cli::csv::write_series(out, &sim)?,

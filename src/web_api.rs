@@ -56,8 +56,13 @@ pub fn presets() -> Result<JsValue, JsError> {
 /// Throws an `Error` whose message names the field and the rule for an invalid scenario, or
 /// says why a step failed.
 #[wasm_bindgen(js_name = runScenario)]
-pub fn run_scenario(json: &str) -> Result<JsValue, JsError> {
-    let mut sim = Simulation::from_json(json).map_err(|e| JsError::new(&e.to_string()))?;
+pub fn run_scenario(json: JsValue) -> Result<JsValue, JsError> {
+    // Taken as any value, not `&str`: wasm-bindgen would read a number or an object passed as a
+    // string out of bounds.
+    let Some(json) = json.as_string() else {
+        return Err(JsError::new("runScenario expects the scenario as a JSON string (JSON.stringify it first)"));
+    };
+    let mut sim = Simulation::from_json(&json).map_err(|e| JsError::new(&e.to_string()))?;
     sim.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
     let tf = sim.time_format();
     let out = RunOutput {

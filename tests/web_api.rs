@@ -22,7 +22,7 @@ fn lists_presets() {
 
 #[wasm_bindgen_test]
 fn runs_seed_004_on_flink_2_3() {
-    let out = json(&run_scenario(preset_json("seed-004-device-status-flink-2.3").unwrap()).unwrap());
+    let out = json(&run_scenario(JsValue::from_str(preset_json("seed-004-device-status-flink-2.3").unwrap())).unwrap());
     let outer: Vec<String> = out["records"]
         .as_array()
         .unwrap()
@@ -39,7 +39,10 @@ fn runs_seed_004_on_flink_2_3() {
 
 #[wasm_bindgen_test]
 fn rejects_a_bad_scenario_with_the_field() {
-    let err = run_scenario(r#"{"name": "x"}"#).unwrap_err();
+    let err = run_scenario(JsValue::from_str(r#"{"name": "x"}"#)).unwrap_err();
     let message = js_sys::Error::from(JsValue::from(err)).message();
     assert_eq!(String::from(message), "scenario: missing field `flink` at line 1 column 13");
+    let err = run_scenario(JsValue::from_f64(42.0)).unwrap_err();
+    let message = js_sys::Error::from(JsValue::from(err)).message();
+    assert!(String::from(message).starts_with("runScenario expects the scenario as a JSON string"));
 }

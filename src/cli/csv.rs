@@ -13,7 +13,7 @@ fn csv_error(e: csv::Error) -> WriteFailure {
 
 pub fn write_series(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure> {
     let legacy = sim.scenario().flink == FlinkMode::Legacy1_10;
-    let kinds: &[&str] = if legacy { &["true", "false"] } else { &["+I", "-U", "+U", "-D"] };
+    let kinds: &[&str] = if legacy { &["(true)", "(false)"] } else { &["+I", "-U", "+U", "-D"] };
     let mut w = csv::Writer::from_writer(out.writer());
     let mut header: Vec<String> = ["time_ms", "inputs", "result_rows", "stale_rows"].map(String::from).to_vec();
     for node in &sim.scenario().operators {

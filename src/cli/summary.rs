@@ -25,17 +25,12 @@ pub fn result_table(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure>
     Ok(())
 }
 
-/// The sample with the largest `f`, and that value.
-fn peak(samples: &[Sample], f: impl Fn(&Sample) -> u64) -> (u64, i64) {
-    samples.iter().map(|s| (f(s), s.time_ms)).max_by_key(|(v, t)| (*v, -t)).unwrap_or((0, 0))
-}
-
 /// Peak state, timer operations per input, emitted rows and stale result rows.
 pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFailure> {
     let tf = sim.time_format();
     let sc = sim.scenario();
-    let samples = sim.metrics();
-    let last = samples.last().cloned();
+    let last = Some(sim.sample_now());
+    let peaks = sim.peaks();
     let inputs = sim.inputs();
     out.line(&format!("scenario {} on {} — {}", sc.name, sc.flink.label(), describe_retention(&sc.retention)))?;
     out.line(&format!(
@@ -48,9 +43,10 @@ pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFa
     for (i, node) in sc.operators.iter().enumerate() {
         let op = |s: &Sample| s.operators.get(i).copied().unwrap_or_default();
         let now = last.as_ref().map(&op).unwrap_or_default();
-        let (peak_keys, peak_keys_at) = peak(&samples, |s| op(s).keys);
-        let (peak_stored, peak_stored_at) = peak(&samples, |s| op(s).entries_stored);
-        let (peak_timers, peak_timers_at) = peak(&samples, |s| op(s).timers);
+        let p = peaks.get(i).copied().unwrap_or_default();
+        let (peak_keys, peak_keys_at) = (p.keys.value, p.keys.at_ms);
+        let (peak_stored, peak_stored_at) = (p.entries_stored.value, p.entries_stored.at_ms);
+        let (peak_timers, peak_timers_at) = (p.timers.value, p.timers.at_ms);
         let timer_ops = now.timers_registered + now.timers_deleted;
         let e = now.emitted;
         let emitted = match sc.flink {
@@ -93,4 +89,17 @@ pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFa
         result.stale_len()
     ))?;
     Ok(())
+}
+
+/// A sample as JSON, its operators keyed by their ids: `{"time_ms", "inputs", "result_rows",
+/// "stale_rows", "operators": {"agg": {"keys", ...}}}`.
+pub fn sample_by_operator(sample: &Sample, ids: &[&str]) -> serde_json::Value {
+    let mut value = serde_json::to_value(sample).unwrap_or_default();
+    let operators: serde_json::Map<String, serde_json::Value> = ids
+        .iter()
+        .zip(&sample.operators)
+        .map(|(id, o)| (id.to_string(), serde_json::to_value(o).unwrap_or_default()))
+        .collect();
+    value["operators"] = serde_json::Value::Object(operators);
+    value
 }

@@ -25,6 +25,37 @@ impl ScenarioError {
 #[error("{0}")]
 pub struct StepError(pub String);
 
+/// serde's message for a string that names no variant: ``unknown variant `x`, expected `a` or `b` ``.
+pub fn unknown_variant(found: &str, names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let expected = match names.as_slice() {
+        [one] => one.clone(),
+        [a, b] => format!("{a} or {b}"),
+        more => format!("one of {}", more.join(", ")),
+    };
+    let shown = quote(found);
+    format!("unknown variant `{}`, expected {expected}", &shown[1..shown.len() - 1])
+}
+
+/// Implements `TryFrom<String>` for an enum written as one of a few strings, so that serde
+/// (`#[serde(try_from = "String")]`) reads it as a string first: a number or an object where the
+/// name belongs gets "invalid type: ..., expected a string" instead of serde_json's bare
+/// "expected value", and an unknown name serde's own wording.
+#[macro_export]
+macro_rules! string_enum {
+    ($ty:ty, [$(($name:literal, $variant:expr)),+ $(,)?]) => {
+        impl TryFrom<String> for $ty {
+            type Error = String;
+            fn try_from(text: String) -> Result<Self, String> {
+                match text.as_str() {
+                    $($name => Ok($variant),)+
+                    other => Err($crate::engine::error::unknown_variant(other, &[$($name),+])),
+                }
+            }
+        }
+    };
+}
+
 /// Longest user text an error quotes whole.
 const QUOTE_MAX_CHARS: usize = 60;
 

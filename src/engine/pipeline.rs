@@ -32,6 +32,32 @@ pub struct Node {
     pub op: Box<dyn StreamOperator>,
     /// What it emitted so far.
     pub emitted: EmitCounts,
+    /// The largest its state has been.
+    pub peaks: Peaks,
+}
+
+/// The largest value a gauge reached, and when it first did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Peak {
+    pub value: u64,
+    pub at_ms: Millis,
+}
+
+impl Peak {
+    fn see(&mut self, value: u64, at_ms: Millis) {
+        if value > self.value {
+            *self = Peak { value, at_ms };
+        }
+    }
+}
+
+/// The peaks of one operator's state, tracked after every record and every timer (exact, not
+/// sampled).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Peaks {
+    pub keys: Peak,
+    pub entries_stored: Peak,
+    pub timers: Peak,
 }
 
 /// The operators and the result table of a scenario.
@@ -71,6 +97,7 @@ impl Pipeline {
                 plan: n.spec.plan(),
                 op: n.spec.build(scenario.flink, scenario.retention),
                 emitted: EmitCounts::default(),
+                peaks: Peaks::default(),
             })
             .collect();
         let last = scenario.operators.last().map(|n| &n.spec);
@@ -112,7 +139,19 @@ impl Pipeline {
         }
         let mut input = self.buffers.pop().unwrap_or_default();
         input.push(message);
-        self.flow(0, input, now, action, trace)
+        let outcome = self.flow(0, input, now, action, trace);
+        self.track_peaks(now);
+        outcome
+    }
+
+    /// Notes each operator's state size now against its peaks.
+    fn track_peaks(&mut self, now: Millis) {
+        for n in &mut self.nodes {
+            let backend = n.op.backend();
+            n.peaks.keys.see(backend.keys.live() as u64, now);
+            n.peaks.timers.see(backend.timers.len() as u64, now);
+            n.peaks.entries_stored.see(n.op.entries_stored(), now);
+        }
     }
 
     /// Runs `messages` through operators `from..` and into the result table.
@@ -214,6 +253,7 @@ impl Pipeline {
         if !out.is_empty() {
             self.flow(i + 1, out, ts, action, trace)?;
         }
+        self.track_peaks(ts);
         Ok(true)
     }
 

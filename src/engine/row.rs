@@ -183,6 +183,7 @@ impl fmt::Display for Message {
 
 /// A column's SQL type. Only what the operators need to check input rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub enum DataType {
     #[serde(rename = "INT")]
     Int,
@@ -193,6 +194,16 @@ pub enum DataType {
     #[serde(rename = "BOOLEAN")]
     Boolean,
 }
+
+crate::string_enum!(
+    DataType,
+    [
+        ("INT", DataType::Int),
+        ("BIGINT", DataType::BigInt),
+        ("STRING", DataType::String),
+        ("BOOLEAN", DataType::Boolean)
+    ]
+);
 
 impl DataType {
     pub fn name(self) -> &'static str {

@@ -268,6 +268,12 @@ impl Simulation {
         samples.push(self.engine.pipeline.sample(self.engine.now, self.engine.inputs));
         samples
     }
+    /// The largest each operator's state has been (keys, entries, timers), tracked after every
+    /// record and timer: exact, where the metrics series is sampled.
+    pub fn peaks(&self) -> Vec<super::pipeline::Peaks> {
+        self.engine.pipeline.nodes().iter().map(|n| n.peaks).collect()
+    }
+
     /// The current state of every operator and the result (the last point of [`Simulation::metrics`]).
     pub fn sample_now(&self) -> Sample {
         self.engine.pipeline.sample(self.engine.now, self.engine.inputs)
@@ -407,8 +413,10 @@ impl Simulation {
                 self.history.push(action);
                 self.checkpoints.forget_after(index);
             }
-            let bytes = self.engine.pipeline.approx_bytes();
-            self.checkpoints.maybe_take(index + 1, &self.engine, bytes);
+            if self.checkpoints.due(index + 1) {
+                let bytes = self.engine.pipeline.approx_bytes();
+                self.checkpoints.maybe_take(index + 1, &self.engine, bytes);
+            }
         }
         self.trim_trace();
         outcome

@@ -5,7 +5,7 @@
 //! **milliseconds**. Scenarios may write times as ISO-8601 date-times (UTC) and durations in
 //! Flink's own syntax (`24 h`, `1 d`, `5 min`, `300 ms`), parsed here.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 
 /// Processing time or a duration, in milliseconds.
 pub type Millis = i64;
@@ -132,11 +132,20 @@ pub fn format_duration(ms: Millis) -> String {
 /// A message that quotes the text and lists the accepted forms.
 pub fn parse_date_time(text: &str) -> Result<Millis, String> {
     let t = text.trim();
+    // chrono reads a leap second (`23:59:60`) as the next second; processing time has none.
+    let leap =
+        || format!("'{t}' is a leap second: processing time (Java's System.currentTimeMillis) has no leap seconds");
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        if dt.nanosecond() >= 1_000_000_000 {
+            return Err(leap());
+        }
         return Ok(dt.with_timezone(&Utc).timestamp_millis());
     }
     for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M"] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(t, format) {
+            if naive.nanosecond() >= 1_000_000_000 {
+                return Err(leap());
+            }
             return Ok(naive.and_utc().timestamp_millis());
         }
     }
@@ -153,13 +162,15 @@ pub fn parse_date_time(text: &str) -> Result<Millis, String> {
 
 /// How the page, the CLI and decision texts write processing times. One format per scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", try_from = "String")]
 pub enum TimeFormat {
     /// `2019-11-22 15:00` (UTC; seconds and milliseconds are shown only when not zero).
     DateTime,
     /// `11 ms`, for harness-scale scenarios.
     Millis,
 }
+
+crate::string_enum!(TimeFormat, [("date-time", TimeFormat::DateTime), ("millis", TimeFormat::Millis)]);
 
 impl TimeFormat {
     /// Formats a processing time (ms since the epoch).
@@ -227,5 +238,7 @@ mod tests {
         assert_eq!(TimeFormat::DateTime.format(t + 5), "2019-11-20 15:00:00.005");
         assert_eq!(TimeFormat::Millis.format(11), "11 ms");
         assert!(parse_date_time("20/11/2019").unwrap_err().contains("not an ISO-8601"));
+        assert!(parse_date_time("2016-12-31T23:59:60Z").unwrap_err().contains("is a leap second"));
+        assert!(parse_date_time("2016-12-31T23:59:60").unwrap_err().contains("is a leap second"));
     }
 }

@@ -33,11 +33,16 @@ impl<E: Clone> Checkpoints<E> {
         Checkpoints { taken: vec![(0, Rc::new(initial))], spacing: INITIAL_SPACING, enabled }
     }
 
+    /// Whether a checkpoint is due after `position` actions.
+    pub fn due(&self, position: usize) -> bool {
+        let last = self.taken.last().map_or(0, |(p, _)| *p);
+        self.enabled && position >= last + self.spacing
+    }
+
     /// Takes a checkpoint of `engine` (the state after `position` actions, about `bytes` in
     /// memory) if one is due.
     pub fn maybe_take(&mut self, position: usize, engine: &E, bytes: usize) {
-        let last = self.taken.last().map_or(0, |(p, _)| *p);
-        if !self.enabled || position < last + self.spacing {
+        if !self.due(position) {
             return;
         }
         self.taken.push((position, Rc::new(engine.clone())));

@@ -30,8 +30,8 @@ pub enum TimerStatus {
 pub struct TimerMark {
     /// The timer's timestamp, ms.
     pub timestamp_ms: Millis,
-    /// When it was registered, ms.
-    pub registered_at_ms: Millis,
+    /// When it was registered, ms (`None` for a live timer registered before the kept trace).
+    pub registered_at_ms: Option<Millis>,
     pub status: TimerStatus,
     /// Registered, deleted or fired by the last action.
     pub changed_last: bool,
@@ -132,7 +132,7 @@ pub fn timeline(sim: &Simulation) -> Timeline {
             TraceEvent::Received { .. } => lane.accesses.push(e.time_ms),
             TraceEvent::TimerRegistered { timer_ms } => lane.timers.push(TimerMark {
                 timestamp_ms: *timer_ms,
-                registered_at_ms: e.time_ms,
+                registered_at_ms: Some(e.time_ms),
                 status: TimerStatus::Live,
                 changed_last: latest,
             }),
@@ -166,7 +166,20 @@ pub fn timeline(sim: &Simulation) -> Timeline {
     }
     let op_index = |op: &str| sim.scenario().operators.iter().position(|o| o.id == op).unwrap_or(usize::MAX);
     for ((op, key), &i) in &index {
-        lanes[i].ttl = sim.key_view(op_index(op), key).and_then(|k| k.ttl);
+        let Some(view) = sim.key_view(op_index(op), key) else { continue };
+        let lane = &mut lanes[i];
+        lane.ttl = view.ttl;
+        // Live timers registered before the kept trace began are drawn too.
+        for t in view.timers_ms {
+            if !lane.timers.iter().any(|m| m.timestamp_ms == t && m.status == TimerStatus::Live) {
+                lane.timers.push(TimerMark {
+                    timestamp_ms: t,
+                    registered_at_ms: None,
+                    status: TimerStatus::Live,
+                    changed_last: false,
+                });
+            }
+        }
     }
     // The axis spans every input of the scenario from the start (so it does not rescale while
     // stepping through them), and every timer, window and expiry; not the scenario's trailing

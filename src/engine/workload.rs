@@ -135,6 +135,8 @@ pub struct Workload {
     pub rate: u64,
     /// Processing time of the first event, ms.
     pub start_ms: Millis,
+    /// Whether `start` was written as a date-time (the scenario then shows date-times).
+    pub start_written_as_date_time: bool,
     pub keys: u64,
     key_column: usize,
     key_type: DataType,
@@ -170,13 +172,19 @@ impl Workload {
         if w.rate == 0 || w.rate > 1_000_000_000 {
             return Err(err("rate", format!("{} events per second is outside 1 ..= 1000000000", w.rate)));
         }
-        let events = match (w.events, w.duration) {
-            (Some(n), None) => n,
-            (None, Some(d)) => (i128::from(d.0) * i128::from(w.rate) / 1000).clamp(0, i128::from(u64::MAX)) as u64,
+        let (events, field) = match (w.events, w.duration) {
+            (Some(n), None) => (n, "events"),
+            (None, Some(d)) => {
+                ((i128::from(d.0) * i128::from(w.rate) / 1000).clamp(0, i128::from(u64::MAX)) as u64, "duration")
+            }
             _ => return Err(err("events", "give exactly one of `events` or `duration`".into())),
         };
         if events == 0 || events > MAX_EVENTS {
-            return Err(err("events", format!("{events} events is outside 1 ..= {MAX_EVENTS}")));
+            let what = match field {
+                "duration" => format!("at {} events per second this duration makes {events} events", w.rate),
+                _ => format!("{events} events"),
+            };
+            return Err(err(field, format!("{what}, outside 1 ..= {MAX_EVENTS}")));
         }
         if w.keys == 0 || w.keys > MAX_KEYS {
             return Err(err("keys", format!("{} keys is outside 1 ..= {MAX_KEYS}", w.keys)));
@@ -282,11 +290,13 @@ impl Workload {
             Some(t) => t.ms,
             None => after_ms,
         };
+        let start_written_as_date_time = w.start.is_some_and(|t| t.date_time);
         let workload = Workload {
             seed: w.seed,
             events,
             rate: w.rate,
             start_ms,
+            start_written_as_date_time,
             keys: w.keys,
             key_column,
             key_type,

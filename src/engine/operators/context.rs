@@ -5,16 +5,27 @@ use crate::engine::time::Millis;
 use crate::engine::trace::{TraceEntry, TraceEvent};
 use std::rc::Rc;
 
-/// Messages an operator emitted so far, by kind.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Messages an operator emitted so far, by kind (serialised without the kinds it never emitted:
+/// a legacy operator shows `accumulate`/`retract`, a Flink 2.3 one the `RowKind`s).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct EmitCounts {
     /// `+I`, `-U`, `+U`, `-D` (`RowKind`, Flink 1.11+).
+    #[serde(skip_serializing_if = "is_zero")]
     pub insert: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub update_before: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub update_after: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub delete: u64,
     /// The legacy planner's `(true, row)` and `(false, row)`.
+    #[serde(skip_serializing_if = "is_zero")]
     pub accumulate: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub retract: u64,
 }
 

@@ -189,6 +189,10 @@ impl StreamOperator for GroupAggFunction {
         })
     }
 
+    fn entries_stored(&self) -> u64 {
+        self.acc_state.stored()
+    }
+
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
         vec![(self.acc_state.name, self.acc_state.size(now))]
     }

@@ -175,6 +175,10 @@ impl StreamOperator for GroupAggProcessFunction {
         self.cleanup.cleanup_time(key)
     }
 
+    fn entries_stored(&self) -> u64 {
+        self.state.stored() + self.cnt_state.stored() + self.cleanup.cleanup_time_state.stored()
+    }
+
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
         vec![
             (self.state.name, self.state.size(now)),

@@ -74,6 +74,12 @@ pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
 
     /// The size of each of its states at `now`.
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)>;
+
+    /// State entries physically stored, over all its states (called after every record, to
+    /// track the peak: operators override it with a sum of counters).
+    fn entries_stored(&self) -> u64 {
+        self.state_sizes(0).iter().map(|(_, s)| s.stored).sum()
+    }
 }
 
 dyn_clone::clone_trait_object!(StreamOperator);

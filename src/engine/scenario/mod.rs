@@ -19,16 +19,17 @@ use std::rc::Rc;
 
 /// Which Flink, and so which operator implementations and retention mechanism, a scenario runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
 pub enum FlinkMode {
     /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.13): `GroupAggProcessFunction`,
     /// `CRow` messages `(true,row)` / `(false,row)`, idle state retention with cleanup timers.
-    #[serde(rename = "1.10-legacy")]
     Legacy1_10,
     /// Flink 2.3: `GroupAggFunction`, `RowKind` messages `+I/-U/+U/-D`, state TTL from
     /// `table.exec.state.ttl`.
-    #[serde(rename = "2.3")]
     Flink2_3,
 }
+
+crate::string_enum!(FlinkMode, [("1.10-legacy", FlinkMode::Legacy1_10), ("2.3", FlinkMode::Flink2_3)]);
 
 impl FlinkMode {
     pub const ALL: [FlinkMode; 2] = [FlinkMode::Legacy1_10, FlinkMode::Flink2_3];
@@ -64,13 +65,15 @@ pub enum Retention {
 
 /// Whether the source emits only inserts, or a full changelog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String")]
 pub enum SourceChangelog {
     #[default]
     InsertOnly,
     /// `+I`, `-U`, `+U` and `-D` rows.
     All,
 }
+
+crate::string_enum!(SourceChangelog, [("insert-only", SourceChangelog::InsertOnly), ("all", SourceChangelog::All)]);
 
 /// The source table.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@ use super::raw::{
     DurationValue, RawCell, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue,
 };
 use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, Step};
-use crate::engine::error::{quote, ScenarioError};
+use crate::engine::error::{quote, unknown_variant, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::{CompileInput, OPERATOR_KINDS};
 use crate::engine::row::{Column, Row, RowKind};
@@ -21,11 +21,17 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let source = compile_source(&raw.source)?;
     let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention)?;
-    let (steps, start_ms, wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
+    let no_steps = raw.steps.is_empty();
+    let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
         Some(w) => Some(Workload::compile(w.get(), &source.columns, steps_end(&steps, start_ms))?),
         None => None,
     };
+    // A scenario of generated events only starts where they do.
+    if let (true, None, Some(w)) = (no_steps, raw.start, &workload) {
+        start_ms = w.start_ms;
+        wrote_date_times |= w.start_written_as_date_time;
+    }
     let time_format = raw.time_format.unwrap_or(if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {
         TimeFormat::DateTime
     } else {
@@ -122,14 +128,8 @@ fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioErro
 
 /// `unknown variant `X`, expected `A` or `B``, as serde words it for an enum.
 fn unknown_operator(name: &str) -> String {
-    let names: Vec<String> = OPERATOR_KINDS.iter().map(|k| format!("`{}`", k.name)).collect();
-    let expected = match names.as_slice() {
-        [one] => one.clone(),
-        [a, b] => format!("{a} or {b}"),
-        more => format!("one of {}", more.join(", ")),
-    };
-    let shown = quote(name);
-    format!("unknown variant `{}`, expected {expected}", &shown[1..shown.len() - 1])
+    let names: Vec<&str> = OPERATOR_KINDS.iter().map(|k| k.name).collect();
+    unknown_variant(name, &names)
 }
 
 fn compile_pipeline(

@@ -90,6 +90,11 @@ impl<T: Clone> ListState<T> {
     }
 
     /// Elements stored, and how many of them are expired at `now`.
+    /// Entries stored (expired or not).
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
     pub fn size(&self, now: Millis) -> StateSize {
         StateSize { stored: self.stored, expired: self.expiry.as_ref().map_or(0, |ix| ix.expired_at(now)) }
     }

@@ -24,7 +24,11 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
         (None, Some(f)) => (Some(format!("stopped: {f}")), "the simulation stopped: Reset to start again"),
         (None, None) => (None, ""),
     };
-    let step_title = blocked.clone().unwrap_or_else(|| "Run the next scenario step".into());
+    let step_title = match (&blocked, sim.is_finished()) {
+        (Some(reason), _) => reason.clone(),
+        (None, true) => format!("All {} steps have run: Reset to start again", sim.step_count()),
+        (None, false) => "Run the next scenario step".into(),
+    };
     let can_play = state.playing || sim.can_step();
     let on_play = if state.playing { dispatch.reform(|_| Action::Pause) } else { dispatch.reform(|_| Action::Play) };
     html! {

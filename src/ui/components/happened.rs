@@ -7,6 +7,9 @@ use crate::engine::Simulation;
 use crate::ui::components::kind_class;
 use yew::prelude::*;
 
+/// How many consequences of one action the panel lists (an advance can fire thousands of timers).
+const MAX_ENTRIES: usize = 100;
+
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
     let last = sim.last_action();
@@ -32,8 +35,11 @@ pub fn view(sim: &Simulation) -> Html {
                         <p class="hint">{ "No timer was due and nothing changed." }</p>
                     }
                     <ul class="entries">
-                        { for entries.iter().map(|e| entry_view(e, tf, when(e.time_ms))) }
-                        { for expired.iter().map(|(op, key, at)| html! {
+                        { for entries.iter().take(MAX_ENTRIES).map(|e| entry_view(e, tf, when(e.time_ms))) }
+                        if entries.len() > MAX_ENTRIES {
+                            <li class="entry more">{ format!("… and {} more", entries.len() - MAX_ENTRIES) }</li>
+                        }
+                        { for expired.iter().take(MAX_ENTRIES).map(|(op, key, at)| html! {
                             <li class="entry ttl_expired">
                                 { when(*at).unwrap_or_default() }
                                 <span class="where">{ format!("{op} [{}]", if key.is_empty() { "(global)" } else { key }) }</span>
@@ -41,6 +47,9 @@ pub fn view(sim: &Simulation) -> Html {
                                     removed when next read, or by background cleanup (not modelled). Nothing is emitted." }</span>
                             </li>
                         }) }
+                        if expired.len() > MAX_ENTRIES {
+                            <li class="entry more">{ format!("… and {} more keys whose state TTL expired", expired.len() - MAX_ENTRIES) }</li>
+                        }
                     </ul>
                 </>
             }

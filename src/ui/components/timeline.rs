@@ -198,7 +198,8 @@ fn timer_view(t: &TimerMark, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
         <g class={class} data-timer={tf.format(t.timestamp_ms)}>
             <text x={x.to_string()} y={(mid + 5.0).to_string()} text-anchor="middle" class="glyph">{ glyph }</text>
             <text x={x.to_string()} y={(mid + 19.0).to_string()} text-anchor="middle" class="tlabel">{ short(tf, t.timestamp_ms) }</text>
-            <title>{ format!("cleanup timer {} (registered at {}): {what}", tf.format(t.timestamp_ms), tf.format(t.registered_at_ms)) }</title>
+            <title>{ format!("cleanup timer {} ({}): {what}", tf.format(t.timestamp_ms),
+                t.registered_at_ms.map_or("registered before the actions kept".to_string(), |r| format!("registered at {}", tf.format(r)))) }</title>
         </g>
     }
 }

@@ -56,7 +56,7 @@ fn run(scenario: &Scenario, options: SimOptions) -> u64 {
     while !sim.is_finished() {
         sim.step().expect("the workload runs");
         if options.trace == TraceLevel::Full {
-            entries += sim.take_trace().len() as u64;
+            entries += sim.drain_trace().len() as u64;
         }
     }
     entries + sim.result().len() as u64

@@ -572,15 +572,8 @@ impl Simulation {
         Ok(())
     }
 
-    /// Takes the retained trace out (a streaming consumer, such as the CLI, prints it and keeps
-    /// memory flat).
-    pub fn take_trace(&mut self) -> Vec<TraceEntry> {
-        self.trace_from = self.engine.actions;
-        std::mem::take(&mut self.trace)
-    }
-
     /// Drains the retained trace, keeping its buffer for the next entries: what a streaming
-    /// consumer calls after every step.
+    /// consumer (the CLI) calls after every step to keep memory flat.
     pub fn drain_trace(&mut self) -> std::vec::Drain<'_, TraceEntry> {
         self.trace_from = self.engine.actions;
         self.trace.drain(..)

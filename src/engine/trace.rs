@@ -22,16 +22,6 @@ pub enum TraceLevel {
     Metrics,
 }
 
-impl TraceLevel {
-    pub fn parse(text: &str) -> Option<TraceLevel> {
-        match text {
-            "full" => Some(TraceLevel::Full),
-            "metrics" => Some(TraceLevel::Metrics),
-            _ => None,
-        }
-    }
-}
-
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceEvent {

@@ -45,6 +45,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Run scenario files and check what they expect (their `expect` blocks): prints one line per
+    /// file, exits 1 when any expectation fails (naming the first difference).
+    Check {
+        /// Scenario JSON files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// List the built-in scenarios.
     Presets,
 }
@@ -83,6 +90,14 @@ fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Presets => list_presets(&mut out),
+        Command::Check { files } => match check(&mut out, &files) {
+            Ok(0) => Ok(()),
+            Ok(_) => {
+                let _ = out.flush();
+                return ExitCode::from(1);
+            }
+            Err(e) => Err(e),
+        },
         Command::Run { scenario, preset, flink, trace, format } => {
             run(&mut out, scenario, preset, flink, trace, format)
         }
@@ -142,6 +157,26 @@ fn list_presets(out: &mut Out) -> Result<(), Failure> {
         out.line(&format!("{name}\t{title}"))?;
     }
     Ok(())
+}
+
+/// Checks each file's expectations; returns how many failed.
+fn check(out: &mut Out, files: &[std::path::PathBuf]) -> Result<usize, Failure> {
+    let mut failed = 0;
+    for path in files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?;
+        let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+        let nothing = scenario.expect.is_empty();
+        match flink_state_sim::engine::expect::check(scenario) {
+            Ok(()) if nothing => out.line(&format!("ok    {} (it expects nothing)", path.display()))?,
+            Ok(()) => out.line(&format!("ok    {}", path.display()))?,
+            Err(difference) => {
+                failed += 1;
+                out.line(&format!("FAIL  {}: {difference}", path.display()))?;
+            }
+        }
+    }
+    Ok(failed)
 }
 
 fn run(

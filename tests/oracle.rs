@@ -1,11 +1,9 @@
-//! Scenarios translated from `shared/oracle/` reproduce what real Apache Flink 2.3 printed.
-//! Fixtures: `tests/fixtures/oracle/NAME.scenario.json` (the translation) and
-//! `NAME.expected.json` (copied unchanged from the oracle).
+//! Scenarios translated from `shared/oracle/` reproduce what real Apache Flink 2.3 printed: each
+//! file under `tests/scenarios/oracle/` carries the recorded changelog in its `expect` block
+//! (copied unchanged from the oracle's `NAME.expected.json`) and passes `check`, natively and in
+//! the browser.
 
-mod common;
-
-use common::run;
-use flink_state_sim::engine::trace::TraceEvent;
+use flink_state_sim::engine::{expect, Scenario};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -14,21 +12,11 @@ macro_rules! oracle {
     ($test:ident, $name:literal) => {
         #[wasm_bindgen_test(unsupported = test)]
         fn $test() {
-            let scenario = include_str!(concat!("fixtures/oracle/", $name, ".scenario.json"));
-            let expected: serde_json::Value =
-                serde_json::from_str(include_str!(concat!("fixtures/oracle/", $name, ".expected.json"))).unwrap();
-            let sim = run(scenario);
-            let last = sim.scenario().operators.last().unwrap().id.clone();
-            let got: Vec<serde_json::Value> = sim
-                .trace()
-                .iter()
-                .filter(|e| *e.op == *last)
-                .filter_map(|e| match &e.event {
-                    TraceEvent::Emitted { message } => Some(serde_json::json!([message.change.label(), message.row])),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(serde_json::Value::Array(got), expected, "{}", $name);
+            let scenario = Scenario::from_json(include_str!(concat!("scenarios/oracle/", $name, ".json"))).unwrap();
+            assert!(!scenario.expect.is_empty());
+            if let Err(difference) = expect::check(scenario) {
+                panic!("{}: {difference}", $name);
+            }
         }
     };
 }

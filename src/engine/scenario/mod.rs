@@ -118,6 +118,8 @@ pub struct Scenario {
     pub steps: Vec<Step>,
     /// Generated input events, after the steps.
     pub workload: Option<Workload>,
+    /// What a run must produce (`flink-state-sim check`).
+    pub expect: super::expect::Expect,
 }
 
 impl Scenario {

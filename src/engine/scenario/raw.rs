@@ -97,6 +97,8 @@ pub(super) struct RawScenario {
     pub(super) steps: Vec<RawStep>,
     #[serde(default)]
     pub(super) workload: Option<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
+    pub(super) expect: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Deserialize)]

@@ -6,6 +6,7 @@ use super::raw::{
 };
 use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, Step};
 use crate::engine::error::{quote, unknown_variant, ScenarioError};
+use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::{CompileInput, OPERATOR_KINDS};
 use crate::engine::row::{Column, Row, RowKind};
@@ -32,6 +33,13 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         start_ms = w.start_ms;
         wrote_date_times |= w.start_written_as_date_time;
     }
+    let expect = match &raw.expect {
+        Some(e) => {
+            let ids: Vec<&str> = operators.iter().map(|n| n.id.as_str()).collect();
+            Expect::compile(e.get(), &ids)?
+        }
+        None => Expect::default(),
+    };
     let time_format = raw.time_format.unwrap_or(if wrote_date_times || raw.start.is_some_and(|s| s.date_time) {
         TimeFormat::DateTime
     } else {
@@ -49,6 +57,7 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         operators,
         steps,
         workload,
+        expect,
     })
 }
 

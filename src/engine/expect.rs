@@ -1,0 +1,189 @@
+//! Expectations a scenario carries (`"expect"`), checked after a run: what each operator emits,
+//! which timers it registers, deletes and fires, and the result table at the end. The CLI's
+//! `check` runs them, so documentation can keep its examples honest in its own CI.
+//!
+//! ```json
+//! "expect": {
+//!   "changelog": { "outer": [["+I", [1, 1]], ["-D", [1, 1]], ["+I", [0, 1]]] },
+//!   "timers": { "agg": [["registered", "u1", "2019-11-22T15:00"], ["fired", "u1", "2019-11-23T16:00"]] },
+//!   "result": [[0, 1]],
+//!   "stale_rows": 0
+//! }
+//! ```
+//!
+//! A changelog lists one operator's messages in order as `[kind, [values...]]`, `kind` being
+//! `+I`/`-U`/`+U`/`-D`, or `true`/`false` on the legacy planner (the form of the oracle fixtures).
+//! Timers list `[what, key, time]` in order, `what` one of `registered`, `deleted`, `fired`,
+//! `key` the key's values joined by `", "` and `time` in ms or as a date-time. `result` lists the
+//! result table's rows in order.
+
+use super::error::{quote, ScenarioError};
+use super::scenario::{parse_part, raw::TimeValue, Scenario};
+use super::simulation::Simulation;
+use super::trace::TraceEvent;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, expecting = "an expect object {\"changelog\", \"timers\", \"result\", \"stale_rows\"}")]
+struct RawExpect {
+    #[serde(default)]
+    changelog: BTreeMap<String, Vec<(String, Vec<serde_json::Value>)>>,
+    #[serde(default)]
+    timers: BTreeMap<String, Vec<(String, String, TimeValue)>>,
+    #[serde(default)]
+    result: Option<Vec<Vec<serde_json::Value>>>,
+    #[serde(default)]
+    stale_rows: Option<usize>,
+}
+
+/// A scenario's validated expectations.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expect {
+    /// Operator id → its messages, as `kind[v, ...]` text in the scenario's print form.
+    changelog: BTreeMap<String, Vec<(String, serde_json::Value)>>,
+    /// Operator id → `(what, key, time ms)`.
+    timers: BTreeMap<String, Vec<(String, String, i64)>>,
+    result: Option<Vec<serde_json::Value>>,
+    stale_rows: Option<usize>,
+}
+
+impl Expect {
+    /// Parses the `expect` field (`raw`, its JSON text) against the scenario's operators.
+    ///
+    /// # Errors
+    /// A [`ScenarioError`] naming the field: an unknown operator id, an unknown kind or timer event.
+    pub fn compile(raw: &str, operator_ids: &[&str]) -> Result<Expect, ScenarioError> {
+        let e: RawExpect = parse_part(raw, "expect")?;
+        let known = |path: String, id: &str| {
+            if operator_ids.contains(&id) {
+                Ok(())
+            } else {
+                Err(ScenarioError::new(
+                    path,
+                    format!("no operator {} (operators: {})", quote(id), operator_ids.join(", ")),
+                ))
+            }
+        };
+        let mut changelog = BTreeMap::new();
+        for (id, messages) in e.changelog {
+            known(format!("expect.changelog.{id}"), &id)?;
+            for (i, (kind, _)) in messages.iter().enumerate() {
+                if !["+I", "-U", "+U", "-D", "true", "false"].contains(&kind.as_str()) {
+                    return Err(ScenarioError::new(
+                        format!("expect.changelog.{id}[{i}]"),
+                        format!("{} is not a message kind (+I, -U, +U, -D, true, false)", quote(kind)),
+                    ));
+                }
+            }
+            let messages = messages.into_iter().map(|(k, v)| (k, serde_json::Value::Array(v))).collect();
+            changelog.insert(id, messages);
+        }
+        let mut timers = BTreeMap::new();
+        for (id, events) in e.timers {
+            known(format!("expect.timers.{id}"), &id)?;
+            for (i, (what, _, _)) in events.iter().enumerate() {
+                if !["registered", "deleted", "fired"].contains(&what.as_str()) {
+                    return Err(ScenarioError::new(
+                        format!("expect.timers.{id}[{i}]"),
+                        format!("{} is not a timer event (registered, deleted, fired)", quote(what)),
+                    ));
+                }
+            }
+            timers.insert(id, events.into_iter().map(|(w, k, t)| (w, k, t.ms)).collect());
+        }
+        Ok(Expect {
+            changelog,
+            timers,
+            result: e.result.map(|rows| rows.into_iter().map(serde_json::Value::Array).collect()),
+            stale_rows: e.stale_rows,
+        })
+    }
+
+    /// Whether there is anything to check.
+    pub fn is_empty(&self) -> bool {
+        self.changelog.is_empty() && self.timers.is_empty() && self.result.is_none() && self.stale_rows.is_none()
+    }
+}
+
+/// `kind[v, ...]` for people, e.g. `+I[1, 1]` or `true[dev1, 1]`.
+fn show(kind: &str, values: &serde_json::Value) -> String {
+    let values: Vec<String> = values.as_array().map_or(vec![], |vs| vs.iter().map(ToString::to_string).collect());
+    format!("{kind}[{}]", values.join(", "))
+}
+
+/// The first difference between `expected` and `got`, as `path[i]: expected X, got Y`.
+fn first_difference(path: &str, expected: &[String], got: &[String]) -> Option<String> {
+    let i = expected.iter().zip(got).position(|(e, g)| e != g).unwrap_or(expected.len().min(got.len()));
+    match (expected.get(i), got.get(i)) {
+        (None, None) => None,
+        (Some(e), Some(g)) => Some(format!("{path}[{i}]: expected {e}, got {g}")),
+        (Some(e), None) => Some(format!("{path}[{i}]: expected {e}, got nothing more ({} in all)", got.len())),
+        (None, Some(g)) => Some(format!("{path}[{i}]: expected nothing more ({i} in all), got {g}")),
+    }
+}
+
+/// Runs `scenario` to its end (recording the whole trace) and checks its expectations.
+///
+/// # Errors
+/// The first difference (or why the run failed), naming where: `expect.changelog.outer[2]:
+/// expected -D[1, 1], got +U[1, 2]`.
+pub fn check(scenario: Scenario) -> Result<(), String> {
+    let expect = scenario.expect.clone();
+    let mut sim = Simulation::new(scenario);
+    sim.run_to_end().map_err(|e| format!("the run failed: {}", e.0))?;
+    let tf = sim.time_format();
+    for (id, messages) in &expect.changelog {
+        let got: Vec<String> = sim
+            .trace()
+            .iter()
+            .filter(|e| *e.op == **id)
+            .filter_map(|e| match &e.event {
+                TraceEvent::Emitted { message } => {
+                    Some(show(message.change.label(), &serde_json::to_value(&message.row).unwrap_or_default()))
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<String> = messages.iter().map(|(k, v)| show(k, v)).collect();
+        if let Some(d) = first_difference(&format!("expect.changelog.{id}"), &expected, &got) {
+            return Err(d);
+        }
+    }
+    for (id, events) in &expect.timers {
+        let got: Vec<String> = sim
+            .trace()
+            .iter()
+            .filter(|e| *e.op == **id)
+            .filter_map(|e| {
+                let what = match e.event {
+                    TraceEvent::TimerRegistered { .. } => "registered",
+                    TraceEvent::TimerDeleted { .. } => "deleted",
+                    TraceEvent::TimerFired { .. } => "fired",
+                    _ => return None,
+                };
+                let t = e.event.timer_ms()?;
+                Some(format!("{what} {} {}", e.key_text().unwrap_or_default(), tf.format(t)))
+            })
+            .collect();
+        let expected: Vec<String> = events.iter().map(|(w, k, t)| format!("{w} {k} {}", tf.format(*t))).collect();
+        if let Some(d) = first_difference(&format!("expect.timers.{id}"), &expected, &got) {
+            return Err(d);
+        }
+    }
+    if let Some(rows) = &expect.result {
+        let got: Vec<String> =
+            sim.result().rows().map(|r| serde_json::to_value(&r.row).unwrap_or_default().to_string()).collect();
+        let expected: Vec<String> = rows.iter().map(ToString::to_string).collect();
+        if let Some(d) = first_difference("expect.result", &expected, &got) {
+            return Err(d);
+        }
+    }
+    if let Some(n) = expect.stale_rows {
+        let got = sim.result().stale_len();
+        if got != n {
+            return Err(format!("expect.stale_rows: expected {n}, got {got}"));
+        }
+    }
+    Ok(())
+}

@@ -27,3 +27,8 @@ oracle!(device3_lastvalue_nottl, "device3_lastvalue_nottl");
 oracle!(device3_lastvalue_ttl, "device3_lastvalue_ttl");
 oracle!(global_count_nottl, "global_count_nottl");
 oracle!(global_count_ttl, "global_count_ttl");
+oracle!(agg_append_all_nottl, "agg_append_all_nottl");
+oracle!(agg_append_all_ttl, "agg_append_all_ttl");
+oracle!(agg_append_minmaxdistinct_nottl, "agg_append_minmaxdistinct_nottl");
+oracle!(agg_retract_lastvalue_nottl, "agg_retract_lastvalue_nottl");
+oracle!(agg_retract_lastvalue_ttl, "agg_retract_lastvalue_ttl");

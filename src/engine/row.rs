@@ -14,9 +14,10 @@ use std::fmt;
 
 /// One SQL value. Integer types (`INT`, `BIGINT`) share `Int`. Strings are interned ([`Sym`]):
 /// a value is 16 bytes and copying it into a key, a message or a checkpoint copies no text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 #[serde(untagged)]
 pub enum Value {
+    #[default]
     Null,
     Bool(bool),
     Int(i64),

@@ -4,6 +4,7 @@
 //! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
 
 use super::{CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::Row;
@@ -139,7 +140,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let mut calls = Vec::new();
     for (j, agg) in op.aggregates.iter().enumerate() {
         let apath = format!("{path}.aggregates[{j}]");
-        let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name)?;
+        let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name, input.retracts)?;
         if input.retracts && !call.supports_retraction() {
             let names: Vec<String> = input.columns.iter().map(|c| c.name.clone()).collect();
             return Err(ScenarioError::new(
@@ -177,11 +178,14 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     }))
 }
 
+/// Resolves one aggregate call; `retract` (the input carries retractions) picks the retracting
+/// form of functions that have two (`MIN_RETRACT`, `COUNT_RETRACT(DISTINCT ..)`).
 fn compile_call(
     agg: &RawAggregate,
     input: &[Column],
     path: &str,
     input_name: &str,
+    retract: bool,
 ) -> Result<(AggCall, DataType), ScenarioError> {
     let arg = |j: usize| column_index(input, &agg.args[j], &format!("{path}.args[{j}]"), input_name);
     let arity = |n: usize, usage: &str| {
@@ -228,10 +232,20 @@ fn compile_call(
             numeric(time, 1)?;
             Ok((AggCall::LatestByTime { value, time }, input[value].data_type))
         }
+        name @ ("MIN" | "MAX") => {
+            arity(1, &format!("{name}(x)"))?;
+            let i = arg(0)?;
+            let which = if name == "MIN" { Extreme::Min } else { Extreme::Max };
+            Ok((AggCall::Extreme { which, arg: i, retract }, input[i].data_type))
+        }
+        "COUNT_DISTINCT" => {
+            arity(1, "COUNT_DISTINCT(x)")?;
+            Ok((AggCall::CountDistinct { arg: arg(0)?, retract }, DataType::BigInt))
+        }
         _ => Err(ScenarioError::new(
             format!("{path}.function"),
             format!(
-                "unknown aggregate function {} (known: COUNT, SUM, LAST_VALUE, LATEST_BY_TIME)",
+                "unknown aggregate function {} (known: COUNT, COUNT_DISTINCT, SUM, MIN, MAX, LAST_VALUE, LATEST_BY_TIME)",
                 quote(&agg.function.to_uppercase())
             ),
         )),

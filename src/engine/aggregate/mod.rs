@@ -2,8 +2,14 @@
 //!
 //! Each function cites the Flink class it models. Accumulators are plain values; the operator
 //! keeps one list of accumulators per key (its `GroupAggregateState` / `accState`).
+//! `MIN`/`MAX` live in [`min_max`], `COUNT(DISTINCT)` in [`distinct`].
+
+pub mod distinct;
+pub mod min_max;
 
 use super::row::{Column, Row, Value};
+use distinct::Distinct;
+use min_max::{Extreme, WithRetract};
 use smallvec::SmallVec;
 
 /// The accumulators of one key, one per aggregate call (inline for up to two calls).
@@ -34,15 +40,30 @@ pub enum AggCall {
     /// `if (time > acc.times) { acc.status = status; acc.times = time }`, with `acc.times` starting
     /// at 0 (Java's default for a `long` field). It defines no `retract`.
     LatestByTime { value: usize, time: usize },
+    /// `MIN(x)` / `MAX(x)` — `MinAggFunction`/`MaxAggFunction` over an append-only input,
+    /// `MinWithRetractAggFunction`/`MaxWithRetractAggFunction` over a retracting one ([`min_max`]).
+    Extreme { which: Extreme, arg: usize, retract: bool },
+    /// `COUNT(DISTINCT x)` — a distinct `MapView` around `COUNT(x)` ([`distinct`]).
+    CountDistinct { arg: usize, retract: bool },
 }
 
 /// One aggregate's accumulator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Accumulator {
     Count(i64),
-    Sum { sum: Option<i64>, count: i64 },
+    Sum {
+        sum: Option<i64>,
+        count: i64,
+    },
     LastValue(Value),
-    LatestByTime { value: Value, time: i64 },
+    LatestByTime {
+        value: Value,
+        time: i64,
+    },
+    /// The extreme so far (NULL before any value).
+    Extreme(Value),
+    ExtremeWithRetract(Box<WithRetract>),
+    Distinct(Box<Distinct>),
 }
 
 impl AggCall {
@@ -57,12 +78,19 @@ impl AggCall {
             AggCall::LatestByTime { value, time } => {
                 format!("LATEST_BY_TIME({}, {})", n(*value), n(*time))
             }
+            AggCall::Extreme { which, arg, retract } => {
+                format!("{}{}({})", which.name(), if *retract { "_RETRACT" } else { "" }, n(*arg))
+            }
+            AggCall::CountDistinct { arg, retract } => {
+                format!("COUNT{}(DISTINCT {})", if *retract { "_RETRACT" } else { "" }, n(*arg))
+            }
         }
     }
 
     /// Whether the function has a `retract` method (so it may consume a retracting input).
     pub fn supports_retraction(&self) -> bool {
         matches!(self, AggCall::CountStar | AggCall::Count(_) | AggCall::Sum { .. })
+            || matches!(self, AggCall::Extreme { retract: true, .. } | AggCall::CountDistinct { retract: true, .. })
     }
 
     /// `createAccumulator()`.
@@ -72,6 +100,9 @@ impl AggCall {
             AggCall::Sum { .. } => Accumulator::Sum { sum: None, count: 0 },
             AggCall::LastValue(_) => Accumulator::LastValue(Value::Null),
             AggCall::LatestByTime { .. } => Accumulator::LatestByTime { value: Value::Null, time: 0 },
+            AggCall::Extreme { retract: false, .. } => Accumulator::Extreme(Value::Null),
+            AggCall::Extreme { retract: true, .. } => Accumulator::ExtremeWithRetract(Box::default()),
+            AggCall::CountDistinct { .. } => Accumulator::Distinct(Box::default()),
         }
     }
 
@@ -136,6 +167,21 @@ impl AggCall {
                     other => return Err(format!("LATEST_BY_TIME expects a BIGINT time, found {other}")),
                 }
             }
+            (AggCall::Extreme { which, arg, .. }, Accumulator::Extreme(extreme)) => {
+                min_max::accumulate_append(*which, extreme, at(*arg));
+            }
+            (AggCall::Extreme { which, arg, .. }, Accumulator::ExtremeWithRetract(acc)) => {
+                if sign > 0 {
+                    acc.accumulate(*which, at(*arg));
+                } else {
+                    acc.retract(*which, at(*arg));
+                }
+            }
+            (AggCall::CountDistinct { arg, retract }, Accumulator::Distinct(acc)) => match (retract, sign > 0) {
+                (false, _) => acc.accumulate_append(at(*arg)),
+                (true, true) => acc.accumulate(at(*arg)),
+                (true, false) => acc.retract(at(*arg)),
+            },
             (call, acc) => return Err(format!("accumulator {acc:?} does not belong to {call:?}")),
         }
         Ok(())
@@ -151,6 +197,9 @@ impl AggCall {
             },
             Accumulator::LastValue(v) => *v,
             Accumulator::LatestByTime { value, .. } => *value,
+            Accumulator::Extreme(v) => *v,
+            Accumulator::ExtremeWithRetract(acc) => acc.value(),
+            Accumulator::Distinct(acc) => Value::Int(acc.count),
         }
     }
 }
@@ -186,8 +235,19 @@ impl Accumulator {
             }
             Accumulator::LastValue(v) => v.to_string(),
             Accumulator::LatestByTime { value, time } => format!("{value} @ {time}"),
+            Accumulator::Extreme(v) => v.to_string(),
+            Accumulator::ExtremeWithRetract(acc) => {
+                format!("{} (mapSize={}, map={})", acc.value(), acc.map_size, describe_map(&acc.map))
+            }
+            Accumulator::Distinct(acc) => format!("{} (distinct={})", acc.count, describe_map(&acc.values)),
         }
     }
+}
+
+/// `{5: 2, 9: 1}`.
+fn describe_map(map: &std::collections::BTreeMap<Value, i64>) -> String {
+    let entries: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("{{{}}}", entries.join(", "))
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ fn names_the_field_and_the_rule() {
         (with("steps", r#"[{"row": ["a", 1], "advance_to": 3}]"#), "steps[0]: a step is either an input"),
         (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0].extra: unknown field `extra`, expected one of `at`, `row`, `kind`, `advance_to`, `advance_by`"),
         (with("pipeline", "[]"), "pipeline: needs at least one operator"),
-        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected `GroupAggregate`"),
+        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected one of `GroupAggregate`, `Calc`, `Rank`"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "AVG", "args": ["v"], "as": "x"}]}]"#),
             "pipeline[0].aggregates[0].function: unknown aggregate function 'AVG'"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["k"], "as": "x"}]}]"#),
@@ -73,6 +73,28 @@ fn names_the_field_and_the_rule() {
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "generate_update_before": false},
                               {"operator": "GroupAggregate", "id": "b", "group_by": ["k"]}]"#),
             "pipeline[0].generate_update_before: false, but 'b' consumes this output"),
+        // A projection passes the missing UPDATE_BEFORE on: the error names the operator that dropped it.
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "generate_update_before": false},
+                              {"operator": "Calc", "id": "p", "select": ["k"]},
+                              {"operator": "GroupAggregate", "id": "b", "group_by": ["k"]}]"#),
+            "pipeline[0].generate_update_before: false, but 'b' consumes this output"),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k", "v AS k"]}]"#),
+            "pipeline[0].select[1]: 'k' is selected twice"),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["w"]}]"#),
+            "pipeline[0].select[0]: no column 'w' in source 'src' (columns: k, v)"),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": []}]"#),
+            "pipeline[0].select: a Calc selects at least one column"),
+        (with("pipeline", r#"[{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v DOWN"], "rank_end": 1}]"#),
+            "pipeline[0].order_by[0]: 'v DOWN' is not `column [ASC|DESC]`"),
+        (with("pipeline", r#"[{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": [], "rank_end": 1}]"#),
+            "pipeline[0].order_by: ROW_NUMBER() needs an ORDER BY column"),
+        (with("pipeline", r#"[{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v"], "rank_end": 0}]"#),
+            "pipeline[0].rank_end: rn <= 0 selects nothing"),
+        (with("pipeline", r#"[{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v"], "rank_end": 2, "rank_column": "v"}]"#),
+            "pipeline[0].rank_column: 'v' cannot name the rank column"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["v"], "as": "v"}]},
+                              {"operator": "Rank", "id": "r", "order_by": ["v DESC"], "rank_end": 2}]"#),
+            "pipeline[1]: the output of 'a' carries retractions: Flink ranks it with RetractableTopNFunction"),
     ];
     for (json, expect) in cases {
         let err = error(&json);
@@ -87,6 +109,16 @@ fn not_an_object_or_duplicate_keys() {
     assert!(error(&format!("{BASE} x")).starts_with("scenario: invalid JSON: trailing characters"));
     assert!(error(r#"{"name": 5}"#).starts_with("name: invalid type: integer `5`, expected a string"));
     assert_eq!(error(r#"{"name": "x", "source": 5}"#), "source: invalid type: integer `5`, expected a source object {\"name\", \"schema\", \"changelog\"} at line 1 column 25");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_legacy_planner_has_no_top_n() {
+    let mut v: serde_json::Value = serde_json::from_str(&with("flink", r#""1.10-legacy""#)).unwrap();
+    v["pipeline"] =
+        serde_json::json!([{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v"], "rank_end": 1}]);
+    assert!(error(&v.to_string()).starts_with(
+        "pipeline[0].operator: Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is supported by the Blink planner only"
+    ));
 }
 
 #[wasm_bindgen_test(unsupported = test)]

@@ -26,8 +26,8 @@ pub struct Distinct {
 impl Distinct {
     /// Append-only: the first sight of a value accumulates the inner count.
     pub fn accumulate_append(&mut self, v: Value) {
-        if !self.values.contains_key(&v) {
-            self.values.insert(v, 1);
+        if let std::collections::btree_map::Entry::Vacant(e) = self.values.entry(v) {
+            e.insert(1);
             if v != Value::Null {
                 self.count += 1;
             }

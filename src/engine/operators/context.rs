@@ -84,6 +84,29 @@ impl Context<'_> {
         }
     }
 
+    /// Records an event of a stateless operator (no key).
+    pub fn record_unkeyed(&mut self, event: impl FnOnce() -> TraceEvent) {
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.push(TraceEntry {
+                action: self.action,
+                time_ms: self.now,
+                op: self.op_id.clone(),
+                key: None,
+                event: event(),
+            });
+        }
+    }
+
+    /// `out.collect(message)` of a stateless operator, counted and recorded.
+    pub fn collect_unkeyed(&mut self, message: Message) {
+        self.emitted.count(message.change);
+        if self.tracing() {
+            let m = message.clone();
+            self.record_unkeyed(|| TraceEvent::Emitted { message: m });
+        }
+        self.out.push(message);
+    }
+
     /// `out.collect(message)`, counted and recorded in the trace.
     pub fn collect(&mut self, key: &Row, message: Message) {
         self.emitted.count(message.change);

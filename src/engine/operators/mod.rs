@@ -10,12 +10,18 @@
 //! Adding an operator: one new file with its spec, its compiler and its `StreamOperator` impl
 //! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`].
 
+mod append_only_top_n_function;
+mod calc;
 mod context;
+mod fast_top1_function;
 mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
+mod rank;
 
+pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use context::{Context, EmitCounts};
+pub use fast_top1_function::FastTop1Function;
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;
@@ -97,6 +103,10 @@ pub struct CompileInput<'a> {
     pub input_name: &'a str,
     /// Whether the input carries retractions (`-U`/`-D`, `(false, ..)`).
     pub retracts: bool,
+    /// Whether the input's updates come with `UPDATE_BEFORE` (a pass-through operator keeps it).
+    pub update_before: bool,
+    /// How many leading input columns are the input's unique key.
+    pub unique_key_len: usize,
 }
 
 /// A validated operator of a scenario's pipeline.
@@ -109,6 +119,10 @@ pub trait OperatorSpec: fmt::Debug {
     fn output_retracts(&self) -> bool;
     /// Whether it emits `UPDATE_BEFORE` / `(false, prevRow)` before an update.
     fn generates_update_before(&self) -> bool;
+    /// Whether it needs `UPDATE_BEFORE` from its input to retract old rows (a projection does not).
+    fn needs_update_before(&self) -> bool {
+        true
+    }
     /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
     fn plan(&self) -> String;
     /// The Flink class that runs it on `flink` with `retention`.
@@ -126,4 +140,4 @@ pub struct OperatorKind {
 }
 
 /// Every operator the scenario format knows.
-pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND];
+pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND];

@@ -172,24 +172,39 @@ fn compile_pipeline(
             .iter()
             .find(|k| k.name == header.operator)
             .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
-        let (columns, input_name, retracts) = match nodes.last() {
-            None => (
-                &source.columns[..],
-                format!("source {}", quote(&source.name)),
-                source.changelog == SourceChangelog::All,
-            ),
-            Some(prev) => {
-                (prev.spec.output_columns(), format!("the output of {}", quote(&prev.id)), prev.spec.output_retracts())
+        let (columns, input_name, retracts, update_before, unique_key_len) = match nodes.last() {
+            None => {
+                let all = source.changelog == SourceChangelog::All;
+                (&source.columns[..], format!("source {}", quote(&source.name)), all, all, 0)
             }
+            Some(prev) => (
+                prev.spec.output_columns(),
+                format!("the output of {}", quote(&prev.id)),
+                prev.spec.output_retracts(),
+                prev.spec.generates_update_before(),
+                prev.spec.unique_key_len(),
+            ),
         };
-        let input = CompileInput { path: &path, flink, retention, columns, input_name: &input_name, retracts };
+        let input = CompileInput {
+            path: &path,
+            flink,
+            retention,
+            columns,
+            input_name: &input_name,
+            retracts,
+            update_before,
+            unique_key_len,
+        };
         let spec = (kind.compile)(op.get(), input)?;
         nodes.push(OperatorNode { id, spec });
     }
+    let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();
     for (i, pair) in nodes.windows(2).enumerate() {
-        if !pair[0].spec.generates_update_before() {
+        if lacks_update_before(&pair[0]) && pair[1].spec.needs_update_before() {
+            // Name the operator that dropped them, before any projection passing its output on.
+            let origin = (0..=i).rev().take_while(|&j| lacks_update_before(&nodes[j])).last().unwrap_or(i);
             return Err(ScenarioError::new(
-                format!("pipeline[{i}].generate_update_before"),
+                format!("pipeline[{origin}].generate_update_before"),
                 format!(
                     "false, but {} consumes this output and needs UPDATE_BEFORE / retraction messages \
                      to retract old rows (Flink's planner only drops them when nothing downstream needs them)",

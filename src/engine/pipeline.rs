@@ -10,7 +10,7 @@ use super::error::StepError;
 use super::metrics::{OperatorSample, Sample};
 use super::operators::{Context, EmitCounts, StreamOperator};
 use super::result_table::ResultTable;
-use super::row::{Message, Row};
+use super::row::{Message, Row, Value};
 use super::scenario::Scenario;
 use super::state::StateSize;
 use super::time::Millis;
@@ -64,6 +64,8 @@ pub struct Peaks {
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     source_name: Rc<str>,
+    /// Whether the source has a processing-time attribute to append to each row.
+    proctime: bool,
     nodes: Vec<Node>,
     pub result: ResultTable,
     /// Keys whose state an operator lost silently during the current call.
@@ -106,6 +108,7 @@ impl Pipeline {
         let upsert = last.is_some_and(|s| !s.generates_update_before());
         Pipeline {
             source_name: Rc::from(scenario.source.name.as_str()),
+            proctime: scenario.source.proctime.is_some(),
             nodes,
             result: ResultTable::new(columns, key_len, upsert),
             lost: Vec::new(),
@@ -136,6 +139,11 @@ impl Pipeline {
                 key: None,
                 event: TraceEvent::Input { message: message.clone() },
             });
+        }
+        let mut message = message;
+        if self.proctime {
+            // `PROCTIME()`: the time the row is processed at.
+            message.row.0.push(Value::Int(now));
         }
         let mut input = self.buffers.pop().unwrap_or_default();
         input.push(message);

@@ -194,6 +194,10 @@ pub enum DataType {
     String,
     #[serde(rename = "BOOLEAN")]
     Boolean,
+    /// A processing-time attribute (`PROCTIME()`), declared by a source's `proctime`, never in
+    /// a schema. Its value is the processing time in ms.
+    #[serde(rename = "TIMESTAMP_LTZ(3) *PROCTIME*")]
+    ProcTime,
 }
 
 crate::string_enum!(
@@ -213,6 +217,7 @@ impl DataType {
             DataType::BigInt => "BIGINT",
             DataType::String => "STRING",
             DataType::Boolean => "BOOLEAN",
+            DataType::ProcTime => "TIMESTAMP_LTZ(3) *PROCTIME*",
         }
     }
     /// Converts a JSON value into a SQL value of this type (JSON `null` is SQL NULL).

@@ -158,6 +158,15 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         }
         sort.push((column_index(input.columns, name, &p, input.input_name)?, desc));
     }
+    if let Some(&(i, _)) = sort.iter().find(|&&(i, _)| input.columns[i].data_type == DataType::ProcTime) {
+        return Err(ScenarioError::new(
+            format!("{path}.order_by"),
+            format!(
+                "{} is a processing-time attribute: Flink plans this Top-N as a Deduplicate / AppendOnlyFirstNFunction, not modelled yet",
+                quote(&input.columns[i].name)
+            ),
+        ));
+    }
     if op.rank_end == 0 {
         return Err(ScenarioError::new(format!("{path}.rank_end"), "rn <= 0 selects nothing: rank_end starts at 1"));
     }

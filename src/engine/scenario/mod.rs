@@ -79,8 +79,20 @@ crate::string_enum!(SourceChangelog, [("insert-only", SourceChangelog::InsertOnl
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
     pub name: String,
+    /// The columns its rows carry (the schema).
     pub columns: Vec<Column>,
     pub changelog: SourceChangelog,
+    /// A processing-time attribute `pt AS PROCTIME()`: a column after the schema's whose value
+    /// is the processing time the row is processed at (Flink evaluates `PROCTIME()` in a `Calc`
+    /// before the first exchange; it is materialized where an operator reads it).
+    pub proctime: Option<Column>,
+}
+
+impl Source {
+    /// The columns the first operator sees: the schema, then the processing-time attribute.
+    pub fn output_columns(&self) -> Vec<Column> {
+        self.columns.iter().chain(&self.proctime).cloned().collect()
+    }
 }
 
 /// One operator of the pipeline: its id and its validated spec.

@@ -111,12 +111,15 @@ pub(super) struct RawIdleStateRetention {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a source object {\"name\", \"schema\", \"changelog\"}")]
+#[serde(deny_unknown_fields, expecting = "a source object {\"name\", \"schema\", \"changelog\", \"proctime\"}")]
 pub(super) struct RawSource {
     pub(super) name: String,
     pub(super) schema: Vec<(String, DataType)>,
     #[serde(default)]
     pub(super) changelog: SourceChangelog,
+    /// The name of a processing-time attribute (`pt AS PROCTIME()`), appended to the schema.
+    #[serde(default)]
+    pub(super) proctime: Option<String>,
 }
 
 /// The fields every operator object has; the rest are its kind's (see

@@ -9,7 +9,7 @@ use crate::engine::error::{quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::{CompileInput, OPERATOR_KINDS};
-use crate::engine::row::{Column, Row, RowKind};
+use crate::engine::row::{Column, DataType, Row, RowKind};
 use crate::engine::time::{check_time, Millis, TimeFormat};
 use crate::engine::workload::Workload;
 use serde_json::value::RawValue;
@@ -116,7 +116,20 @@ fn compile_source(raw: &RawSource) -> Result<Source, ScenarioError> {
     let columns: Vec<Column> =
         raw.schema.iter().map(|(name, t)| Column { name: name.clone(), data_type: *t }).collect();
     check_unique_names(&columns, "source.schema")?;
-    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog })
+    let proctime = match &raw.proctime {
+        None => None,
+        Some(name) if name.trim().is_empty() => {
+            return Err(ScenarioError::new("source.proctime", "the processing-time attribute needs a name"))
+        }
+        Some(name) if columns.iter().any(|c| c.name == *name) => {
+            return Err(ScenarioError::new(
+                "source.proctime",
+                format!("{} is already a column of the schema: the attribute needs a name of its own", quote(name)),
+            ))
+        }
+        Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
+    };
+    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, proctime })
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {
@@ -152,6 +165,7 @@ fn compile_pipeline(
     }
     let mut nodes: Vec<OperatorNode> = Vec::new();
     let mut ids: HashSet<String> = HashSet::new();
+    let source_columns = source.output_columns();
     for (i, op) in raw.iter().enumerate() {
         let path = format!("pipeline[{i}]");
         let header: RawOperatorHeader = parse_part(op.get(), &path)?;
@@ -175,7 +189,7 @@ fn compile_pipeline(
         let (columns, input_name, retracts, update_before, unique_key_len) = match nodes.last() {
             None => {
                 let all = source.changelog == SourceChangelog::All;
-                (&source.columns[..], format!("source {}", quote(&source.name)), all, all, 0)
+                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0)
             }
             Some(prev) => (
                 prev.spec.output_columns(),

@@ -28,6 +28,15 @@ AGG_RETRACT_ALL = [
     {"operator": "Calc", "id": "latest_kv", "select": ["k", "v"]},
     {"operator": "GroupAggregate", "id": "query", "group_by": ["k"], "aggregates": AGG_ALL},
 ]
+TOPN2_OVER_AGG = [
+    {
+        "operator": "GroupAggregate",
+        "id": "totals",
+        "group_by": ["g", "name"],
+        "aggregates": [{"function": "SUM", "args": ["score"], "as": "total"}],
+    },
+    {"operator": "Rank", "id": "query", "partition_by": ["g"], "order_by": ["total DESC"], "rank_end": 2},
+]
 
 PIPELINES = {
     "rank_top1_ts_asc_nottl": RANK_TOP1_ASC,
@@ -58,6 +67,8 @@ PIPELINES = {
     ],
     "topn2_withrank_nottl": [dict(TOPN2, rank_column="rn")],
     "topn2_withrank_ttl": [dict(TOPN2, rank_column="rn")],
+    "topn2_over_agg_norank_nottl": TOPN2_OVER_AGG,
+    "topn2_over_agg_norank_ttl": TOPN2_OVER_AGG,
     "agg_retract_all_nottl": AGG_RETRACT_ALL,
     "agg_retract_all_ttl": AGG_RETRACT_ALL,
 }

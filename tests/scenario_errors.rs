@@ -92,9 +92,10 @@ fn names_the_field_and_the_rule() {
             "pipeline[0].rank_end: rn <= 0 selects nothing"),
         (with("pipeline", r#"[{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v"], "rank_end": 2, "rank_column": "v"}]"#),
             "pipeline[0].rank_column: 'v' cannot name the rank column"),
-        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["v"], "as": "v"}]},
-                              {"operator": "Rank", "id": "r", "order_by": ["v DESC"], "rank_end": 2}]"#),
-            "pipeline[1]: the output of 'a' carries retractions: Flink ranks it with RetractableTopNFunction"),
+        // COUNT only grows: ordered DESC over the aggregate's key, Flink takes UpdateFastStrategy.
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "COUNT", "args": ["*"], "as": "n"}]},
+                              {"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["n DESC"], "rank_end": 2}]"#),
+            "pipeline[1]: the output of 'a' is an update stream whose unique key holds the partition key and whose sort columns only move towards the top: Flink plans this Rank with UpdateFastStrategy (UpdatableTopNFunction), not modelled yet"),
     ];
     for (json, expect) in cases {
         let err = error(&json);

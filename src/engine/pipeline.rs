@@ -104,13 +104,14 @@ impl Pipeline {
             .collect();
         let last = scenario.operators.last().map(|n| &n.spec);
         let columns = last.map(|s| s.output_columns().iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-        let key_len = last.map_or(0, |s| s.unique_key_len());
+        let key_columns = last.map(|s| s.state_key_columns()).unwrap_or_default();
+        let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
         let upsert = last.is_some_and(|s| !s.generates_update_before());
         Pipeline {
             source_name: Rc::from(scenario.source.name.as_str()),
             proctime: scenario.source.proctime.is_some(),
             nodes,
-            result: ResultTable::new(columns, key_len, upsert),
+            result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
             lost: Vec::new(),
             buffers: Vec::new(),
         }

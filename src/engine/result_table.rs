@@ -46,8 +46,13 @@ struct Group {
 #[derive(Debug, Clone, Default)]
 pub struct ResultTable {
     pub columns: Vec<String>,
-    /// How many leading columns are the last operator's unique key.
-    key_len: usize,
+    /// The columns holding the key of the last operator's state: rows are grouped by it, and a
+    /// group is marked stale when the operator loses that key's state.
+    key_columns: SmallVec<[usize; 4]>,
+    /// Whether `key_columns` are the leading columns (then a key is a slice of the row).
+    key_leading: bool,
+    /// In an upsert sink, the further columns that tell a group's rows apart (a Top-N's rank).
+    upsert_extra: SmallVec<[usize; 2]>,
     /// Upsert on the key (true) or retract (false).
     pub upsert: bool,
     /// Each row with the group of its key.
@@ -60,6 +65,22 @@ pub struct ResultTable {
     stale: usize,
     /// Where the last retraction removed a row (slot, group), for the accumulate that may follow it.
     hole: Option<(u32, u32)>,
+}
+
+/// A row's key: a slice of it when the key columns lead, else their values.
+enum Key<'r> {
+    Slice(&'r [Value]),
+    Owned(SmallVec<[Value; 4]>),
+}
+
+impl std::ops::Deref for Key<'_> {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        match self {
+            Key::Slice(s) => s,
+            Key::Owned(v) => v,
+        }
+    }
 }
 
 fn hash_key(key: &[Value]) -> u64 {
@@ -78,12 +99,25 @@ fn remove_slot(slots: &mut Slots, slot: u32) {
 }
 
 impl ResultTable {
-    pub fn new(columns: Vec<String>, key_len: usize, upsert: bool) -> Self {
-        ResultTable { columns, key_len, upsert, ..ResultTable::default() }
+    /// A table grouping rows by `key_columns`; an upsert sink (`upsert`) keys a row on
+    /// `key_columns` and `upsert_extra`.
+    pub fn new(columns: Vec<String>, key_columns: &[usize], upsert_extra: &[usize], upsert: bool) -> Self {
+        ResultTable {
+            columns,
+            key_columns: key_columns.iter().copied().collect(),
+            key_leading: key_columns.iter().enumerate().all(|(j, &i)| j == i),
+            upsert_extra: upsert_extra.iter().copied().collect(),
+            upsert,
+            ..ResultTable::default()
+        }
     }
 
-    fn key_of<'r>(&self, row: &'r Row) -> &'r [Value] {
-        &row.0[..self.key_len.min(row.0.len())]
+    fn key_of<'r>(&self, row: &'r Row) -> Key<'r> {
+        if self.key_leading {
+            Key::Slice(&row.0[..self.key_columns.len().min(row.0.len())])
+        } else {
+            Key::Owned(self.key_columns.iter().map(|&i| row.0.get(i).copied().unwrap_or_default()).collect())
+        }
     }
 
     /// The group of `key`, if it has one.
@@ -162,10 +196,19 @@ impl ResultTable {
         applied
     }
 
-    /// The row of group `g` an upsert overwrites: its fresh row, else its stale one.
-    fn upsert_slot(&self, g: u32) -> Option<u32> {
+    /// The row of group `g` an upsert of `row` overwrites: its fresh row with the same upsert key,
+    /// else its stale one.
+    fn upsert_slot(&self, g: u32, row: &Row) -> Option<u32> {
         let group = &self.groups[g as usize];
-        group.fresh.first().or(group.stale.first()).copied()
+        if self.upsert_extra.is_empty() {
+            return group.fresh.first().or(group.stale.first()).copied();
+        }
+        let same = |&s: &u32| {
+            self.slots[s as usize]
+                .as_ref()
+                .is_some_and(|(r, _)| self.upsert_extra.iter().all(|&i| r.row.0.get(i) == row.0.get(i)))
+        };
+        group.fresh.iter().find(|s| same(s)).or_else(|| group.stale.iter().find(|s| same(s))).copied()
     }
 
     /// Upsert on the key: an accumulate replaces the key's row in place, a retraction removes it.
@@ -175,11 +218,11 @@ impl ResultTable {
         let key = self.key_of(&message.row);
         let fresh = |row: &Row| ResultRow { row: row.clone(), stale_since_ms: None };
         if !message.change.is_accumulate() {
-            let at = self.find_group(key).and_then(|g| self.upsert_slot(g));
+            let at = self.find_group(&key).and_then(|g| self.upsert_slot(g, &message.row));
             return at.and_then(|slot| self.take(slot)).is_some();
         }
-        let g = self.group(key);
-        match self.upsert_slot(g) {
+        let g = self.group(&key);
+        match self.upsert_slot(g, &message.row) {
             Some(slot) => {
                 self.take(slot);
                 self.put(slot, g, fresh(&message.row));
@@ -198,14 +241,14 @@ impl ResultTable {
             let (slot, g) = match self.hole.take() {
                 // The update's second half: the key just looked up, the slot just emptied.
                 Some((h, g)) if self.groups[g as usize].key.0[..] == *key => (h, g),
-                Some((h, _)) => (h, self.group(key)),
-                None => (self.end(), self.group(key)),
+                Some((h, _)) => (h, self.group(&key)),
+                None => (self.end(), self.group(&key)),
             };
             let slot = if self.slots.get(slot as usize).is_some_and(Option::is_none) { slot } else { self.end() };
             self.put(slot, g, ResultRow { row: message.row.clone(), stale_since_ms: None });
             return true;
         }
-        let Some(g) = self.find_group(key) else {
+        let Some(g) = self.find_group(&key) else {
             self.hole = None;
             return false;
         };
@@ -232,14 +275,15 @@ impl ResultTable {
         self.live = 0;
         self.stale = 0;
         for r in rows {
-            let g = self.group(&r.row.0[..self.key_len.min(r.row.0.len())]);
+            let key: SmallVec<[Value; 4]> = self.key_of(&r.row).iter().copied().collect();
+            let g = self.group(&key);
             self.put(self.end(), g, r);
         }
     }
 
     /// Marks the rows of `key` stale since `at_ms`: the last operator lost the key's state.
     pub fn mark_stale(&mut self, key: &Row, at_ms: Millis) {
-        let key = &key.0[..self.key_len.min(key.0.len())];
+        let key = &key.0[..self.key_columns.len().min(key.0.len())];
         let Some(g) = self.find_group(key) else { return };
         let fresh = std::mem::take(&mut self.groups[g as usize].fresh);
         for slot in fresh {

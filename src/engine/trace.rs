@@ -74,6 +74,13 @@ pub enum TraceEvent {
     ResultMissingRow {
         message: Message,
     },
+    /// Processing `message`, the operator met state that TTL had removed while another of its
+    /// states still refers to it; Flink logs `warning` and goes on without it
+    /// (`table.exec.state-stale.error-handling` = `CONTINUE_WITHOUT_LOGGING`, the default).
+    StateStale {
+        message: Message,
+        warning: &'static str,
+    },
 }
 
 impl TraceEvent {
@@ -92,6 +99,7 @@ impl TraceEvent {
             TraceEvent::Dropped { .. } => "dropped",
             TraceEvent::Suppressed { .. } => "suppressed",
             TraceEvent::ResultMissingRow { .. } => "result_missing_row",
+            TraceEvent::StateStale { .. } => "state_stale",
         }
     }
 
@@ -102,7 +110,8 @@ impl TraceEvent {
             | TraceEvent::Received { message }
             | TraceEvent::Emitted { message }
             | TraceEvent::Dropped { message, .. }
-            | TraceEvent::ResultMissingRow { message } => Some(message),
+            | TraceEvent::ResultMissingRow { message }
+            | TraceEvent::StateStale { message, .. } => Some(message),
             _ => None,
         }
     }
@@ -140,6 +149,7 @@ impl TraceEvent {
             TraceEvent::ResultMissingRow { message } => {
                 format!("result table holds no row for {message}: the retraction retracts nothing")
             }
+            TraceEvent::StateStale { message, warning } => format!("stale state for {message}, skipped: {warning}"),
         }
     }
 }

@@ -10,7 +10,7 @@ pub mod min_max;
 use super::row::{Column, Row, Value};
 use distinct::Distinct;
 use min_max::{Extreme, WithRetract};
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 
 /// The accumulators of one key, one per aggregate call (inline for up to two calls).
 pub type Accumulators = SmallVec<[Accumulator; 2]>;
@@ -84,6 +84,18 @@ impl AggCall {
             AggCall::CountDistinct { arg, retract } => {
                 format!("COUNT{}(DISTINCT {})", if *retract { "_RETRACT" } else { "" }, n(*arg))
             }
+        }
+    }
+
+    /// The input columns it reads (`AggregateCall.getArgList`).
+    pub fn args(&self) -> SmallVec<[usize; 2]> {
+        match *self {
+            AggCall::CountStar => SmallVec::new(),
+            AggCall::Count(i) | AggCall::LastValue(i) => smallvec![i],
+            AggCall::Sum { arg, .. } | AggCall::Extreme { arg, .. } | AggCall::CountDistinct { arg, .. } => {
+                smallvec![arg]
+            }
+            AggCall::LatestByTime { value, time } => smallvec![value, time],
         }
     }
 

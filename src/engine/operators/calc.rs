@@ -3,7 +3,7 @@
 //! state and registers no timers.
 
 use super::group_aggregate::column_index;
-use super::{CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
+use super::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, Message};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
@@ -37,6 +37,7 @@ pub struct CalcSpec {
     /// The input column names, and which are renamed (for the plan text).
     input_names: Vec<String>,
     renames: Vec<bool>,
+    monotonicity: monotonicity::ModifiedMonotonicity,
     input_retracts: bool,
     generate_update_before: bool,
     unique_key_len: usize,
@@ -70,6 +71,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         renames: op.select.iter().map(|item| split_alias(item).1.is_some()).collect(),
         input_names: select.iter().map(|&i| input.columns[i].name.clone()).collect(),
         output_columns,
+        monotonicity: monotonicity::of_projection(input.monotonicity, &select),
         select,
         input_retracts: input.retracts,
         generate_update_before: input.update_before,
@@ -100,6 +102,9 @@ impl OperatorSpec for CalcSpec {
     }
     fn needs_update_before(&self) -> bool {
         false
+    }
+    fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
+        self.monotonicity.clone()
     }
     fn plan(&self) -> String {
         let items: Vec<String> = (self.input_names.iter().zip(&self.output_columns).zip(&self.renames))

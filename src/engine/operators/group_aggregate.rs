@@ -3,7 +3,9 @@
 //! [`GroupAggProcessFunction`](super::GroupAggProcessFunction) on the 1.10 legacy planner,
 //! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
 
-use super::{CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator};
+use super::{
+    monotonicity, CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator,
+};
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
@@ -63,6 +65,7 @@ pub struct GroupAggregateSpec {
     pub input_retracts: bool,
     /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
     pub generate_update_before: bool,
+    pub monotonicity: monotonicity::ModifiedMonotonicity,
 }
 
 impl GroupAggregateSpec {
@@ -91,6 +94,9 @@ impl OperatorSpec for GroupAggregateSpec {
     }
     fn generates_update_before(&self) -> bool {
         self.generate_update_before
+    }
+    fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
+        self.monotonicity.clone()
     }
 
     /// `GroupAggregate(groupBy=[devId], select=[devId, LATEST_BY_TIME(status, times) AS st])`.
@@ -169,6 +175,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         ));
     }
     Ok(Rc::new(GroupAggregateSpec {
+        monotonicity: monotonicity::of_aggregate(input.monotonicity, &group_by, &calls),
         group_by,
         calls,
         input_columns: input.columns.to_vec(),

@@ -17,7 +17,9 @@ mod fast_top1_function;
 mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
+pub mod monotonicity;
 mod rank;
+mod retractable_top_n_function;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use context::{Context, EmitCounts};
@@ -25,6 +27,7 @@ pub use fast_top1_function::FastTop1Function;
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;
+pub use retractable_top_n_function::RetractableTopNFunction;
 
 use super::error::ScenarioError;
 use super::row::{Column, Message};
@@ -107,6 +110,8 @@ pub struct CompileInput<'a> {
     pub update_before: bool,
     /// How many leading input columns are the input's unique key.
     pub unique_key_len: usize,
+    /// How the input's columns change ([`monotonicity`]).
+    pub monotonicity: &'a monotonicity::ModifiedMonotonicity,
 }
 
 /// A validated operator of a scenario's pipeline.
@@ -115,6 +120,16 @@ pub trait OperatorSpec: fmt::Debug {
     fn output_columns(&self) -> &[Column];
     /// How many leading output columns are its unique key (an upsert sink keys on them).
     fn unique_key_len(&self) -> usize;
+    /// The output columns holding the key of its state, in the order of the key the operator
+    /// reports when it loses a key's state (the result table groups rows by them).
+    fn state_key_columns(&self) -> Vec<usize> {
+        (0..self.unique_key_len()).collect()
+    }
+    /// In an upsert sink, the columns besides [`OperatorSpec::state_key_columns`] that identify
+    /// a row (a Top-N's rank column).
+    fn upsert_key_extra(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// Whether its output carries retractions.
     fn output_retracts(&self) -> bool;
     /// Whether it emits `UPDATE_BEFORE` / `(false, prevRow)` before an update.
@@ -122,6 +137,11 @@ pub trait OperatorSpec: fmt::Debug {
     /// Whether it needs `UPDATE_BEFORE` from its input to retract old rows (a projection does not).
     fn needs_update_before(&self) -> bool {
         true
+    }
+    /// How its output columns change (`FlinkRelMdModifiedMonotonicity`); `None` when the output
+    /// can contain deletions, which is what an operator that does not say declares.
+    fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
+        None
     }
     /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
     fn plan(&self) -> String;

@@ -6,8 +6,9 @@
 //!   [`AppendOnlyTopNFunction`] (`ORDER BY` a processing-time attribute ascending would run
 //!   `AppendOnlyFirstNFunction`: processing-time attributes are not modelled yet, see the
 //!   `Deduplicate` operator);
-//! - an input with retractions gets `RetractStrategy` (`RetractableTopNFunction`, not modelled
-//!   yet: such a scenario is refused with that reason).
+//! - an update stream gets `RetractStrategy`, [`RetractableTopNFunction`], unless the planner can
+//!   take `UpdateFastStrategy` (`FastTop1Function` / `UpdatableTopNFunction` over updates, not
+//!   modelled yet: such a scenario is refused with that reason) — see `rank_process_strategy`.
 //!
 //! FLINK-39966 (not fixed in 2.3.0): the planner labels a top-1 ordered by one column ascending as
 //! insert-only, as it would a keep-first deduplication; so no `UPDATE_BEFORE` is generated, and
@@ -16,7 +17,10 @@
 //! (`shared/oracle/rank_top1_ts_asc_*`).
 
 use super::group_aggregate::column_index;
-use super::{AppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind, OperatorSpec, StreamOperator};
+use super::{
+    monotonicity, AppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind, OperatorSpec,
+    RetractableTopNFunction, StreamOperator,
+};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType, Row, Value};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
@@ -107,6 +111,75 @@ impl std::fmt::Display for SortKey {
 pub enum RankFunction {
     FastTop1,
     AppendOnlyTopN,
+    RetractableTopN,
+}
+
+/// See [`RankSpec::modified_monotonicity`].
+fn rank_monotonicity(
+    partition_by: &[usize],
+    sort: &[(usize, bool)],
+    rank_column: bool,
+    input: CompileInput,
+) -> monotonicity::ModifiedMonotonicity {
+    use monotonicity::SqlMonotonicity::{Constant, Decreasing, Increasing, NotMonotonic};
+    let cols = input.monotonicity.as_ref()?;
+    if partition_by.iter().any(|&p| cols[p] != Constant) {
+        return None;
+    }
+    let mut out = vec![NotMonotonic; input.columns.len() + usize::from(rank_column)];
+    for &p in partition_by {
+        out[p] = Constant;
+    }
+    if rank_column {
+        out[input.columns.len()] = Constant;
+    }
+    if let Some(&(i, desc)) = sort.first() {
+        out[i] = match cols[i] {
+            Increasing | Constant if desc => Increasing,
+            Decreasing | Constant if !desc => Decreasing,
+            _ => NotMonotonic,
+        };
+    }
+    Some(out)
+}
+
+/// `RankProcessStrategy` (`flink-table-planner`, 2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RankProcessStrategy {
+    AppendFast,
+    Retract,
+    UpdateFast,
+}
+
+/// `RankProcessStrategy.analyzeRankProcessStrategies` (Flink 2.3, read from the source): an
+/// insert-only input is `AppendFastStrategy`; an update stream is `RetractStrategy` unless a
+/// unique key of the input contains the partition key and every sort column is monotonic in the
+/// direction it is sorted (`INCREASING` sorted `DESC`, `DECREASING` sorted `ASC`, or `CONSTANT`),
+/// when the planner takes `UpdateFastStrategy` (the first strategy it lists, which the upstream
+/// can always satisfy by dropping `UPDATE_BEFORE`).
+fn rank_process_strategy(partition_by: &[usize], sort: &[(usize, bool)], input: CompileInput) -> RankProcessStrategy {
+    use monotonicity::SqlMonotonicity::{Constant, Decreasing, Increasing};
+    if !input.retracts {
+        return RankProcessStrategy::AppendFast;
+    }
+    // The simulator knows one unique key per stream: its leading `unique_key_len` columns.
+    let key_holds_partition = input.unique_key_len > 0 && partition_by.iter().all(|&p| p < input.unique_key_len);
+    if !key_holds_partition {
+        return RankProcessStrategy::Retract;
+    }
+    let monotonic = input.monotonicity.as_ref().is_some_and(|cols| {
+        !sort.is_empty()
+            && sort.iter().all(|&(i, desc)| match cols[i] {
+                Decreasing => !desc,
+                Increasing => desc,
+                m => m == Constant,
+            })
+    });
+    if monotonic {
+        RankProcessStrategy::UpdateFast
+    } else {
+        RankProcessStrategy::Retract
+    }
 }
 
 /// A validated Rank.
@@ -120,6 +193,7 @@ pub struct RankSpec {
     pub generate_update_before: bool,
     /// FLINK-39966: labelled insert-only by the planner.
     pub labelled_insert_only: bool,
+    pub monotonicity: monotonicity::ModifiedMonotonicity,
     pub input_columns: Vec<Column>,
     pub output_columns: Vec<Column>,
 }
@@ -170,17 +244,25 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     if op.rank_end == 0 {
         return Err(ScenarioError::new(format!("{path}.rank_end"), "rn <= 0 selects nothing: rank_end starts at 1"));
     }
-    if input.retracts {
-        return Err(ScenarioError::new(
-            path,
-            format!(
-                "{} carries retractions: Flink ranks it with RetractableTopNFunction (RetractStrategy), not modelled yet",
-                input.input_name
-            ),
-        ));
-    }
-    let function = if op.rank_end == 1 { RankFunction::FastTop1 } else { RankFunction::AppendOnlyTopN };
-    let labelled_insert_only = op.rank_end == 1 && sort.len() == 1 && !sort[0].1 && op.rank_column.is_none();
+    let monotonicity = rank_monotonicity(&partition_by, &sort, op.rank_column.is_some(), input);
+    let function = match rank_process_strategy(&partition_by, &sort, input) {
+        RankProcessStrategy::AppendFast if op.rank_end == 1 => RankFunction::FastTop1,
+        RankProcessStrategy::AppendFast => RankFunction::AppendOnlyTopN,
+        RankProcessStrategy::Retract => RankFunction::RetractableTopN,
+        RankProcessStrategy::UpdateFast => {
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "{} is an update stream whose unique key holds the partition key and whose sort columns only move \
+                     towards the top: Flink plans this Rank with UpdateFastStrategy ({}), not modelled yet",
+                    input.input_name,
+                    if op.rank_end == 1 { "FastTop1Function" } else { "UpdatableTopNFunction" }
+                ),
+            ))
+        }
+    };
+    let labelled_insert_only =
+        function == RankFunction::FastTop1 && sort.len() == 1 && !sort[0].1 && op.rank_column.is_none();
     let mut output_columns = input.columns.to_vec();
     if let Some(name) = &op.rank_column {
         if name.trim().is_empty() || output_columns.iter().any(|c| c.name == *name) {
@@ -199,6 +281,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         function,
         generate_update_before: op.generate_update_before && !labelled_insert_only,
         labelled_insert_only,
+        monotonicity,
         input_columns: input.columns.to_vec(),
         output_columns,
     }))
@@ -220,8 +303,29 @@ impl OperatorSpec for RankSpec {
     fn output_retracts(&self) -> bool {
         !self.labelled_insert_only
     }
+    /// The partition key (the Rank's keyed state).
+    fn state_key_columns(&self) -> Vec<usize> {
+        self.partition_by.clone()
+    }
+    /// With a rank column, a partition's rows are told apart by their rank.
+    fn upsert_key_extra(&self) -> Vec<usize> {
+        if self.output_rank_number {
+            vec![self.output_columns.len() - 1]
+        } else {
+            Vec::new()
+        }
+    }
+    /// Without a rank column only top-1 emits updates; top-N emits `+I`/`-D`, which need no
+    /// `UPDATE_BEFORE`.
     fn generates_update_before(&self) -> bool {
-        self.generate_update_before
+        self.generate_update_before || (!self.output_rank_number && self.function != RankFunction::FastTop1)
+    }
+    /// `getRelModifiedMonotonicity(Rank)`: `null` when the input has deletions or a partition
+    /// column changes; else the partition columns and the rank column are `CONSTANT`, the first
+    /// sort column `INCREASING` / `DECREASING` when its input monotonicity agrees with its
+    /// direction, the rest `NOT_MONOTONIC`.
+    fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
+        self.monotonicity.clone()
     }
     fn plan(&self) -> String {
         let names: Vec<&str> = self.input_columns.iter().map(|c| c.name.as_str()).collect();
@@ -233,7 +337,8 @@ impl OperatorSpec for RankSpec {
             .map(|&(i, desc)| format!("{} {}", names[i], if desc { "DESC" } else { "ASC" }))
             .collect();
         format!(
-            "Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd={}], partitionBy=[{}], orderBy=[{}], select=[{}])",
+            "Rank(strategy=[{}], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd={}], partitionBy=[{}], orderBy=[{}], select=[{}])",
+            if self.function == RankFunction::RetractableTopN { "RetractStrategy" } else { "AppendFastStrategy" },
             self.rank_end,
             partition.join(", "),
             order.join(", "),
@@ -250,6 +355,7 @@ impl OperatorSpec for RankSpec {
         match self.function {
             RankFunction::FastTop1 => Box::new(FastTop1Function::new(self.clone(), ttl)),
             RankFunction::AppendOnlyTopN => Box::new(AppendOnlyTopNFunction::new(self.clone(), ttl)),
+            RankFunction::RetractableTopN => Box::new(RetractableTopNFunction::new(self.clone(), ttl)),
         }
     }
 }

@@ -8,7 +8,7 @@ use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, So
 use crate::engine::error::{quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
-use crate::engine::operators::{CompileInput, OPERATOR_KINDS};
+use crate::engine::operators::{monotonicity, CompileInput, OPERATOR_KINDS};
 use crate::engine::row::{Column, DataType, Row, RowKind};
 use crate::engine::time::{check_time, Millis, TimeFormat};
 use crate::engine::workload::Workload;
@@ -186,10 +186,11 @@ fn compile_pipeline(
             .iter()
             .find(|k| k.name == header.operator)
             .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
-        let (columns, input_name, retracts, update_before, unique_key_len) = match nodes.last() {
+        let (columns, input_name, retracts, update_before, unique_key_len, mono) = match nodes.last() {
             None => {
                 let all = source.changelog == SourceChangelog::All;
-                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0)
+                let mono = monotonicity::of_source(&source_columns, !all);
+                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0, mono)
             }
             Some(prev) => (
                 prev.spec.output_columns(),
@@ -197,6 +198,7 @@ fn compile_pipeline(
                 prev.spec.output_retracts(),
                 prev.spec.generates_update_before(),
                 prev.spec.unique_key_len(),
+                prev.spec.modified_monotonicity(),
             ),
         };
         let input = CompileInput {
@@ -208,6 +210,7 @@ fn compile_pipeline(
             retracts,
             update_before,
             unique_key_len,
+            monotonicity: &mono,
         };
         let spec = (kind.compile)(op.get(), input)?;
         nodes.push(OperatorNode { id, spec });

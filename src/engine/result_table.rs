@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn retract_updates_in_place_and_reports_missing_rows() {
-        let mut t = ResultTable::new(vec!["k".into(), "v".into()], 1, false);
+        let mut t = ResultTable::new(vec!["k".into(), "v".into()], &[0], &[], false);
         for msg in [m(true, "a", 1), m(true, "b", 1), m(false, "a", 1), m(true, "a", 2)] {
             assert!(t.apply(&msg));
         }
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn upsert_replaces_by_key() {
-        let mut t = ResultTable::new(vec!["k".into(), "v".into()], 1, true);
+        let mut t = ResultTable::new(vec!["k".into(), "v".into()], &[0], &[], true);
         let kind = |k: RowKind, key: &str, v: i64| {
             Message::new(Change::Kind(k), Row::from(vec![Value::str(key), Value::Int(v)]))
         };
@@ -360,7 +360,7 @@ mod tests {
 
     #[test]
     fn stale_rows_stay_and_new_ones_come_beside_them() {
-        let mut t = ResultTable::new(vec!["k".into(), "v".into()], 1, false);
+        let mut t = ResultTable::new(vec!["k".into(), "v".into()], &[0], &[], false);
         t.apply(&m(true, "a", 1));
         t.mark_stale(&Row::from(vec![Value::str("a")]), 10);
         t.apply(&m(true, "a", 1));

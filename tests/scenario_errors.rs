@@ -32,10 +32,10 @@ fn base_is_valid() {
 #[wasm_bindgen_test(unsupported = test)]
 fn names_the_field_and_the_rule() {
     let cases = [
-        (with("flink", r#""1.12""#), "flink: unknown variant `1.12`, expected `1.10-legacy` or `2.3`"),
+        (with("flink", r#""1.13""#), "flink: unknown variant `1.13`, expected one of `1.6-legacy`, `1.7-legacy`, `1.10-legacy`, `1.10-blink`, `1.12`, `2.3`"),
         (with("state_ttl", r#""1 hour 2""#), "state_ttl: Time interval unit label 'hour 2' does not match any of the recognized units"),
         (with("state_ttl", "-5"), "state_ttl: duration -5 ms is outside 0 ..= 253402300799999 ms"),
-        (with("idle_state_retention", r#"{"min": "1 h", "max": "2 h"}"#), "idle_state_retention: Flink 2.3 keeps state with state TTL"),
+        (with("idle_state_retention", r#"{"min": "1 h", "max": "2 h"}"#), "idle_state_retention: Flink 1.19–2.3 keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead."),
         (with("steps", r#"[{"at": 5, "row": ["a", 1]}, {"at": 4, "row": ["a", 1]}]"#),
             "steps[1].at: processing time never goes backwards: 4 ms is before 5 ms"),
         (with("steps", r#"[{"at": "2019-13-01T00:00", "row": ["a", 1]}]"#), "steps[0].at: '2019-13-01T00:00' is not an ISO-8601 date-time"),
@@ -136,5 +136,5 @@ fn legacy_retention_uses_flinks_own_messages() {
     v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "15 min"});
     v["state_ttl"] = serde_json::json!("1 h");
     assert!(error(&v.to_string())
-        .starts_with("state_ttl: the 1.10 legacy planner cleans state with idle state retention timers"));
+        .starts_with("state_ttl: the Flink 1.8–1.13 legacy planner cleans state with idle state retention timers"));
 }

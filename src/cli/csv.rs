@@ -2,7 +2,7 @@
 //! operator (`<op>.keys`, `<op>.entries_stored`, …).
 
 use super::output::{Out, WriteFailure};
-use flink_state_sim::engine::{FlinkMode, Simulation};
+use flink_state_sim::engine::Simulation;
 
 fn csv_error(e: csv::Error) -> WriteFailure {
     match e.into_kind() {
@@ -12,7 +12,7 @@ fn csv_error(e: csv::Error) -> WriteFailure {
 }
 
 pub fn write_series(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure> {
-    let legacy = sim.scenario().flink == FlinkMode::Legacy1_10;
+    let legacy = !sim.scenario().flink.has_row_kind();
     let kinds: &[&str] = if legacy { &["(true)", "(false)"] } else { &["+I", "-U", "+U", "-D"] };
     let mut w = csv::Writer::from_writer(out.writer());
     let mut header: Vec<String> = ["time_ms", "inputs", "result_rows", "stale_rows"].map(String::from).to_vec();

@@ -5,7 +5,7 @@ use super::output::{Out, WriteFailure};
 use flink_state_sim::engine::metrics::Sample;
 use flink_state_sim::engine::scenario::describe_retention;
 use flink_state_sim::engine::time::format_duration;
-use flink_state_sim::engine::{FlinkMode, Simulation};
+use flink_state_sim::engine::Simulation;
 
 /// The result table, stale rows marked.
 pub fn result_table(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure> {
@@ -49,11 +49,10 @@ pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFa
         let (peak_timers, peak_timers_at) = (p.timers.value, p.timers.at_ms);
         let timer_ops = now.timers_registered + now.timers_deleted;
         let e = now.emitted;
-        let emitted = match sc.flink {
-            FlinkMode::Legacy1_10 => format!("(true,..) {}, (false,..) {}", e.accumulate, e.retract),
-            FlinkMode::Flink2_3 => {
-                format!("+I {}, -U {}, +U {}, -D {}", e.insert, e.update_before, e.update_after, e.delete)
-            }
+        let emitted = if sc.flink.has_row_kind() {
+            format!("+I {}, -U {}, +U {}, -D {}", e.insert, e.update_before, e.update_after, e.delete)
+        } else {
+            format!("(true,..) {}, (false,..) {}", e.accumulate, e.retract)
         };
         out.line(&format!("operator {} — {}", node.id, node.spec.plan()))?;
         out.line(&format!(

@@ -16,7 +16,10 @@
 //! ```
 //!
 //! `currentTime` is always the processing time, never a record's timestamp. Flink 1.8 added the
-//! delete (FLINK-10543); Flink ≤ 1.7 left stale timers registered — not modelled yet.
+//! delete (FLINK-10543). Flink ≤ 1.7 (`ProcessFunctionWithCleanupState` in
+//! `flink-libraries/flink-table`) left the old timer registered; it still fires, and the
+//! operator's `onTimer` ignores it through `needToCleanupState(timestamp)`: the stored cleanup
+//! time equals the timestamp ([`CleanupState::need_to_cleanup_state`]).
 
 use super::idle_state_retention::IdleStateRetention;
 use super::state::{KeyId, KeyedStateBackend, ValueState};
@@ -31,6 +34,8 @@ pub enum CleanupDecision {
     Register { now: Millis, max_ms: Millis, timer: Millis },
     /// `now + min > C`: register `now + max`, then delete `C`.
     Move { now: Millis, min_ms: Millis, max_ms: Millis, current: Millis, timer: Millis },
+    /// Flink ≤ 1.7: `now + min > C`: register `now + max` and leave the timer at `C` registered.
+    Reregister { now: Millis, min_ms: Millis, max_ms: Millis, current: Millis, timer: Millis },
     /// `now + min <= C`: keep `C`.
     Keep { now: Millis, min_ms: Millis, current: Millis },
 }
@@ -39,7 +44,9 @@ impl CleanupDecision {
     /// The timer this decision registered, if any.
     pub fn registered(&self) -> Option<Millis> {
         match *self {
-            CleanupDecision::Register { timer, .. } | CleanupDecision::Move { timer, .. } => Some(timer),
+            CleanupDecision::Register { timer, .. }
+            | CleanupDecision::Move { timer, .. }
+            | CleanupDecision::Reregister { timer, .. } => Some(timer),
             _ => None,
         }
     }
@@ -72,6 +79,13 @@ impl CleanupDecision {
                 t(timer),
                 t(current)
             ),
+            CleanupDecision::Reregister { now, min_ms, current, timer, .. } => format!(
+                "now + min = {} > C = {} → register {}; the timer at {} stays registered (Flink ≤ 1.7 deletes no timer)",
+                t(now + min_ms),
+                t(current),
+                t(timer),
+                t(current)
+            ),
             CleanupDecision::Keep { now, min_ms, current } => {
                 format!("now + min = {} <= C = {} → keep {}", t(now + min_ms), t(current), t(current))
             }
@@ -85,11 +99,33 @@ impl CleanupDecision {
 pub struct CleanupState {
     pub retention: IdleStateRetention,
     pub cleanup_time_state: ValueState<Millis>,
+    /// FLINK-10543 (Flink 1.8+): the old timer is deleted when a new one is registered.
+    pub deletes_old_timers: bool,
 }
 
 impl CleanupState {
+    /// The rule of Flink 1.8+.
     pub fn new(retention: IdleStateRetention) -> Self {
-        CleanupState { retention, cleanup_time_state: ValueState::new("CleanupTime") }
+        CleanupState::with_deletion(retention, true)
+    }
+
+    /// The rule of Flink 1.8+ (`deletes_old_timers`) or of Flink ≤ 1.7.
+    pub fn with_deletion(retention: IdleStateRetention, deletes_old_timers: bool) -> Self {
+        CleanupState { retention, cleanup_time_state: ValueState::new("CleanupTime"), deletes_old_timers }
+    }
+
+    /// The same rule with the cleanup-time state named as the operator names it
+    /// (`initCleanupTimeState(name)`, e.g. `"GroupAggregateCleanupTime"`).
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.cleanup_time_state = ValueState::new(name);
+        self
+    }
+
+    /// `needToCleanupState(timestamp)` (Flink ≤ 1.7, and the Blink runtime's
+    /// `KeyedProcessFunctionWithCleanupState`): cleaning is enabled and the firing timer is the
+    /// key's stored cleanup time — a stale timer left by an older registration is not.
+    pub fn need_to_cleanup_state(&self, key: KeyId, timestamp: Millis) -> bool {
+        self.state_cleaning_enabled() && self.cleanup_time(key) == Some(timestamp)
     }
 
     /// `stateCleaningEnabled = minRetentionTime > 1`.
@@ -115,13 +151,16 @@ impl CleanupState {
             _ => {
                 let timer = now + max_ms;
                 backend.register_processing_time_timer(key, timer);
-                if let Some(current) = current {
+                if let (Some(current), true) = (current, self.deletes_old_timers) {
                     backend.delete_processing_time_timer(key, current);
                 }
                 self.cleanup_time_state.update(&mut backend.keys, key, timer, now);
                 match current {
                     None => CleanupDecision::Register { now, max_ms, timer },
-                    Some(current) => CleanupDecision::Move { now, min_ms, max_ms, current, timer },
+                    Some(current) if self.deletes_old_timers => {
+                        CleanupDecision::Move { now, min_ms, max_ms, current, timer }
+                    }
+                    Some(current) => CleanupDecision::Reregister { now, min_ms, max_ms, current, timer },
                 }
             }
         }
@@ -175,6 +214,22 @@ mod tests {
         }
         let row = |k: &str| Row::from(vec![Value::str(k)]);
         assert_eq!(fired, vec![(11, row("a")), (15, row("c")), (18, row("b"))]);
+    }
+
+    /// Flink ≤ 1.7: the old timer stays and fires; only the stored cleanup time cleans.
+    #[test]
+    fn before_flink_1_8_old_timers_stay() {
+        let retention = IdleStateRetention::set_idle_state_retention_time(5, 10, true).unwrap();
+        let mut cs = CleanupState::with_deletion(retention, false);
+        let mut b = KeyedStateBackend::default();
+        let a = key(&mut b, "a");
+        cs.process_cleanup_timer(&mut b, a, 1);
+        let moved = cs.process_cleanup_timer(&mut b, a, 8);
+        assert_eq!(moved, CleanupDecision::Reregister { now: 8, min_ms: 5, max_ms: 10, current: 11, timer: 18 });
+        assert_eq!(moved.deleted(), None);
+        assert_eq!(b.timers.timers_of(a), vec![11, 18]);
+        assert!(!cs.need_to_cleanup_state(a, 11));
+        assert!(cs.need_to_cleanup_state(a, 18));
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! Timers list `[what, key, time]` in order, `what` one of `registered`, `deleted`, `fired`,
 //! `key` the key's values joined by `", "` and `time` in ms or as a date-time. `result` lists the
 //! result table's rows in order.
+//!
+//! `"expect": {"error": "..."}` states instead that the scenario is refused with exactly that
+//! message (an invalid setting, with Flink's own message where it has one); it stands alone.
 
 use super::error::{quote, ScenarioError};
 use super::scenario::{parse_part, raw::TimeValue, Scenario};
@@ -25,8 +28,13 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, expecting = "an expect object {\"changelog\", \"timers\", \"result\", \"stale_rows\"}")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an expect object {\"changelog\", \"timers\", \"result\", \"stale_rows\", \"error\"}"
+)]
 struct RawExpect {
+    #[serde(default)]
+    error: Option<String>,
     #[serde(default)]
     changelog: BTreeMap<String, Vec<(String, Vec<serde_json::Value>)>>,
     #[serde(default)]
@@ -55,6 +63,13 @@ impl Expect {
     /// A [`ScenarioError`] naming the field: an unknown operator id, an unknown kind or timer event.
     pub fn compile(raw: &str, operator_ids: &[&str]) -> Result<Expect, ScenarioError> {
         let e: RawExpect = parse_part(raw, "expect")?;
+        if let Some(message) = e.error {
+            // Reached only when everything else loaded: the expected refusal did not happen.
+            return Err(ScenarioError::new(
+                "expect.error",
+                format!("the scenario loads, but it expects to be refused with: {message}"),
+            ));
+        }
         let known = |path: String, id: &str| {
             if operator_ids.contains(&id) {
                 Ok(())
@@ -120,6 +135,41 @@ fn first_difference(path: &str, expected: &[String], got: &[String]) -> Option<S
         (Some(e), Some(g)) => Some(format!("{path}[{i}]: expected {e}, got {g}")),
         (Some(e), None) => Some(format!("{path}[{i}]: expected {e}, got nothing more ({} in all)", got.len())),
         (None, Some(g)) => Some(format!("{path}[{i}]: expected nothing more ({i} in all), got {g}")),
+    }
+}
+
+/// What checking a scenario file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// Its expectations hold.
+    Passed,
+    /// It loads and runs, but states no expectation.
+    NothingExpected,
+    /// It is refused with the message its `expect.error` states.
+    RefusedAsExpected,
+}
+
+/// Checks a scenario file's text: loads it, runs it and checks its expectations, or, when it
+/// expects to be refused (`expect.error`), checks that it is refused with that message.
+///
+/// # Errors
+/// The first difference, as [`check`]; or why it did not load.
+pub fn check_text(text: &str) -> Result<Checked, String> {
+    let expected_error = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("expect")?.get("error")?.as_str().map(str::to_string));
+    match (Scenario::from_json(text), expected_error) {
+        (Err(e), Some(expected)) if e.to_string() == expected => Ok(Checked::RefusedAsExpected),
+        (Err(e), Some(expected)) if e.path == "expect.error" => {
+            Err(format!("expect.error: expected the scenario to be refused with {expected:?}, but it loads"))
+        }
+        (Err(e), Some(expected)) => Err(format!("expect.error: expected {expected:?}, got {:?}", e.to_string())),
+        (Err(e), None) => Err(e.to_string()),
+        (Ok(scenario), _) => {
+            let nothing = scenario.expect.is_empty();
+            check(scenario)?;
+            Ok(if nothing { Checked::NothingExpected } else { Checked::Passed })
+        }
     }
 }
 

@@ -42,24 +42,25 @@ impl IdleStateRetention {
         max_ms: Millis,
         test_harness: bool,
     ) -> Result<IdleStateRetention, String> {
-        if min_ms < 0 || max_ms < 0 {
-            return Err(format!(
-                "min ({}) and max ({}) must not be negative",
-                format_duration(min_ms),
-                format_duration(max_ms)
-            ));
-        }
-        if test_harness {
-            if max_ms < min_ms {
-                // The check of StreamQueryConfig before FLINK-9681 (Flink 1.3 to 1.5).
-                return Err("maxTime may not be smaller than minTime.".into());
-            }
-        } else if max_ms - min_ms < MIN_GAP_MS && !(max_ms == 0 && min_ms == 0) {
-            return Err(format!(
-                "Difference between minTime: {min_ms} ms and maxTime: {max_ms} msshoud be at least 5 minutes."
-            ));
-        }
+        check(min_ms, max_ms, test_harness, "shoud be")?;
         Ok(IdleStateRetention { min_ms, max_ms, test_harness })
+    }
+
+    /// `TableConfig.setIdleStateRetentionTime(minTime, maxTime)` of Flink 1.12 – 1.19
+    /// (deprecated): the same 5-minute check, with the message's typo fixed, then
+    /// `setIdleStateRetention(minTime)`: `table.exec.state.ttl = min`, `maxTime` ignored
+    /// (operators still on cleanup timers derive `max = min * 3 / 2`). Returns the TTL in ms.
+    ///
+    /// # Errors
+    /// Flink's message, e.g. `Difference between minTime: 600000 ms and maxTime: 899999 ms should
+    /// be at least 5 minutes.`
+    pub fn set_idle_state_retention_time_1_12(
+        min_ms: Millis,
+        max_ms: Millis,
+        test_harness: bool,
+    ) -> Result<Millis, String> {
+        check(min_ms, max_ms, test_harness, " should be")?;
+        Ok(min_ms)
     }
 
     /// `stateCleaningEnabled = minRetentionTime > 1` (`KeyedProcessFunctionWithCleanupState`).
@@ -68,6 +69,29 @@ impl IdleStateRetention {
     pub fn state_cleaning_enabled(&self) -> bool {
         self.min_ms > 1
     }
+}
+
+/// The checks of `setIdleStateRetentionTime`; `wording` is how Flink's message goes on after
+/// `maxTime: X ms` (`"shoud be"`, typo and missing space included, before 1.12; `" should be"` after).
+fn check(min_ms: Millis, max_ms: Millis, test_harness: bool, wording: &str) -> Result<(), String> {
+    if min_ms < 0 || max_ms < 0 {
+        return Err(format!(
+            "min ({}) and max ({}) must not be negative",
+            format_duration(min_ms),
+            format_duration(max_ms)
+        ));
+    }
+    if test_harness {
+        if max_ms < min_ms {
+            // The check of StreamQueryConfig before FLINK-9681 (Flink 1.3 to 1.5).
+            return Err("maxTime may not be smaller than minTime.".into());
+        }
+    } else if max_ms - min_ms < MIN_GAP_MS && !(max_ms == 0 && min_ms == 0) {
+        return Err(format!(
+            "Difference between minTime: {min_ms} ms and maxTime: {max_ms} ms{wording} at least 5 minutes."
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -85,6 +109,16 @@ mod tests {
         assert!(IdleStateRetention::set_idle_state_retention_time(600_000, 899_999, false).is_err());
         let min0 = IdleStateRetention::set_idle_state_retention_time(0, 300_000, false).unwrap();
         assert!(!min0.state_cleaning_enabled(), "min = 0 passes validation but never cleans");
+    }
+
+    /// C01 step 6: from 1.12 only `min` matters, and the message's typo is fixed.
+    #[test]
+    fn from_1_12_min_becomes_the_ttl() {
+        assert_eq!(IdleStateRetention::set_idle_state_retention_time_1_12(3_600_000, 7_200_000, false), Ok(3_600_000));
+        assert_eq!(
+            IdleStateRetention::set_idle_state_retention_time_1_12(600_000, 899_999, false),
+            Err("Difference between minTime: 600000 ms and maxTime: 899999 ms should be at least 5 minutes.".into())
+        );
     }
 
     #[test]

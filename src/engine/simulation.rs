@@ -15,7 +15,7 @@ use super::metrics::{MetricsSeries, Sample};
 use super::pipeline::{Pipeline, TraceSink};
 use super::result_table::ResultTable;
 use super::row::{Change, Message, Row, RowKind};
-use super::scenario::{FlinkMode, Scenario, Step};
+use super::scenario::{Scenario, Step};
 use super::time::{check_duration, format_duration, Millis, TimeFormat, MAX_RUNTIME_MS};
 use super::time_travel::Checkpoints;
 use super::trace::{TraceEntry, TraceLevel};
@@ -371,10 +371,8 @@ impl Simulation {
     /// The source row as the scenario's Flink sees it: a `RowKind` row, or for the legacy
     /// planner a `CRow` (`INSERT`/`UPDATE_AFTER` → `true`, `UPDATE_BEFORE`/`DELETE` → `false`).
     fn source_message(&self, kind: RowKind, row: Row) -> Message {
-        let change = match self.scenario.flink {
-            FlinkMode::Legacy1_10 => Change::Legacy(kind.is_accumulate()),
-            FlinkMode::Flink2_3 => Change::Kind(kind),
-        };
+        let change =
+            if self.scenario.flink.has_row_kind() { Change::Kind(kind) } else { Change::Legacy(kind.is_accumulate()) };
         Message::new(change, row)
     }
 

@@ -74,6 +74,12 @@ pub enum TraceEvent {
     ResultMissingRow {
         message: Message,
     },
+    /// A cleanup timer fired that is not the key's stored cleanup time `cleanup_ms` (Flink ≤ 1.7
+    /// left old timers registered): `needToCleanupState(timestamp)` is false, nothing happens.
+    StaleTimerIgnored {
+        timer_ms: Millis,
+        cleanup_ms: Option<Millis>,
+    },
     /// Processing `message`, the operator met state that TTL had removed while another of its
     /// states still refers to it; Flink logs `warning` and goes on without it
     /// (`table.exec.state-stale.error-handling` = `CONTINUE_WITHOUT_LOGGING`, the default).
@@ -100,6 +106,7 @@ impl TraceEvent {
             TraceEvent::Suppressed { .. } => "suppressed",
             TraceEvent::ResultMissingRow { .. } => "result_missing_row",
             TraceEvent::StateStale { .. } => "state_stale",
+            TraceEvent::StaleTimerIgnored { .. } => "stale_timer_ignored",
         }
     }
 
@@ -149,6 +156,14 @@ impl TraceEvent {
             TraceEvent::ResultMissingRow { message } => {
                 format!("result table holds no row for {message}: the retraction retracts nothing")
             }
+            TraceEvent::StaleTimerIgnored { timer_ms, cleanup_ms } => match cleanup_ms {
+                Some(c) => format!(
+                    "stale cleanup timer {} ignored: needToCleanupState is false (the key's cleanup time is {})",
+                    tf.format(*timer_ms),
+                    tf.format(*c)
+                ),
+                None => format!("stale cleanup timer {} ignored: the key has no cleanup time", tf.format(*timer_ms)),
+            },
             TraceEvent::StateStale { message, warning } => format!("stale state for {message}, skipped: {warning}"),
         }
     }

@@ -18,12 +18,20 @@
 //!
 //! `onTimer`: if `stateCleaningEnabled`, `cleanupState(state, cntState)` (and `function.cleanup()`),
 //! with no timestamp check (old timers are deleted since 1.8). Cleanup emits nothing.
+//!
+//! Older legacy planners (`flink-libraries/flink-table`, one class with the same logic):
+//! - Flink ≤ 1.7 deleted no cleanup timer (FLINK-10543), so `onTimer` cleans only when
+//!   `needToCleanupState(timestamp)`: the timer is the key's stored cleanup time;
+//! - Flink ≤ 1.6 had no step 2's early return (FLINK-10674): a retraction for a key without
+//!   accumulators creates them and retracts (input count −1, a negative sum), and the result is
+//!   emitted as the key's first row, an accumulate message.
 
 use super::{Context, GroupAggregateSpec, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Change, Message};
+use crate::engine::scenario::FlinkMode;
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;
 use crate::engine::trace::{ClearCause, TraceEvent};
@@ -39,19 +47,23 @@ pub struct GroupAggProcessFunction {
     /// `"GroupAggregateInputCounter"`: accumulate messages minus retract messages.
     cnt_state: ValueState<i64>,
     cleanup: CleanupState,
+    /// FLINK-10674 (Flink 1.7+): a retraction for a key without accumulators is dropped.
+    drops_retraction_without_state: bool,
 }
 
 const CLEARED_BY_TIMER: &[&str] = &["GroupAggregateState", "GroupAggregateInputCounter", "CleanupTime"];
 const CLEARED_AT_ZERO: &[&str] = &["GroupAggregateState", "GroupAggregateInputCounter"];
 
 impl GroupAggProcessFunction {
-    pub fn new(spec: GroupAggregateSpec, retention: IdleStateRetention) -> Self {
+    /// The function as `flink` runs it.
+    pub fn new(spec: GroupAggregateSpec, retention: IdleStateRetention, flink: FlinkMode) -> Self {
         GroupAggProcessFunction {
             spec,
             backend: KeyedStateBackend::new(0),
             state: ValueState::new("GroupAggregateState"),
             cnt_state: ValueState::new("GroupAggregateInputCounter"),
-            cleanup: CleanupState::new(retention),
+            cleanup: CleanupState::with_deletion(retention, flink.deletes_old_cleanup_timers()),
+            drops_retraction_without_state: flink.drops_retraction_without_state(),
         }
     }
 }
@@ -80,7 +92,7 @@ impl StreamOperator for GroupAggProcessFunction {
         let change = input.change.is_accumulate();
         let (mut accs, first_row) = match self.state.peek(key) {
             Some(accs) => (accs.user_value.clone(), false),
-            None if !change => {
+            None if !change && self.drops_retraction_without_state => {
                 ctx.record(&key_row, || TraceEvent::Dropped {
                     message: input.clone(),
                     reason: "a retraction for a key without accumulators is ignored",
@@ -132,6 +144,11 @@ impl StreamOperator for GroupAggProcessFunction {
     fn on_timer(&mut self, timestamp: Millis, key: KeyId, ctx: &mut Context) -> Result<(), String> {
         let key_row = self.backend.keys.row(key).clone();
         ctx.record(&key_row, || TraceEvent::TimerFired { timer_ms: timestamp });
+        if !self.cleanup.deletes_old_timers && !self.cleanup.need_to_cleanup_state(key, timestamp) {
+            let cleanup_ms = self.cleanup.cleanup_time(key);
+            ctx.record(&key_row, || TraceEvent::StaleTimerIgnored { timer_ms: timestamp, cleanup_ms });
+            return Ok(());
+        }
         if self.cleanup.state_cleaning_enabled() {
             self.state.clear(&mut self.backend.keys, key);
             self.cnt_state.clear(&mut self.backend.keys, key);

@@ -4,7 +4,8 @@
 //! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
 
 use super::{
-    monotonicity, CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind, OperatorSpec, StreamOperator,
+    monotonicity, BlinkGroupAggFunction, CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind,
+    OperatorSpec, StreamOperator,
 };
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
@@ -115,9 +116,12 @@ impl OperatorSpec for GroupAggregateSpec {
 
     /// Idle state retention is the legacy planner's mechanism (Flink 1.10), state TTL Flink 2.3's
     /// (scenario validation pairs each with its [`FlinkMode`]).
-    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+    fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
         match retention {
-            Retention::IdleState(r) => Box::new(GroupAggProcessFunction::new(self.clone(), r)),
+            Retention::IdleState(r) if flink == FlinkMode::Blink1_10 => {
+                Box::new(BlinkGroupAggFunction::new(self.clone(), r))
+            }
+            Retention::IdleState(r) => Box::new(GroupAggProcessFunction::new(self.clone(), r, flink)),
             Retention::StateTtl(ttl) => Box::new(GroupAggFunction::new(self.clone(), ttl)),
         }
     }

@@ -201,7 +201,7 @@ pub struct RankSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawRank = parse_part(raw, input.path)?;
     let path = input.path;
-    if input.flink == FlinkMode::Legacy1_10 {
+    if input.flink.is_legacy_planner() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             "Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is supported by the Blink planner only: Flink 1.10's legacy \

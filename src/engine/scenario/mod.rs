@@ -17,42 +17,8 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::rc::Rc;
 
-/// Which Flink, and so which operator implementations and retention mechanism, a scenario runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "String")]
-pub enum FlinkMode {
-    /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.13): `GroupAggProcessFunction`,
-    /// `CRow` messages `(true,row)` / `(false,row)`, idle state retention with cleanup timers.
-    Legacy1_10,
-    /// Flink 2.3: `GroupAggFunction`, `RowKind` messages `+I/-U/+U/-D`, state TTL from
-    /// `table.exec.state.ttl`.
-    Flink2_3,
-}
-
-crate::string_enum!(FlinkMode, [("1.10-legacy", FlinkMode::Legacy1_10), ("2.3", FlinkMode::Flink2_3)]);
-
-impl FlinkMode {
-    pub const ALL: [FlinkMode; 2] = [FlinkMode::Legacy1_10, FlinkMode::Flink2_3];
-
-    /// The name used in scenarios and on the command line.
-    pub fn id(self) -> &'static str {
-        match self {
-            FlinkMode::Legacy1_10 => "1.10-legacy",
-            FlinkMode::Flink2_3 => "2.3",
-        }
-    }
-    /// A label for people.
-    pub fn label(self) -> &'static str {
-        match self {
-            FlinkMode::Legacy1_10 => "Flink 1.10 legacy planner",
-            FlinkMode::Flink2_3 => "Flink 2.3",
-        }
-    }
-    /// Parses [`FlinkMode::id`].
-    pub fn parse(text: &str) -> Option<FlinkMode> {
-        FlinkMode::ALL.into_iter().find(|m| m.id() == text)
-    }
-}
+mod flink_mode;
+pub use flink_mode::FlinkMode;
 
 /// How the scenario's operators retain state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

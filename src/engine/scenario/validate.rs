@@ -75,34 +75,44 @@ fn compile_retention(
     idle: Option<&RawIdleStateRetention>,
     ttl: Option<DurationValue>,
 ) -> Result<Retention, ScenarioError> {
-    match flink {
-        FlinkMode::Legacy1_10 => {
-            if ttl.is_some() {
-                return Err(ScenarioError::new(
-                    "state_ttl",
-                    "the 1.10 legacy planner cleans state with idle state retention timers, not \
-                     table.exec.state.ttl: set idle_state_retention {min, max} instead",
-                ));
-            }
-            match idle {
-                None => Ok(Retention::IdleState(IdleStateRetention::NEVER)),
-                Some(r) => IdleStateRetention::set_idle_state_retention_time(r.min.0, r.max.0, r.test_harness)
-                    .map(Retention::IdleState)
-                    .map_err(|m| ScenarioError::new("idle_state_retention", m)),
-            }
+    if flink.uses_cleanup_timers() {
+        if ttl.is_some() {
+            return Err(ScenarioError::new(
+                "state_ttl",
+                format!(
+                    "the {} cleans state with idle state retention timers, not table.exec.state.ttl \
+                     (Flink 1.12+): set idle_state_retention {{min, max}} instead",
+                    flink.label()
+                ),
+            ));
         }
-        FlinkMode::Flink2_3 => {
-            if idle.is_some() {
-                return Err(ScenarioError::new(
-                    "idle_state_retention",
-                    "Flink 2.3 keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead. \
-                     setIdleStateRetentionTime(min, max) belongs to the legacy planner; from Flink 1.12 \
-                     it is deprecated and only sets table.exec.state.ttl = min (max is ignored and \
-                     derived as 1.5 × min)",
-                ));
-            }
-            Ok(Retention::StateTtl(ttl.map_or(0, |d| d.0)))
+        return match idle {
+            None => Ok(Retention::IdleState(IdleStateRetention::NEVER)),
+            Some(r) => IdleStateRetention::set_idle_state_retention_time(r.min.0, r.max.0, r.test_harness)
+                .map(Retention::IdleState)
+                .map_err(|m| ScenarioError::new("idle_state_retention", m)),
+        };
+    }
+    match idle {
+        None => Ok(Retention::StateTtl(ttl.map_or(0, |d| d.0))),
+        Some(_) if ttl.is_some() => Err(ScenarioError::new(
+            "idle_state_retention",
+            "setIdleStateRetentionTime(min, max) and state_ttl both set table.exec.state.ttl: set one of them",
+        )),
+        Some(r) if flink.idle_state_retention_sets_ttl() => {
+            IdleStateRetention::set_idle_state_retention_time_1_12(r.min.0, r.max.0, r.test_harness)
+                .map(Retention::StateTtl)
+                .map_err(|m| ScenarioError::new("idle_state_retention", m))
         }
+        Some(_) => Err(ScenarioError::new(
+            "idle_state_retention",
+            format!(
+                "{} keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead. \
+                 setIdleStateRetentionTime(min, max), deprecated since Flink 1.12 where it only sets \
+                 table.exec.state.ttl = min, was removed in 2.0",
+                flink.label()
+            ),
+        )),
     }
 }
 

@@ -29,6 +29,17 @@ AGG_RETRACT_ALL = [
     {"operator": "GroupAggregate", "id": "query", "group_by": ["k"], "aggregates": AGG_ALL},
 ]
 
+# ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt ASC|DESC) = 1 on the source's processing-time
+# attribute: the Rank the planner turns into a Deduplicate, then the outer projection.
+DEDUP_FIRST = [
+    {"operator": "Rank", "id": "dedup", "partition_by": ["k"], "order_by": ["pt ASC"], "rank_end": 1},
+    {"operator": "Calc", "id": "query", "select": ["k", "v"]},
+]
+DEDUP_LAST = [
+    {"operator": "Rank", "id": "dedup", "partition_by": ["k"], "order_by": ["pt DESC"], "rank_end": 1},
+    {"operator": "Calc", "id": "query", "select": ["k", "v"]},
+]
+
 PIPELINES = {
     "rank_top1_ts_asc_nottl": RANK_TOP1_ASC,
     "rank_top1_ts_desc_nottl": [
@@ -60,6 +71,10 @@ PIPELINES = {
     "topn2_withrank_ttl": [dict(TOPN2, rank_column="rn")],
     "agg_retract_all_nottl": AGG_RETRACT_ALL,
     "agg_retract_all_ttl": AGG_RETRACT_ALL,
+    "dedup_first_proctime_nottl": DEDUP_FIRST,
+    "dedup_first_proctime_ttl": DEDUP_FIRST,
+    "dedup_last_proctime_nottl": DEDUP_LAST,
+    "dedup_last_proctime_ttl": DEDUP_LAST,
 }
 
 # Recordings without an "about" of their own.
@@ -88,7 +103,10 @@ def translate(oracle_dir, name):
     scenario.update(
         {
             "time_format": "millis",
-            "source": {"name": source_name, "schema": source["schema"]},
+            "source": dict(
+                {"name": source_name, "schema": source["schema"]},
+                **({"proctime": source["proctime"]} if "proctime" in source else {}),
+            ),
             "pipeline": pipeline,
             "steps": [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])],
             "expect": {"changelog": {pipeline[-1]["id"]: expected}},

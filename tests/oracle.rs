@@ -41,3 +41,7 @@ oracle!(topn2_withrank_ttl, "topn2_withrank_ttl");
 oracle!(agg_retract_all_nottl, "agg_retract_all_nottl");
 oracle!(agg_retract_all_ttl, "agg_retract_all_ttl");
 oracle!(device_status_top1_nottl, "device_status_top1_nottl");
+oracle!(dedup_first_proctime_nottl, "dedup_first_proctime_nottl");
+oracle!(dedup_first_proctime_ttl, "dedup_first_proctime_ttl");
+oracle!(dedup_last_proctime_nottl, "dedup_last_proctime_nottl");
+oracle!(dedup_last_proctime_ttl, "dedup_last_proctime_ttl");

@@ -38,6 +38,17 @@ TOPN2_OVER_AGG = [
     {"operator": "Rank", "id": "query", "partition_by": ["g"], "order_by": ["total DESC"], "rank_end": 2},
 ]
 
+# ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt ASC|DESC) = 1 on the source's processing-time
+# attribute: the Rank the planner turns into a Deduplicate, then the outer projection.
+DEDUP_FIRST = [
+    {"operator": "Rank", "id": "dedup", "partition_by": ["k"], "order_by": ["pt ASC"], "rank_end": 1},
+    {"operator": "Calc", "id": "query", "select": ["k", "v"]},
+]
+DEDUP_LAST = [
+    {"operator": "Rank", "id": "dedup", "partition_by": ["k"], "order_by": ["pt DESC"], "rank_end": 1},
+    {"operator": "Calc", "id": "query", "select": ["k", "v"]},
+]
+
 PIPELINES = {
     "rank_top1_ts_asc_nottl": RANK_TOP1_ASC,
     "rank_top1_ts_desc_nottl": [
@@ -71,6 +82,10 @@ PIPELINES = {
     "topn2_over_agg_norank_ttl": TOPN2_OVER_AGG,
     "agg_retract_all_nottl": AGG_RETRACT_ALL,
     "agg_retract_all_ttl": AGG_RETRACT_ALL,
+    "dedup_first_proctime_nottl": DEDUP_FIRST,
+    "dedup_first_proctime_ttl": DEDUP_FIRST,
+    "dedup_last_proctime_nottl": DEDUP_LAST,
+    "dedup_last_proctime_ttl": DEDUP_LAST,
 }
 
 # Recordings without an "about" of their own.
@@ -99,7 +114,10 @@ def translate(oracle_dir, name):
     scenario.update(
         {
             "time_format": "millis",
-            "source": {"name": source_name, "schema": source["schema"]},
+            "source": dict(
+                {"name": source_name, "schema": source["schema"]},
+                **({"proctime": source["proctime"]} if "proctime" in source else {}),
+            ),
             "pipeline": pipeline,
             "steps": [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])],
             "expect": {"changelog": {pipeline[-1]["id"]: expected}},

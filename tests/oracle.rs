@@ -43,3 +43,7 @@ oracle!(agg_retract_all_ttl, "agg_retract_all_ttl");
 oracle!(device_status_top1_nottl, "device_status_top1_nottl");
 oracle!(topn2_over_agg_norank_nottl, "topn2_over_agg_norank_nottl");
 oracle!(topn2_over_agg_norank_ttl, "topn2_over_agg_norank_ttl");
+oracle!(dedup_first_proctime_nottl, "dedup_first_proctime_nottl");
+oracle!(dedup_first_proctime_ttl, "dedup_first_proctime_ttl");
+oracle!(dedup_last_proctime_nottl, "dedup_last_proctime_nottl");
+oracle!(dedup_last_proctime_ttl, "dedup_last_proctime_ttl");

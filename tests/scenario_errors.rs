@@ -45,7 +45,7 @@ fn names_the_field_and_the_rule() {
         (with("steps", r#"[{"row": ["a", 1], "advance_to": 3}]"#), "steps[0]: a step is either an input"),
         (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0].extra: unknown field `extra`, expected one of `at`, `row`, `kind`, `advance_to`, `advance_by`"),
         (with("pipeline", "[]"), "pipeline: needs at least one operator"),
-        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected one of `GroupAggregate`, `Calc`, `Rank`"),
+        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected one of `GroupAggregate`, `Calc`, `Rank`, `Deduplicate`"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "AVG", "args": ["v"], "as": "x"}]}]"#),
             "pipeline[0].aggregates[0].function: unknown aggregate function 'AVG'"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["k"], "as": "x"}]}]"#),
@@ -96,6 +96,19 @@ fn names_the_field_and_the_rule() {
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "COUNT", "args": ["*"], "as": "n"}]},
                               {"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["n DESC"], "rank_end": 2}]"#),
             "pipeline[1]: the output of 'a' is an update stream whose unique key holds the partition key and whose sort columns only move towards the top: Flink plans this Rank with UpdateFastStrategy (UpdatableTopNFunction), not modelled yet"),
+        (with("pipeline", r#"[{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "MiddleRow"}]"#),
+            "pipeline[0].keep: unknown variant `MiddleRow`, expected `FirstRow` or `LastRow`"),
+        (with("pipeline", r#"[{"operator": "Deduplicate", "id": "d", "key": ["k"]}]"#), "pipeline[0]: missing field `keep`"),
+        (with("pipeline", r#"[{"operator": "Deduplicate", "id": "d", "key": ["user"], "keep": "FirstRow"}]"#),
+            "pipeline[0].key[0]: no column 'user' in source 'src' (columns: k, v)"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]},
+                              {"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "LastRow"}]"#),
+            "pipeline[1]: the output of 'a' carries retractions: Flink plans a Deduplicate only over an insert-only input \
+             (RankUtil.canConvertToDeduplicate requires ChangelogPlanUtils.inputInsertOnly); over this input ROW_NUMBER() \
+             stays a Rank with RetractStrategy (RetractableTopNFunction): write it as a Rank"),
+        (with("state_backend", r#""forst""#), "state_backend: 'forst' (ForSt, the disaggregated state backend of Flink 2.x"),
+        (with("state_backend", r#""filesystem""#), "state_backend: unknown variant `filesystem`, expected `hashmap` or `rocksdb`"),
+        (with("state_backend", "1"), "state_backend: invalid type: integer `1`, expected a string"),
     ];
     for (json, expect) in cases {
         let err = error(&json);
@@ -120,6 +133,52 @@ fn the_legacy_planner_has_no_top_n() {
     assert!(error(&v.to_string()).starts_with(
         "pipeline[0].operator: Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is supported by the Blink planner only"
     ));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_legacy_planner_has_no_deduplication() {
+    let mut v: serde_json::Value = serde_json::from_str(&with("flink", r#""1.10-legacy""#)).unwrap();
+    v["pipeline"] = serde_json::json!([{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow"}]);
+    assert_eq!(
+        error(&v.to_string()),
+        "pipeline[0].operator: deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink \
+         planner only: Flink 1.10's legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
+    );
+}
+
+/// A Rank ordered by a processing-time attribute that is no Deduplicate names the Flink class it
+/// would run (`StreamExecRank`, `AppendFastStrategy`).
+#[wasm_bindgen_test(unsupported = test)]
+fn a_top_n_on_proctime_is_refused_with_the_flink_class() {
+    let rank = |order: &str, rank_end: u64, rank_column: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+        v["source"]["proctime"] = serde_json::json!("pt");
+        v["pipeline"] = serde_json::from_str(&format!(
+            r#"[{{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": [{order}], "rank_end": {rank_end} {rank_column}}}]"#
+        ))
+        .unwrap();
+        error(&v.to_string())
+    };
+    let refusal = |class: &str| {
+        format!(
+            "pipeline[0].order_by: 'pt' is a processing-time attribute: ordered by it alone, ROW_NUMBER() = 1 without a \
+             rank column is modelled (Flink runs it as a Deduplicate); Flink runs this Rank with {class}, not modelled \
+             yet for a processing-time sort key"
+        )
+    };
+    assert_eq!(rank(r#""pt""#, 2, ""), refusal("AppendOnlyFirstNFunction"));
+    assert_eq!(rank(r#""pt ASC""#, 1, r#", "rank_column": "rn""#), refusal("AppendOnlyFirstNFunction"));
+    assert_eq!(rank(r#""pt DESC""#, 3, ""), refusal("AppendOnlyTopNFunction"));
+    assert_eq!(rank(r#""pt DESC", "v""#, 1, ""), refusal("FastTop1Function"));
+    // Over a changelog input Flink keeps the Rank (RankUtil.canConvertToDeduplicate needs an
+    // insert-only input) and runs it with RetractStrategy.
+    let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+    v["source"]["proctime"] = serde_json::json!("pt");
+    v["source"]["changelog"] = serde_json::json!("all");
+    v["pipeline"] =
+        serde_json::json!([{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["pt"], "rank_end": 1}]);
+    let scenario = Scenario::from_json(&v.to_string()).unwrap();
+    assert!(scenario.operators[0].spec.plan().starts_with("Rank(strategy=[RetractStrategy]"));
 }
 
 #[wasm_bindgen_test(unsupported = test)]

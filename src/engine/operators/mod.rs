@@ -14,11 +14,14 @@ mod append_only_top_n_function;
 mod blink_group_agg_function;
 mod calc;
 mod context;
+mod deduplicate;
 mod fast_top1_function;
 mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
 pub mod monotonicity;
+mod proc_time_deduplicate_keep_first_row_function;
+mod proc_time_deduplicate_keep_last_row_function;
 mod rank;
 mod retractable_top_n_function;
 
@@ -29,11 +32,13 @@ pub use fast_top1_function::FastTop1Function;
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;
+pub use proc_time_deduplicate_keep_first_row_function::ProcTimeDeduplicateKeepFirstRowFunction;
+pub use proc_time_deduplicate_keep_last_row_function::ProcTimeDeduplicateKeepLastRowFunction;
 pub use retractable_top_n_function::RetractableTopNFunction;
 
 use super::error::ScenarioError;
 use super::row::{Column, Message};
-use super::scenario::{FlinkMode, Retention};
+use super::scenario::{FlinkMode, Retention, StateBackend};
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
 use super::view::{StateCell, TtlView};
@@ -102,6 +107,8 @@ pub struct CompileInput<'a> {
     pub path: &'a str,
     pub flink: FlinkMode,
     pub retention: Retention,
+    /// `state.backend.type`: read only by operators whose behaviour depends on it.
+    pub state_backend: StateBackend,
     /// The input's columns.
     pub columns: &'a [Column],
     /// The input for people: `source 'tbl1'` or `the output of 'inner'`.
@@ -162,4 +169,4 @@ pub struct OperatorKind {
 }
 
 /// Every operator the scenario format knows.
-pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND];
+pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND, deduplicate::KIND];

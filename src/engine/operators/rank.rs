@@ -2,10 +2,14 @@
 //! the rank column, and the Flink class Flink 2.3's planner picks for it (`StreamExecRank.
 //! translateToPlanInternal`, read from the source):
 //!
+//! - a top-1 without the rank column ordered by a processing-time attribute alone, over an
+//!   insert-only input, becomes a `Deduplicate` (`StreamPhysicalRank.translateToExecNode` when
+//!   `RankUtil.canConvertToDeduplicate`; see [`super::deduplicate`]);
 //! - an append-only input gets `AppendFastStrategy`: top-1 runs [`FastTop1Function`], top-N
-//!   [`AppendOnlyTopNFunction`] (`ORDER BY` a processing-time attribute ascending would run
-//!   `AppendOnlyFirstNFunction`: processing-time attributes are not modelled yet, see the
-//!   `Deduplicate` operator);
+//!   [`AppendOnlyTopNFunction`] (`ORDER BY` a processing-time attribute ascending alone runs
+//!   `AppendOnlyFirstNFunction`; a top-1 without rank column ordered by it alone is a
+//!   `Deduplicate`; other Ranks ordered by a processing-time attribute are refused as not
+//!   modelled yet);
 //! - an update stream gets `RetractStrategy`, [`RetractableTopNFunction`], unless the planner can
 //!   take `UpdateFastStrategy` (`FastTop1Function` / `UpdatableTopNFunction` over updates, not
 //!   modelled yet: such a scenario is refused with that reason) — see `rank_process_strategy`.
@@ -16,6 +20,7 @@
 //! reproduces it: such a Rank emits no `-U` and its output does not count as retracting
 //! (`shared/oracle/rank_top1_ts_asc_*`).
 
+use super::deduplicate::{self, Keep};
 use super::group_aggregate::column_index;
 use super::{
     monotonicity, AppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind, OperatorSpec,
@@ -232,17 +237,32 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         }
         sort.push((column_index(input.columns, name, &p, input.input_name)?, desc));
     }
-    if let Some(&(i, _)) = sort.iter().find(|&&(i, _)| input.columns[i].data_type == DataType::ProcTime) {
-        return Err(ScenarioError::new(
-            format!("{path}.order_by"),
-            format!(
-                "{} is a processing-time attribute: Flink plans this Top-N as a Deduplicate / AppendOnlyFirstNFunction, not modelled yet",
-                quote(&input.columns[i].name)
-            ),
-        ));
-    }
     if op.rank_end == 0 {
         return Err(ScenarioError::new(format!("{path}.rank_end"), "rn <= 0 selects nothing: rank_end starts at 1"));
+    }
+    let is_proctime = |i: usize| input.columns[i].data_type == DataType::ProcTime;
+    if let Some(&(i, _)) = sort.iter().find(|&&(i, _)| is_proctime(i)) {
+        // `RankUtil.canConvertToDeduplicate(StreamPhysicalRank)`: `isDeduplication` (top-1, no
+        // rank column), `inputInsertOnly`, `sortOnTimeAttributeOnly`. A retracting input falls
+        // through to the RetractStrategy refusal below.
+        if op.rank_end == 1 && op.rank_column.is_none() && sort.len() == 1 && !input.retracts {
+            let keep = if sort[0].1 { Keep::LastRow } else { Keep::FirstRow };
+            return deduplicate::from_rank(input, partition_by, keep, op.generate_update_before);
+        }
+        if !input.retracts {
+            // `StreamExecRank` with `AppendFastStrategy`.
+            let class = if sort.len() == 1 && !sort[0].1 {
+                "AppendOnlyFirstNFunction"
+            } else if op.rank_end == 1 {
+                "FastTop1Function"
+            } else {
+                "AppendOnlyTopNFunction"
+            };
+            return Err(ScenarioError::new(
+                format!("{path}.order_by"),
+                deduplicate::top_n_on_proctime_refusal(&input.columns[i].name, class),
+            ));
+        }
     }
     let monotonicity = rank_monotonicity(&partition_by, &sort, op.rank_column.is_some(), input);
     let function = match rank_process_strategy(&partition_by, &sort, input) {

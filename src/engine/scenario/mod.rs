@@ -20,6 +20,34 @@ use std::rc::Rc;
 mod flink_mode;
 pub use flink_mode::FlinkMode;
 
+/// The keyed-state backend, as Flink's `state.backend.type` names it (Flink 2.x). Only operators
+/// whose observable behaviour depends on it read it: on the heap (`hashmap`) a `ValueState` keeps
+/// the very object the operator wrote, on RocksDB it keeps the bytes serialized at `update()`
+/// (see `ProcTimeDeduplicateKeepLastRowFunction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(try_from = "String")]
+pub enum StateBackend {
+    /// `hashmap` (`HashMapStateBackend`), Flink's default: objects on the JVM heap.
+    #[default]
+    HashMap,
+    /// `rocksdb` (`EmbeddedRocksDBStateBackend`): serialized bytes.
+    RocksDb,
+}
+
+impl TryFrom<String> for StateBackend {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        match text.as_str() {
+            "hashmap" => Ok(StateBackend::HashMap),
+            "rocksdb" => Ok(StateBackend::RocksDb),
+            "forst" => Err("'forst' (ForSt, the disaggregated state backend of Flink 2.x with asynchronous \
+                            state V2) is not modelled: use `hashmap` or `rocksdb`"
+                .into()),
+            other => Err(super::error::unknown_variant(other, &["hashmap", "rocksdb"])),
+        }
+    }
+}
+
 /// How the scenario's operators retain state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retention {
@@ -90,6 +118,8 @@ pub struct Scenario {
     /// Processing time (ms) before the first step.
     pub start_ms: Millis,
     pub retention: Retention,
+    /// `state.backend.type`.
+    pub state_backend: StateBackend,
     pub source: Source,
     pub operators: Vec<OperatorNode>,
     /// The explicit steps, run first.

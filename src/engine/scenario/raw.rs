@@ -2,6 +2,7 @@
 
 use super::FlinkMode;
 use super::SourceChangelog;
+use super::StateBackend;
 use crate::engine::row::DataType;
 use crate::engine::row::Value;
 use crate::engine::symbol::Sym;
@@ -90,6 +91,8 @@ pub(super) struct RawScenario {
     pub(super) idle_state_retention: Option<RawIdleStateRetention>,
     #[serde(default)]
     pub(super) state_ttl: Option<DurationValue>,
+    #[serde(default)]
+    pub(super) state_backend: StateBackend,
     pub(super) source: RawSource,
     /// Each operator as JSON text, read by its kind's compiler.
     pub(super) pipeline: Vec<Box<serde_json::value::RawValue>>,

@@ -4,7 +4,7 @@
 use super::raw::{
     DurationValue, RawCell, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue,
 };
-use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, Step};
+use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, StateBackend, Step};
 use crate::engine::error::{quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
@@ -21,7 +21,7 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     }
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let source = compile_source(&raw.source)?;
-    let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention)?;
+    let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention, raw.state_backend)?;
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
@@ -53,6 +53,7 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         time_format,
         start_ms,
         retention,
+        state_backend: raw.state_backend,
         source,
         operators,
         steps,
@@ -169,6 +170,7 @@ fn compile_pipeline(
     source: &Source,
     flink: FlinkMode,
     retention: Retention,
+    state_backend: StateBackend,
 ) -> Result<Vec<OperatorNode>, ScenarioError> {
     if raw.is_empty() {
         return Err(ScenarioError::new("pipeline", "needs at least one operator"));
@@ -215,6 +217,7 @@ fn compile_pipeline(
             path: &path,
             flink,
             retention,
+            state_backend,
             columns,
             input_name: &input_name,
             retracts,

@@ -1,0 +1,226 @@
+//! `Deduplicate` on processing time: `ROW_NUMBER() OVER (PARTITION BY key ORDER BY proctime
+//! ASC|DESC) = 1` without the rank column, and the Flink class that runs it (Flink 2.3.0, read
+//! from the source):
+//!
+//! - the planner: `StreamPhysicalRank.translateToExecNode` turns a Rank into a
+//!   `StreamExecDeduplicate` when `RankUtil.canConvertToDeduplicate(rank)`: `isDeduplication`
+//!   (`ROW_NUMBER`, rank range 1..1, no rank column), `ChangelogPlanUtils.inputInsertOnly(rank)`
+//!   and `sortOnTimeAttributeOnly` (one sort field, a time attribute). Ordered `ASC` it keeps the
+//!   first row, `DESC` the last (`RankUtil.keepLastRow`). The plan then prints
+//!   `Deduplicate(keep=[FirstRow], key=[k], order=[PROCTIME], outputInsertOnly=[true])`; keep-first
+//!   is insert-only (`RankUtil.outputInsertOnlyInDeduplicate`: keep-first without mini-batch).
+//!   [`super::rank`] calls [`from_rank`]; people who write the plan use `"operator": "Deduplicate"`.
+//! - the runtime: `StreamExecDeduplicate.ProcTimeDeduplicateOperatorTranslator` builds
+//!   [`ProcTimeDeduplicateKeepFirstRowFunction`] or [`ProcTimeDeduplicateKeepLastRowFunction`]
+//!   (`inputInsertOnly = true`) with `stateRetentionTime` = `table.exec.state.ttl`,
+//!   `generateInsert` = `table.exec.deduplicate.insert-update-after-sensitive-enabled` (default
+//!   true) and the record equaliser `DeduplicateRowEqualiser` over the whole input row.
+//!
+//! Not modelled: the mini-batch functions (`ProcTimeMiniBatchDeduplicate*`), deduplication on
+//! event time (`RowTimeDeduplicateFunction`) and the async-state variants.
+
+use super::group_aggregate::column_index;
+use super::{
+    CompileInput, OperatorKind, OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction,
+    ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
+};
+use crate::engine::error::{quote, ScenarioError};
+use crate::engine::row::{Column, DataType, Row};
+use crate::engine::scenario::{parse_part, FlinkMode, Retention, StateBackend};
+use serde::Deserialize;
+use std::rc::Rc;
+
+/// The registration of `Deduplicate` in [`super::OPERATOR_KINDS`].
+pub const KIND: OperatorKind = OperatorKind { name: "Deduplicate", compile };
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a Deduplicate object {\"operator\", \"id\", \"key\", \"keep\", \"generate_update_before\", \"generate_insert\"}"
+)]
+struct RawDeduplicate {
+    #[allow(dead_code)]
+    operator: String,
+    #[allow(dead_code)]
+    id: String,
+    /// `PARTITION BY` columns (empty: one global key).
+    key: Vec<String>,
+    keep: Keep,
+    #[serde(default = "yes")]
+    generate_update_before: bool,
+    /// `table.exec.deduplicate.insert-update-after-sensitive-enabled`.
+    #[serde(default = "yes")]
+    generate_insert: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Which row of a key a Deduplicate keeps, as the plan prints it (`keep=[FirstRow]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum Keep {
+    /// `ORDER BY proctime ASC`: the first row, then nothing.
+    FirstRow,
+    /// `ORDER BY proctime DESC`: every new row replaces the previous one.
+    LastRow,
+}
+
+crate::string_enum!(Keep, [("FirstRow", Keep::FirstRow), ("LastRow", Keep::LastRow)]);
+
+/// A validated processing-time Deduplicate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeduplicateSpec {
+    /// The key columns (`PARTITION BY`).
+    pub key: Vec<usize>,
+    pub keep: Keep,
+    pub generate_update_before: bool,
+    /// `generateInsert`: the first row of a key is `+I` (else every row is `+U`).
+    pub generate_insert: bool,
+    /// `state.backend.type`: the keep-last function's "identical row" check depends on it.
+    pub state_backend: StateBackend,
+    /// The input's (and output's) columns.
+    pub columns: Vec<Column>,
+}
+
+impl DeduplicateSpec {
+    /// `DeduplicateRowEqualiser.equals(left, right)` on the values (the caller compares the
+    /// `RowKind`s, which the generated equaliser compares too). A processing-time attribute is
+    /// left out: Flink does not materialize it, every row carries NULL there (`ExprCodeGenerator`:
+    /// "we use a null literal and generate a timestamp when we need it"), so it never tells two
+    /// rows apart; the simulator's rows carry the processing time instead.
+    pub fn equal_values(&self, a: &Row, b: &Row) -> bool {
+        a.0.len() == b.0.len()
+            && self
+                .columns
+                .iter()
+                .zip(a.0.iter().zip(&b.0))
+                .all(|(c, (x, y))| c.data_type == DataType::ProcTime || x == y)
+    }
+}
+
+fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
+    let op: RawDeduplicate = parse_part(raw, input.path)?;
+    let path = input.path;
+    refuse_legacy(input, &format!("{path}.operator"))?;
+    let key = op
+        .key
+        .iter()
+        .enumerate()
+        .map(|(j, n)| column_index(input.columns, n, &format!("{path}.key[{j}]"), input.input_name))
+        .collect::<Result<Vec<_>, _>>()?;
+    if input.retracts {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} carries retractions: Flink plans a Deduplicate only over an insert-only input \
+                 (RankUtil.canConvertToDeduplicate requires ChangelogPlanUtils.inputInsertOnly); over this \
+                 input ROW_NUMBER() stays a Rank with RetractStrategy (RetractableTopNFunction): write it as a Rank",
+                input.input_name
+            ),
+        ));
+    }
+    Ok(Rc::new(DeduplicateSpec {
+        key,
+        keep: op.keep,
+        generate_update_before: op.generate_update_before,
+        generate_insert: op.generate_insert,
+        state_backend: input.state_backend,
+        columns: input.columns.to_vec(),
+    }))
+}
+
+/// The legacy planner has no deduplication.
+fn refuse_legacy(input: CompileInput, path: &str) -> Result<(), ScenarioError> {
+    if input.flink == FlinkMode::Legacy1_10 {
+        return Err(ScenarioError::new(
+            path,
+            "deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink planner only: \
+             Flink 1.10's legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")",
+        ));
+    }
+    Ok(())
+}
+
+/// The Deduplicate Flink runs for a Rank that `RankUtil.canConvertToDeduplicate` accepts: the
+/// caller ([`super::rank`]) has checked the rank range, the rank column, the sort field and that
+/// the input is insert-only.
+pub fn from_rank(
+    input: CompileInput,
+    key: Vec<usize>,
+    keep: Keep,
+    generate_update_before: bool,
+) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
+    refuse_legacy(input, &format!("{}.operator", input.path))?;
+    Ok(Rc::new(DeduplicateSpec {
+        key,
+        keep,
+        generate_update_before,
+        generate_insert: true,
+        state_backend: input.state_backend,
+        columns: input.columns.to_vec(),
+    }))
+}
+
+impl OperatorSpec for DeduplicateSpec {
+    fn output_columns(&self) -> &[Column] {
+        &self.columns
+    }
+    /// The key when it leads the row.
+    fn unique_key_len(&self) -> usize {
+        if self.key.iter().enumerate().all(|(j, &i)| j == i) {
+            self.key.len()
+        } else {
+            0
+        }
+    }
+    /// Keep-first is insert-only (`outputInsertOnly=[true]`); keep-last updates.
+    fn output_retracts(&self) -> bool {
+        self.keep == Keep::LastRow
+    }
+    /// Keep-first never updates a row, so nothing downstream waits for an UPDATE_BEFORE from it
+    /// (and its result is an append table, where a key re-emitted after its state expired shows
+    /// twice).
+    fn generates_update_before(&self) -> bool {
+        match self.keep {
+            Keep::FirstRow => true,
+            Keep::LastRow => self.generate_update_before,
+        }
+    }
+    fn plan(&self) -> String {
+        let keep = match self.keep {
+            Keep::FirstRow => "FirstRow",
+            Keep::LastRow => "LastRow",
+        };
+        let key: Vec<&str> = self.key.iter().map(|&i| self.columns[i].name.as_str()).collect();
+        format!(
+            "Deduplicate(keep=[{keep}], key=[{}], order=[PROCTIME], outputInsertOnly=[{}])",
+            key.join(", "),
+            self.keep == Keep::FirstRow
+        )
+    }
+    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        let ttl = match retention {
+            Retention::StateTtl(ms) => ms,
+            // Never reached: compile() refuses the legacy planner, the only one with idle state
+            // retention.
+            Retention::IdleState(_) => 0,
+        };
+        match self.keep {
+            Keep::FirstRow => Box::new(ProcTimeDeduplicateKeepFirstRowFunction::new(self.clone(), ttl)),
+            Keep::LastRow => Box::new(ProcTimeDeduplicateKeepLastRowFunction::new(self.clone(), ttl)),
+        }
+    }
+}
+
+/// Why a Rank ordered by a processing-time attribute that is not a Deduplicate is refused:
+/// `flink_class` is what `StreamExecRank` would run for it (`AppendFastStrategy`).
+pub fn top_n_on_proctime_refusal(name: &str, flink_class: &str) -> String {
+    format!(
+        "{} is a processing-time attribute: ordered by it alone, ROW_NUMBER() = 1 without a rank column is \
+         modelled (Flink runs it as a Deduplicate); Flink runs this Rank with {flink_class}, not modelled yet \
+         for a processing-time sort key",
+        quote(name)
+    )
+}

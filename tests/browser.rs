@@ -110,13 +110,17 @@ async fn switching_the_flink_version() {
     page.step(2).await;
     assert_eq!(page.texts("#op-outer .msg"), ["+I[1, 1]", "-D[1, 1]", "+I[0, 1]"]);
 
-    assert!(page.text("#flink-note").contains("written for Flink 1.10 legacy planner; it now runs on Flink 2.3"));
+    assert!(page
+        .text("#flink-note")
+        .contains("written for Flink 1.8–1.13 legacy planner; it now runs on Flink 1.19–2.3"));
 
     // seed-001's min/max retention has no Flink 2.3 meaning: the page says so, at the top, and
     // keeps running 1.10 — the chooser shows what runs.
     page.choose("#preset-select", "seed-001-one-day-two-days").await;
     page.choose("#flink-select", "2.3").await;
-    assert!(page.text("#scenario-error").starts_with("idle_state_retention: Flink 2.3 keeps state with state TTL"));
+    assert!(page
+        .text("#scenario-error")
+        .starts_with("idle_state_retention: Flink 1.19–2.3 keeps state with state TTL"));
     assert!(page
         .text("#scenario-error-top")
         .starts_with("Not applied (the previous scenario keeps running) — idle_state_retention:"));

@@ -142,7 +142,7 @@ fn the_legacy_planner_has_no_deduplication() {
     assert_eq!(
         error(&v.to_string()),
         "pipeline[0].operator: deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink \
-         planner only: Flink 1.10's legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
+         planner only: the Flink 1.8–1.13 legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
     );
 }
 

@@ -10,6 +10,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("cleanup-harness-min5-max10", include_str!("../../scenarios/cleanup-harness-min5-max10.json")),
     ("seed-004-device-status", include_str!("../../scenarios/seed-004-device-status.json")),
     ("seed-004-device-status-flink-2.3", include_str!("../../scenarios/seed-004-device-status-flink-2.3.json")),
+    ("seed-000-topn-dedup", include_str!("../../scenarios/seed-000-topn-dedup.json")),
+    ("seed-000-topn-dedup-no-retention", include_str!("../../scenarios/seed-000-topn-dedup-no-retention.json")),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
 ];
 

@@ -11,6 +11,7 @@
 //! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`].
 
 mod append_only_top_n_function;
+mod blink_append_only_top_n_function;
 mod blink_group_agg_function;
 mod calc;
 mod context;
@@ -26,6 +27,7 @@ mod rank;
 mod retractable_top_n_function;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
+pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
 pub use blink_group_agg_function::BlinkGroupAggFunction;
 pub use context::{Context, EmitCounts};
 pub use fast_top1_function::FastTop1Function;

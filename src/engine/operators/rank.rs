@@ -23,10 +23,11 @@
 use super::deduplicate::{self, Keep};
 use super::group_aggregate::column_index;
 use super::{
-    monotonicity, AppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind, OperatorSpec,
-    RetractableTopNFunction, StreamOperator,
+    monotonicity, AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind,
+    OperatorSpec, RetractableTopNFunction, StreamOperator,
 };
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Column, DataType, Row, Value};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use serde::Deserialize;
@@ -117,6 +118,8 @@ pub enum RankFunction {
     FastTop1,
     AppendOnlyTopN,
     RetractableTopN,
+    /// Blink 1.10's `AppendOnlyTopNFunction` on cleanup timers (top-1 included).
+    BlinkAppendOnlyTopN,
 }
 
 /// See [`RankSpec::modified_monotonicity`].
@@ -209,8 +212,19 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     if input.flink.is_legacy_planner() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
-            "Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is supported by the Blink planner only: Flink 1.10's legacy \
-             planner cannot run a Rank (use \"flink\": \"2.3\")",
+            format!(
+                "Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is supported by the Blink planner only: the {} cannot run \
+                 a Rank (use \"flink\": \"2.3\")",
+                input.flink.label()
+            ),
+        ));
+    }
+    if input.flink == FlinkMode::Flink1_12 {
+        return Err(ScenarioError::new(
+            format!("{path}.operator"),
+            "the Top-N functions of Flink 1.12 – 1.18 (on cleanup timers with min = table.exec.state.ttl and \
+             max = 1.5 × min until 1.14, on state TTL and without FastTop1Function after) are not modelled yet \
+             (use \"flink\": \"2.3\" or \"1.10-blink\")",
         ));
     }
     let partition_by = op
@@ -265,9 +279,19 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         }
     }
     let monotonicity = rank_monotonicity(&partition_by, &sort, op.rank_column.is_some(), input);
-    let function = match rank_process_strategy(&partition_by, &sort, input) {
+    let strategy = rank_process_strategy(&partition_by, &sort, input);
+    let function = match strategy {
+        RankProcessStrategy::AppendFast if input.flink == FlinkMode::Blink1_10 => RankFunction::BlinkAppendOnlyTopN,
         RankProcessStrategy::AppendFast if op.rank_end == 1 => RankFunction::FastTop1,
         RankProcessStrategy::AppendFast => RankFunction::AppendOnlyTopN,
+        _ if input.flink == FlinkMode::Blink1_10 => return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} is an update stream: Blink 1.10 ranks it with RetractableTopNFunction or UpdatableTopNFunction on \
+                     cleanup timers, not modelled yet (use \"flink\": \"2.3\")",
+                input.input_name
+            ),
+        )),
         RankProcessStrategy::Retract => RankFunction::RetractableTopN,
         RankProcessStrategy::UpdateFast => {
             return Err(ScenarioError::new(
@@ -376,6 +400,12 @@ impl OperatorSpec for RankSpec {
             RankFunction::FastTop1 => Box::new(FastTop1Function::new(self.clone(), ttl)),
             RankFunction::AppendOnlyTopN => Box::new(AppendOnlyTopNFunction::new(self.clone(), ttl)),
             RankFunction::RetractableTopN => Box::new(RetractableTopNFunction::new(self.clone(), ttl)),
+            RankFunction::BlinkAppendOnlyTopN => match retention {
+                Retention::IdleState(r) => Box::new(BlinkAppendOnlyTopNFunction::new(self.clone(), r)),
+                Retention::StateTtl(_) => {
+                    Box::new(BlinkAppendOnlyTopNFunction::new(self.clone(), IdleStateRetention::NEVER))
+                }
+            },
         }
     }
 }

@@ -113,6 +113,8 @@ pub struct Scenario {
     pub name: String,
     pub title: String,
     pub description: String,
+    /// What to watch while stepping (empty when the scenario says nothing).
+    pub watch: String,
     pub flink: FlinkMode,
     pub time_format: TimeFormat,
     /// Processing time (ms) before the first step.

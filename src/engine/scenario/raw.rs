@@ -82,6 +82,9 @@ pub(super) struct RawScenario {
     pub(super) title: Option<String>,
     #[serde(default)]
     pub(super) description: Option<String>,
+    /// What to watch while stepping: shown on the page beside the description.
+    #[serde(default)]
+    pub(super) watch: Option<String>,
     pub(super) flink: FlinkMode,
     #[serde(default)]
     pub(super) time_format: Option<TimeFormat>,

@@ -49,6 +49,7 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         title: raw.title.unwrap_or_else(|| raw.name.clone()),
         name: raw.name,
         description: raw.description.unwrap_or_default(),
+        watch: raw.watch.unwrap_or_default(),
         flink: raw.flink,
         time_format,
         start_ms,

@@ -51,6 +51,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
                             w.label(), s.flink.label()) }</p>
                     }
                     <p class="description">{ &s.description }</p>
+                    if !s.watch.is_empty() {
+                        <p class="watch" id="scenario-watch"><strong>{ "What to watch: " }</strong>{ &s.watch }</p>
+                    }
                 </div>
             }
         </header>

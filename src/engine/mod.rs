@@ -19,6 +19,7 @@
 pub mod aggregate;
 pub mod cleanup_state;
 pub mod error;
+pub mod expr;
 pub mod expect;
 pub mod idle_state_retention;
 pub mod metrics;

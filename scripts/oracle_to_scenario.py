@@ -29,6 +29,27 @@ AGG_RETRACT_ALL = [
     {"operator": "GroupAggregate", "id": "query", "group_by": ["k"], "aggregates": AGG_ALL},
 ]
 
+DAU_OVER_1PRECEDING = [
+    {
+        "operator": "OverAggregate",
+        "id": "v",
+        "partition_by": ["user_id"],
+        "order_by": ["pt"],
+        "window": "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
+        "aggregates": [{"function": "MIN", "args": ["t_date"], "as": "t_debut"}],
+    },
+    {"operator": "Calc", "id": "v_f2", "select": ["t_date", "user_id", "CASE WHEN t_date = t_debut THEN user_id END AS `$f2`"]},
+    {
+        "operator": "GroupAggregate",
+        "id": "query",
+        "group_by": ["t_date"],
+        "aggregates": [
+            {"function": "COUNT_DISTINCT", "args": ["user_id"], "as": "cnt_login"},
+            {"function": "COUNT_DISTINCT", "args": ["$f2"], "as": "cnt_new"},
+        ],
+    },
+]
+
 PIPELINES = {
     "rank_top1_ts_asc_nottl": RANK_TOP1_ASC,
     "rank_top1_ts_desc_nottl": [
@@ -60,6 +81,8 @@ PIPELINES = {
     "topn2_withrank_ttl": [dict(TOPN2, rank_column="rn")],
     "agg_retract_all_nottl": AGG_RETRACT_ALL,
     "agg_retract_all_ttl": AGG_RETRACT_ALL,
+    "dau_over_1preceding_nottl": DAU_OVER_1PRECEDING,
+    "dau_over_1preceding_ttl": DAU_OVER_1PRECEDING,
 }
 
 # Recordings without an "about" of their own.
@@ -85,10 +108,13 @@ def translate(oracle_dir, name):
     }
     if ttl:
         scenario["state_ttl"] = ttl
+    source_spec = {"name": source_name, "schema": source["schema"]}
+    if "proctime" in source:
+        source_spec["proctime"] = source["proctime"]
     scenario.update(
         {
             "time_format": "millis",
-            "source": {"name": source_name, "schema": source["schema"]},
+            "source": source_spec,
             "pipeline": pipeline,
             "steps": [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])],
             "expect": {"changelog": {pipeline[-1]["id"]: expected}},

@@ -41,3 +41,5 @@ oracle!(topn2_withrank_ttl, "topn2_withrank_ttl");
 oracle!(agg_retract_all_nottl, "agg_retract_all_nottl");
 oracle!(agg_retract_all_ttl, "agg_retract_all_ttl");
 oracle!(device_status_top1_nottl, "device_status_top1_nottl");
+oracle!(dau_over_1preceding_nottl, "dau_over_1preceding_nottl");
+oracle!(dau_over_1preceding_ttl, "dau_over_1preceding_ttl");

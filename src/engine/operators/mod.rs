@@ -17,6 +17,12 @@ mod fast_top1_function;
 mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
+mod over_aggregate;
+mod proc_time_bounded_rows_over;
+mod proc_time_range_bounded_preceding_function;
+mod proc_time_rows_bounded_preceding_function;
+mod proc_time_unbounded_over;
+mod proc_time_unbounded_preceding_function;
 mod rank;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
@@ -25,6 +31,10 @@ pub use fast_top1_function::FastTop1Function;
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;
+pub use over_aggregate::OverAggregateSpec;
+pub use proc_time_range_bounded_preceding_function::ProcTimeRangeBoundedPrecedingFunction;
+pub use proc_time_rows_bounded_preceding_function::ProcTimeRowsBoundedPrecedingFunction;
+pub use proc_time_unbounded_preceding_function::ProcTimeUnboundedPrecedingFunction;
 
 use super::error::ScenarioError;
 use super::row::{Column, Message};
@@ -140,4 +150,4 @@ pub struct OperatorKind {
 }
 
 /// Every operator the scenario format knows.
-pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND];
+pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND, over_aggregate::KIND];

@@ -19,8 +19,8 @@
 pub mod aggregate;
 pub mod cleanup_state;
 pub mod error;
-pub mod expr;
 pub mod expect;
+pub mod expr;
 pub mod idle_state_retention;
 pub mod metrics;
 pub mod operators;

@@ -100,12 +100,7 @@ pub fn compile_select_item(
 ///
 /// # Errors
 /// As [`compile_select_item`], and when the expression is not BOOLEAN.
-pub fn compile_predicate(
-    text: &str,
-    columns: &[Column],
-    path: &str,
-    input_name: &str,
-) -> Result<Expr, ScenarioError> {
+pub fn compile_predicate(text: &str, columns: &[Column], path: &str, input_name: &str) -> Result<Expr, ScenarioError> {
     let scope = Scope { columns, path, input_name };
     let mut parser = parser(text, &scope)?;
     let sql = parser.parse_expr().map_err(|e| parse_error(text, &e, &scope))?;
@@ -192,7 +187,11 @@ fn compile_expr(sql: &ast::Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
                         }
                     }
                     let (a, b) = (typed(a, DataType::Boolean), typed(b, DataType::Boolean));
-                    Ok(if name == "AND" { Expr::And(Box::new(a), Box::new(b)) } else { Expr::Or(Box::new(a), Box::new(b)) })
+                    Ok(if name == "AND" {
+                        Expr::And(Box::new(a), Box::new(b))
+                    } else {
+                        Expr::Or(Box::new(a), Box::new(b))
+                    })
                 }
             }
         }
@@ -227,9 +226,8 @@ fn literal(v: &ast::Value, negative: bool, scope: &Scope) -> Result<Expr, Scenar
                 Err(_) if text.bytes().all(|b| b.is_ascii_digit()) => {
                     Err(scope.err(format!("Numeric literal '{signed}' out of range")))
                 }
-                Err(_) => Err(scope.err(format!(
-                    "the literal {signed} is not supported: only INT and BIGINT numbers are modelled"
-                ))),
+                Err(_) => Err(scope
+                    .err(format!("the literal {signed} is not supported: only INT and BIGINT numbers are modelled"))),
             }
         }
         _ if negative => Err(scope.err(format!("cannot negate {v}"))),

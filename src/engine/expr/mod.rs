@@ -65,15 +65,28 @@ impl CmpOp {
 /// literal before a context gives it one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Column { index: usize, data_type: DataType },
-    Literal { value: Value, data_type: Option<DataType> },
+    Column {
+        index: usize,
+        data_type: DataType,
+    },
+    Literal {
+        value: Value,
+        data_type: Option<DataType>,
+    },
     Compare(CmpOp, Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
-    IsNull { arg: Box<Expr>, negated: bool },
+    IsNull {
+        arg: Box<Expr>,
+        negated: bool,
+    },
     /// `whens` in order; `otherwise` is a typed NULL literal when the SQL has no `ELSE`.
-    Case { whens: Vec<(Expr, Expr)>, otherwise: Box<Expr>, data_type: DataType },
+    Case {
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Box<Expr>,
+        data_type: DataType,
+    },
 }
 
 impl Expr {

@@ -83,7 +83,11 @@ fn case_without_else_is_null_and_takes_the_common_type() {
 #[test]
 fn refuses_with_the_construct_named() {
     assert_eq!(err("w"), "p: no column 'w' in source 'src' (columns: s, i, b, l)");
-    assert!(err("s = 1").starts_with("p: Cannot apply '=' to arguments of type '<STRING> = <INT>'"), "{}", err("s = 1"));
+    assert!(
+        err("s = 1").starts_with("p: Cannot apply '=' to arguments of type '<STRING> = <INT>'"),
+        "{}",
+        err("s = 1")
+    );
     assert!(err("UPPER(s)").starts_with("p: function UPPER(...) is not supported"));
     assert!(err("i + 1").starts_with("p: 'i + 1' is not supported (the operator +)"));
     assert!(err("i IN (1, 2)").starts_with("p: 'i IN (1, 2)' is not supported"));

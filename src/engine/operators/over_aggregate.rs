@@ -87,10 +87,9 @@ impl OverWindow {
             ("ROWS", ["UNBOUNDED"]) => Ok(OverWindow::RowsUnbounded),
             ("RANGE", ["UNBOUNDED"]) => Ok(OverWindow::RangeUnbounded),
             ("ROWS", [n]) => match n.parse::<u64>() {
-                Ok(0) => Err(format!(
-                    "{}: a frame of the current row alone (0 PRECEDING) is not modelled",
-                    quote(text)
-                )),
+                Ok(0) => {
+                    Err(format!("{}: a frame of the current row alone (0 PRECEDING) is not modelled", quote(text)))
+                }
                 Ok(preceding) if preceding < i64::MAX as u64 => Ok(OverWindow::RowsBounded { preceding }),
                 _ => Err(unknown()),
             },
@@ -107,7 +106,10 @@ impl OverWindow {
                     Some(preceding_ms) if preceding_ms > 0 && preceding_ms <= crate::engine::time::MAX_RUNTIME_MS => {
                         Ok(OverWindow::RangeBounded { preceding_ms })
                     }
-                    _ => Err(format!("{}: the interval must be positive and at most the simulator's runtime", quote(text))),
+                    _ => Err(format!(
+                        "{}: the interval must be positive and at most the simulator's runtime",
+                        quote(text)
+                    )),
                 }
             }
             _ => Err(unknown()),
@@ -200,8 +202,11 @@ impl OperatorSpec for OverAggregateSpec {
         let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
         let partition: Vec<&str> = self.partition_by.iter().map(|&i| names[i].as_str()).collect();
         let aggs = self.calls.iter().zip(self.aggregate_columns());
-        let select: Vec<String> =
-            names.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", plan_call(c, &names), col.name))).collect();
+        let select: Vec<String> = names
+            .iter()
+            .cloned()
+            .chain(aggs.map(|(c, col)| format!("{} AS {}", plan_call(c, &names), col.name)))
+            .collect();
         let partition =
             if partition.is_empty() { String::new() } else { format!("partitionBy=[{}], ", partition.join(", ")) };
         format!(
@@ -236,8 +241,7 @@ impl OperatorSpec for OverAggregateSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawOverAggregate = parse_part(raw, input.path)?;
     let path = input.path;
-    let window =
-        OverWindow::parse(&op.window).map_err(|m| ScenarioError::new(format!("{path}.window"), m))?;
+    let window = OverWindow::parse(&op.window).map_err(|m| ScenarioError::new(format!("{path}.window"), m))?;
     let partition_by = op
         .partition_by
         .iter()
@@ -340,4 +344,44 @@ fn compile_order_by(order_by: &[String], input: &CompileInput, window: OverWindo
         ),
     };
     Err(ScenarioError::new(path, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Scenario;
+
+    /// The plans of the seed-002 recording's OverAggregate and Calc, as Flink prints them (with
+    /// `pt` for Flink's `$2`, the materialized `PROCTIME()`).
+    #[test]
+    fn plans_read_like_flinks() {
+        let text = include_str!("../../../tests/scenarios/oracle/dau_over_1preceding_nottl.json");
+        let scenario = Scenario::from_json(text).unwrap();
+        let plans: Vec<String> = scenario.operators.iter().map(|n| n.spec.plan()).collect();
+        assert_eq!(
+            plans[0],
+            "OverAggregate(partitionBy=[user_id], orderBy=[pt ASC], window=[ ROWS BETWEEN 1 PRECEDING AND CURRENT ROW], \
+             select=[t_date, user_id, pt, MIN(t_date) AS t_debut])"
+        );
+        assert_eq!(
+            plans[1],
+            "Calc(select=[t_date, user_id, CASE(=(t_date, t_debut), user_id, null:VARCHAR(2147483647) CHARACTER SET \
+             \"UTF-16LE\") AS $f2])"
+        );
+    }
+
+    #[test]
+    fn window_frames() {
+        assert_eq!(
+            OverWindow::parse("rows  between 3 preceding and current row"),
+            Ok(OverWindow::RowsBounded { preceding: 3 })
+        );
+        assert_eq!(
+            OverWindow::parse("RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW"),
+            Ok(OverWindow::RangeBounded { preceding_ms: 4000 })
+        );
+        assert_eq!(OverWindow::RangeUnbounded.plan(), " RANG BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW");
+        assert!(OverWindow::parse("ROWS BETWEEN 0 PRECEDING AND CURRENT ROW").unwrap_err().contains("not modelled"));
+        assert!(OverWindow::parse("RANGE BETWEEN INTERVAL '4' WEEK PRECEDING AND CURRENT ROW").is_err());
+    }
 }

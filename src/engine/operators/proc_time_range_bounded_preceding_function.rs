@@ -172,7 +172,9 @@ impl StreamOperator for ProcTimeRangeBoundedPrecedingFunction {
             (buffered > 0).then(|| {
                 cell(describe_buffer(self.input_state.peek(key).map(|(ts, v)| (ts, &v.user_value))), buffered)
             }),
-            self.acc_state.peek(key).map(|a| cell(describe_accumulators(self.spec.aggregate_columns(), &a.user_value), 1)),
+            self.acc_state
+                .peek(key)
+                .map(|a| cell(describe_accumulators(self.spec.aggregate_columns(), &a.user_value), 1)),
             self.cleanup_ts_state.peek(key).map(|c| cell(c.user_value.to_string(), 1)),
         ]
     }

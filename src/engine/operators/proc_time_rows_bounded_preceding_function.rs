@@ -60,7 +60,13 @@ const FLINK_2_3: Flavor = Flavor {
     class: "ProcTimeRowsBoundedPrecedingFunction",
     input_state: "inputState",
     acc_state: "accState",
-    cleared: &["inputState", "accState", "processedCountState", "smallestTSState", "ProcTimeBoundedRowsOverCleanupTime"],
+    cleared: &[
+        "inputState",
+        "accState",
+        "processedCountState",
+        "smallestTSState",
+        "ProcTimeBoundedRowsOverCleanupTime",
+    ],
     legacy: false,
 };
 
@@ -82,8 +88,7 @@ impl ProcTimeRowsBoundedPrecedingFunction {
     /// Flink 2.3, `state_ttl_ms` being `table.exec.state.ttl` (0: never cleaned).
     pub fn new(spec: OverAggregateSpec, state_ttl_ms: Millis) -> Self {
         // StreamExecOverAggregate: (config.getStateRetentionTime(), getMaxIdleStateRetentionTime(config)).
-        let retention =
-            IdleStateRetention { min_ms: state_ttl_ms, max_ms: state_ttl_ms * 3 / 2, test_harness: true };
+        let retention = IdleStateRetention { min_ms: state_ttl_ms, max_ms: state_ttl_ms * 3 / 2, test_harness: true };
         Self::with_flavor(spec, retention, FLINK_2_3)
     }
 

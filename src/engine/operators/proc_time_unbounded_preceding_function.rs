@@ -55,7 +55,12 @@ impl ProcTimeUnboundedPrecedingFunction {
         }
     }
 
-    pub(super) fn with_cleanup(spec: OverAggregateSpec, class: &'static str, state: &'static str, cleanup: CleanupState) -> Self {
+    pub(super) fn with_cleanup(
+        spec: OverAggregateSpec,
+        class: &'static str,
+        state: &'static str,
+        cleanup: CleanupState,
+    ) -> Self {
         ProcTimeUnboundedPrecedingFunction {
             spec,
             class,

@@ -49,6 +49,27 @@ DEDUP_LAST = [
     {"operator": "Calc", "id": "query", "select": ["k", "v"]},
 ]
 
+DAU_OVER_1PRECEDING = [
+    {
+        "operator": "OverAggregate",
+        "id": "v",
+        "partition_by": ["user_id"],
+        "order_by": ["pt"],
+        "window": "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
+        "aggregates": [{"function": "MIN", "args": ["t_date"], "as": "t_debut"}],
+    },
+    {"operator": "Calc", "id": "v_f2", "select": ["t_date", "user_id", "CASE WHEN t_date = t_debut THEN user_id END AS `$f2`"]},
+    {
+        "operator": "GroupAggregate",
+        "id": "query",
+        "group_by": ["t_date"],
+        "aggregates": [
+            {"function": "COUNT_DISTINCT", "args": ["user_id"], "as": "cnt_login"},
+            {"function": "COUNT_DISTINCT", "args": ["$f2"], "as": "cnt_new"},
+        ],
+    },
+]
+
 PIPELINES = {
     "rank_top1_ts_asc_nottl": RANK_TOP1_ASC,
     "rank_top1_ts_desc_nottl": [
@@ -86,6 +107,8 @@ PIPELINES = {
     "dedup_first_proctime_ttl": DEDUP_FIRST,
     "dedup_last_proctime_nottl": DEDUP_LAST,
     "dedup_last_proctime_ttl": DEDUP_LAST,
+    "dau_over_1preceding_nottl": DAU_OVER_1PRECEDING,
+    "dau_over_1preceding_ttl": DAU_OVER_1PRECEDING,
 }
 
 # Recordings without an "about" of their own.
@@ -111,13 +134,13 @@ def translate(oracle_dir, name):
     }
     if ttl:
         scenario["state_ttl"] = ttl
+    source_spec = {"name": source_name, "schema": source["schema"]}
+    if "proctime" in source:
+        source_spec["proctime"] = source["proctime"]
     scenario.update(
         {
             "time_format": "millis",
-            "source": dict(
-                {"name": source_name, "schema": source["schema"]},
-                **({"proctime": source["proctime"]} if "proctime" in source else {}),
-            ),
+            "source": source_spec,
             "pipeline": pipeline,
             "steps": [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])],
             "expect": {"changelog": {pipeline[-1]["id"]: expected}},

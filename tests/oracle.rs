@@ -47,3 +47,5 @@ oracle!(dedup_first_proctime_nottl, "dedup_first_proctime_nottl");
 oracle!(dedup_first_proctime_ttl, "dedup_first_proctime_ttl");
 oracle!(dedup_last_proctime_nottl, "dedup_last_proctime_nottl");
 oracle!(dedup_last_proctime_ttl, "dedup_last_proctime_ttl");
+oracle!(dau_over_1preceding_nottl, "dau_over_1preceding_nottl");
+oracle!(dau_over_1preceding_ttl, "dau_over_1preceding_ttl");

@@ -45,7 +45,7 @@ fn names_the_field_and_the_rule() {
         (with("steps", r#"[{"row": ["a", 1], "advance_to": 3}]"#), "steps[0]: a step is either an input"),
         (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0].extra: unknown field `extra`, expected one of `at`, `row`, `kind`, `advance_to`, `advance_by`"),
         (with("pipeline", "[]"), "pipeline: needs at least one operator"),
-        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected one of `GroupAggregate`, `Calc`, `Rank`, `Deduplicate`"),
+        (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].operator: unknown variant `Join`, expected one of `GroupAggregate`, `Calc`, `Rank`, `Deduplicate`, `OverAggregate`"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "AVG", "args": ["v"], "as": "x"}]}]"#),
             "pipeline[0].aggregates[0].function: unknown aggregate function 'AVG'"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["k"], "as": "x"}]}]"#),
@@ -113,6 +113,64 @@ fn names_the_field_and_the_rule() {
     for (json, expect) in cases {
         let err = error(&json);
         assert!(err.starts_with(expect), "expected {expect:?}\n     got {err:?}");
+    }
+}
+
+/// Calc expressions and OverAggregate, on a source with a processing-time attribute `pt`.
+#[wasm_bindgen_test(unsupported = test)]
+fn expressions_and_over_windows_name_the_rule() {
+    let over = |flink: &str, changelog: &str, op: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+        v["flink"] = serde_json::json!(flink);
+        v["source"] = serde_json::json!({"name": "src", "schema": [["k", "STRING"], ["v", "INT"]], "proctime": "pt", "changelog": changelog});
+        v["pipeline"] = serde_json::from_str(op).unwrap();
+        v.to_string()
+    };
+    let agg = r#""aggregates": [{"function": "MIN", "args": ["v"], "as": "m"}]"#;
+    let window = |order: &str, w: &str| {
+        format!(
+            r#"[{{"operator": "OverAggregate", "id": "o", "partition_by": ["k"], "order_by": [{order}], "window": "{w}", {agg}}}]"#
+        )
+    };
+    let bounded = "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW";
+    let unbounded = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW";
+    let cases = [
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k", "CASE WHEN w = 1 THEN k END AS x"]}]"#),
+            "pipeline[0].select[1]: no column 'w' in source 'src' (columns: k, v)".to_string()),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "k = 1"}]"#),
+            "pipeline[0].where: Cannot apply '=' to arguments of type '<STRING> = <INT>'".to_string()),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["UPPER(k) AS u"]}]"#),
+            "pipeline[0].select[0]: function UPPER(...) is not supported: a Calc here evaluates column references".to_string()),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "v"}]"#),
+            "pipeline[0].where: WHERE clause must be a condition: 'v' is INT".to_string()),
+        (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "v >"}]"#),
+            "pipeline[0].where: cannot parse 'v >' as SQL: ".to_string()),
+        (over("2.3", "insert-only", &window(r#""v""#, bounded)),
+            "pipeline[0].order_by[0]: Non-time attribute sort is not supported for bounded OVER window. (column 'v' is INT, not a time attribute)".to_string()),
+        (over("2.3", "insert-only", &window(r#""v""#, unbounded)),
+            "pipeline[0].order_by[0]: column 'v' is INT, not a time attribute: Flink 2.3 runs an unbounded OVER window ordered by a non-time column with NonTimeRowsUnboundedPrecedingFunction".to_string()),
+        (over("1.10-legacy", "insert-only", &window(r#""v""#, bounded)),
+            "pipeline[0].order_by[0]: OVER windows' ordering in stream mode must be defined on a time attribute.".to_string()),
+        (over("2.3", "insert-only", &window(r#""pt DESC""#, bounded)),
+            "pipeline[0].order_by[0]: The window can only be ordered in ASCENDING mode.".to_string()),
+        (over("2.3", "insert-only", &window(r#""pt", "v""#, bounded)),
+            "pipeline[0].order_by: The window can only be ordered by a single time column.".to_string()),
+        (over("2.3", "all", &window(r#""pt""#, bounded)),
+            "pipeline[0]: StreamPhysicalOverAggregate doesn't support consuming update and delete changes which is produced by source 'src'".to_string()),
+        (over("2.3", "insert-only", &window(r#""pt""#, "ROWS 3 PRECEDING")),
+            "pipeline[0].window: unknown window 'ROWS 3 PRECEDING' (known: ROWS BETWEEN n PRECEDING AND CURRENT ROW (n >= 1)".to_string()),
+        (over("2.3", "insert-only", &window(r#""pt""#, "ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING")),
+            "pipeline[0].window: OVER RANGE FOLLOWING windows are not supported yet.".to_string()),
+        (over("1.10-legacy", "insert-only", &window(r#""pt""#, "RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW")),
+            "pipeline[0].window: a RANGE frame with an interval runs the legacy planner's ProcTimeBoundedRangeOver, which is not modelled".to_string()),
+        (over("2.3", "insert-only", r#"[{"operator": "OverAggregate", "id": "o", "order_by": ["pt"], "window": "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW", "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "k"}]}]"#),
+            "pipeline[0].aggregates[0].function: LAST_VALUE(v) has no retract method here, which a bounded OVER window needs".to_string()),
+        (over("2.3", "insert-only", r#"[{"operator": "OverAggregate", "id": "o", "order_by": ["pt"], "window": "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", "aggregates": [{"function": "COUNT", "args": ["*"], "as": "k"}]}]"#),
+            "pipeline[0].aggregates[0].as: 'k' cannot name an output column".to_string()),
+    ];
+    for (json, expect) in cases {
+        let err = error(&json);
+        assert!(err.starts_with(&expect), "expected {expect:?}\n     got {err:?}");
     }
 }
 

@@ -20,6 +20,7 @@ pub mod aggregate;
 pub mod cleanup_state;
 pub mod error;
 pub mod expect;
+pub mod expr;
 pub mod idle_state_retention;
 pub mod metrics;
 pub mod operators;

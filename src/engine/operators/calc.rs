@@ -1,17 +1,23 @@
-//! `Calc`: a projection, `SELECT <columns> FROM <input>` — stateless, each message passes with its
-//! kind and the chosen columns (Flink's `StreamExecCalc`, generated code; 1.x–2.x). It keeps no
-//! state and registers no timers.
+//! `Calc`: `SELECT <expressions> FROM <input> [WHERE <condition>]` — stateless: each message
+//! that passes the condition goes on with its kind and the computed columns (Flink's
+//! `StreamExecCalc`, generated code; 1.x–2.x). It keeps no state and registers no timers.
+//!
+//! The condition filters each message on its own, whatever its kind: a `-U` and its `+U` may
+//! part ways (Flink's generated `processElement` tests `if (condition) out.collect(..)` per
+//! row and keeps the row kind). A row passes only when the condition is TRUE (FALSE and NULL
+//! drop it). Expressions are [`crate::engine::expr`]'s.
 
-use super::group_aggregate::column_index;
 use super::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::error::{quote, ScenarioError};
-use crate::engine::row::{Column, Message};
+use crate::engine::expr::{compile_predicate, compile_select_item, Expr};
+use crate::engine::row::{Column, DataType, Message, Row, Value};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
 use crate::engine::time::Millis;
 use crate::engine::trace::TraceEvent;
 use crate::engine::view::StateCell;
 use serde::Deserialize;
+use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -19,24 +25,28 @@ use std::rc::Rc;
 pub const KIND: OperatorKind = OperatorKind { name: "Calc", compile };
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a Calc object {\"operator\", \"id\", \"select\"}")]
+#[serde(deny_unknown_fields, expecting = "a Calc object {\"operator\", \"id\", \"select\", \"where\"}")]
 struct RawCalc {
     #[allow(dead_code)]
     operator: String,
     #[allow(dead_code)]
     id: String,
-    /// Input columns, each `name` or `name AS alias`.
+    /// Each `expression [AS name]`.
     select: Vec<String>,
+    /// A BOOLEAN condition.
+    #[serde(default, rename = "where")]
+    condition: Option<String>,
 }
 
-/// A validated projection.
+/// A validated Calc.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CalcSpec {
-    select: Vec<usize>,
+    select: Rc<[Expr]>,
+    condition: Option<Rc<Expr>>,
     output_columns: Vec<Column>,
-    /// The input column names, and which are renamed (for the plan text).
-    input_names: Vec<String>,
-    renames: Vec<bool>,
+    /// The plan's `select=[...]` items and `where=[...]`.
+    plan_items: Vec<String>,
+    plan_where: Option<String>,
     monotonicity: monotonicity::ModifiedMonotonicity,
     input_retracts: bool,
     generate_update_before: bool,
@@ -48,43 +58,48 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     if op.select.is_empty() {
         return Err(ScenarioError::new(format!("{}.select", input.path), "a Calc selects at least one column"));
     }
+    let names: Vec<String> = input.columns.iter().map(|c| c.name.clone()).collect();
     let mut seen = HashSet::new();
-    let mut select = Vec::new();
-    let mut output_columns = Vec::new();
-    for (j, item) in op.select.iter().enumerate() {
+    let (mut select, mut output_columns, mut plan_items) = (Vec::new(), Vec::new(), Vec::new());
+    for (j, text) in op.select.iter().enumerate() {
         let path = format!("{}.select[{j}]", input.path);
-        let (name, alias) = split_alias(item);
-        let i = column_index(input.columns, name, &path, input.input_name)?;
-        let mut column = input.columns[i].clone();
-        if let Some(alias) = alias {
-            column.name = alias.to_string();
+        let item = compile_select_item(text, j, input.columns, &path, input.input_name)?;
+        if !seen.insert(item.name.clone()) {
+            return Err(ScenarioError::new(path, format!("{} is selected twice", quote(&item.name))));
         }
-        if !seen.insert(column.name.clone()) {
-            return Err(ScenarioError::new(path, format!("{} is selected twice", quote(&column.name))));
-        }
-        select.push(i);
-        output_columns.push(column);
+        let data_type = item.expr.data_type().unwrap_or(DataType::String);
+        plan_items.push(match item.expr.as_column() {
+            Some(i) if !item.aliased || names[i] == item.name => names[i].clone(),
+            _ => format!("{} AS {}", item.expr.rex(&names), item.name),
+        });
+        output_columns.push(Column { name: item.name, data_type });
+        select.push(item.expr);
     }
+    let condition = match &op.condition {
+        None => None,
+        Some(text) => {
+            let path = format!("{}.where", input.path);
+            Some(compile_predicate(text, input.columns, &path, input.input_name)?)
+        }
+    };
+    // A projection keeps the input's leading key columns when it keeps them first.
+    // `FlinkRelMdModifiedMonotonicity.getRelModifiedMonotonicity(Calc)`: the projection only
+    // (the condition does not change it); a column keeps its input's, any other expression is
+    // NOT_MONOTONIC.
+    let columns: Vec<Option<usize>> = select.iter().map(|e| e.as_column()).collect();
+    let monotonicity = monotonicity::of_projection(input.monotonicity, &columns);
+    let kept_prefix = select.iter().enumerate().take_while(|(j, e)| e.as_column() == Some(*j)).count();
     Ok(Rc::new(CalcSpec {
-        // A projection keeps the input's leading key columns when it keeps them first.
-        unique_key_len: select.iter().enumerate().take_while(|(j, &i)| *j == i).count().min(input.unique_key_len),
-        renames: op.select.iter().map(|item| split_alias(item).1.is_some()).collect(),
-        input_names: select.iter().map(|&i| input.columns[i].name.clone()).collect(),
+        unique_key_len: kept_prefix.min(input.unique_key_len),
+        plan_where: condition.as_ref().map(|c| c.rex(&names)),
+        condition: condition.map(Rc::new),
+        select: select.into(),
         output_columns,
-        monotonicity: monotonicity::of_projection(input.monotonicity, &select),
-        select,
+        monotonicity,
+        plan_items,
         input_retracts: input.retracts,
         generate_update_before: input.update_before,
     }))
-}
-
-/// `"status AS st"` → `("status", Some("st"))` (`AS` in any case); `"status"` → `("status", None)`.
-fn split_alias(item: &str) -> (&str, Option<&str>) {
-    let words: Vec<&str> = item.split_whitespace().collect();
-    match words.as_slice() {
-        [name, as_, alias] if as_.eq_ignore_ascii_case("as") => (name, Some(alias)),
-        _ => (item.trim(), None),
-    }
 }
 
 impl OperatorSpec for CalcSpec {
@@ -106,21 +121,28 @@ impl OperatorSpec for CalcSpec {
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
         self.monotonicity.clone()
     }
+    /// `Calc(select=[k, status AS st, CASE(=(t_date, t_debut), user_id, null:..) AS $f2], where=[>(v, 1)])`:
+    /// expressions in the prefix form of Flink's `plan_changelog` (approximate: no implicit casts).
     fn plan(&self) -> String {
-        let items: Vec<String> = (self.input_names.iter().zip(&self.output_columns).zip(&self.renames))
-            .map(|((from, to), &renamed)| if renamed { format!("{from} AS {}", to.name) } else { from.clone() })
-            .collect();
-        format!("Calc(select=[{}])", items.join(", "))
+        match &self.plan_where {
+            None => format!("Calc(select=[{}])", self.plan_items.join(", ")),
+            Some(w) => format!("Calc(select=[{}], where=[{w}])", self.plan_items.join(", ")),
+        }
     }
     fn build(&self, _flink: FlinkMode, _retention: Retention) -> Box<dyn StreamOperator> {
-        Box::new(Calc { select: self.select.clone(), backend: KeyedStateBackend::default() })
+        Box::new(Calc {
+            select: self.select.clone(),
+            condition: self.condition.clone(),
+            backend: KeyedStateBackend::default(),
+        })
     }
 }
 
-/// The running projection.
+/// The running Calc.
 #[derive(Debug, Clone)]
 pub struct Calc {
-    select: Vec<usize>,
+    select: Rc<[Expr]>,
+    condition: Option<Rc<Expr>>,
     /// Always empty: a Calc keeps no keyed state.
     backend: KeyedStateBackend,
 }
@@ -131,9 +153,20 @@ impl StreamOperator for Calc {
     }
 
     fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
-        let out = Message::new(input.change, input.row.project(&self.select));
         ctx.record_unkeyed(|| TraceEvent::Received { message: input.clone() });
-        ctx.collect_unkeyed(out);
+        let values = &input.row.0[..];
+        if let Some(condition) = &self.condition {
+            if condition.eval(values) != Value::Bool(true) {
+                ctx.record_unkeyed(|| TraceEvent::Dropped {
+                    message: input.clone(),
+                    reason: "the WHERE condition is not TRUE (FALSE or NULL): the row is filtered out",
+                });
+                return Ok(());
+            }
+        }
+        let mut out = SmallVec::with_capacity(self.select.len());
+        out.extend(self.select.iter().map(|e| e.eval(values)));
+        ctx.collect_unkeyed(Message::new(input.change, Row(out)));
         Ok(())
     }
 

@@ -45,12 +45,12 @@ fn yes() -> bool {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
-struct RawAggregate {
+pub(super) struct RawAggregate {
     function: String,
     #[serde(default)]
     args: Vec<String>,
     #[serde(rename = "as")]
-    alias: String,
+    pub(super) alias: String,
 }
 
 /// A validated group aggregation.
@@ -190,8 +190,9 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
 }
 
 /// Resolves one aggregate call; `retract` (the input carries retractions) picks the retracting
-/// form of functions that have two (`MIN_RETRACT`, `COUNT_RETRACT(DISTINCT ..)`).
-fn compile_call(
+/// form of functions that have two (`MIN_RETRACT`, `COUNT_RETRACT(DISTINCT ..)`). Also used by
+/// `OverAggregate`.
+pub(super) fn compile_call(
     agg: &RawAggregate,
     input: &[Column],
     path: &str,

@@ -21,8 +21,14 @@ mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
 pub mod monotonicity;
+mod over_aggregate;
+mod proc_time_bounded_rows_over;
 mod proc_time_deduplicate_keep_first_row_function;
 mod proc_time_deduplicate_keep_last_row_function;
+mod proc_time_range_bounded_preceding_function;
+mod proc_time_rows_bounded_preceding_function;
+mod proc_time_unbounded_over;
+mod proc_time_unbounded_preceding_function;
 mod rank;
 mod retractable_top_n_function;
 
@@ -34,8 +40,12 @@ pub use fast_top1_function::FastTop1Function;
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;
+pub use over_aggregate::OverAggregateSpec;
 pub use proc_time_deduplicate_keep_first_row_function::ProcTimeDeduplicateKeepFirstRowFunction;
 pub use proc_time_deduplicate_keep_last_row_function::ProcTimeDeduplicateKeepLastRowFunction;
+pub use proc_time_range_bounded_preceding_function::ProcTimeRangeBoundedPrecedingFunction;
+pub use proc_time_rows_bounded_preceding_function::ProcTimeRowsBoundedPrecedingFunction;
+pub use proc_time_unbounded_preceding_function::ProcTimeUnboundedPrecedingFunction;
 pub use retractable_top_n_function::RetractableTopNFunction;
 
 use super::error::ScenarioError;
@@ -171,4 +181,5 @@ pub struct OperatorKind {
 }
 
 /// Every operator the scenario format knows.
-pub const OPERATOR_KINDS: &[OperatorKind] = &[group_aggregate::KIND, calc::KIND, rank::KIND, deduplicate::KIND];
+pub const OPERATOR_KINDS: &[OperatorKind] =
+    &[group_aggregate::KIND, calc::KIND, rank::KIND, deduplicate::KIND, over_aggregate::KIND];

@@ -43,12 +43,12 @@ pub fn all_append(m: &ModifiedMonotonicity) -> bool {
 }
 
 /// `getProjectMonotonicity` for a projection of input columns (`Calc` of column references).
-pub fn of_projection(input: &ModifiedMonotonicity, select: &[usize]) -> ModifiedMonotonicity {
+pub fn of_projection(input: &ModifiedMonotonicity, select: &[Option<usize>]) -> ModifiedMonotonicity {
     let cols = input.as_ref()?;
     if all_append(input) {
         return Some(vec![SqlMonotonicity::Constant; select.len()]);
     }
-    Some(select.iter().map(|&i| cols[i]).collect())
+    Some(select.iter().map(|c| c.map_or(SqlMonotonicity::NotMonotonic, |i| cols[i])).collect())
 }
 
 /// `getRelModifiedMonotonicityOnAggregate` with `getMonotonicityOnAggCall`.

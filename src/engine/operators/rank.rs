@@ -284,14 +284,16 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         RankProcessStrategy::AppendFast if input.flink == FlinkMode::Blink1_10 => RankFunction::BlinkAppendOnlyTopN,
         RankProcessStrategy::AppendFast if op.rank_end == 1 => RankFunction::FastTop1,
         RankProcessStrategy::AppendFast => RankFunction::AppendOnlyTopN,
-        _ if input.flink == FlinkMode::Blink1_10 => return Err(ScenarioError::new(
-            path,
-            format!(
+        _ if input.flink == FlinkMode::Blink1_10 => {
+            return Err(ScenarioError::new(
+                path,
+                format!(
                 "{} is an update stream: Blink 1.10 ranks it with RetractableTopNFunction or UpdatableTopNFunction on \
                      cleanup timers, not modelled yet (use \"flink\": \"2.3\")",
                 input.input_name
             ),
-        )),
+            ))
+        }
         RankProcessStrategy::Retract => RankFunction::RetractableTopN,
         RankProcessStrategy::UpdateFast => {
             return Err(ScenarioError::new(

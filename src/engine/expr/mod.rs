@@ -1,0 +1,236 @@
+//! Scalar SQL expressions of a `Calc` (`SELECT` items and `WHERE`), compiled once into a small
+//! tree with resolved column indexes and result types, then evaluated per row without
+//! allocating.
+//!
+//! What is modelled is what Flink's generated Calc code does for these operators (Calcite's
+//! `SqlStdOperatorTable` semantics, Flink 1.x–2.x): SQL three-valued logic and NULL propagation.
+//! - `=`, `<>`, `<`, `<=`, `>`, `>=`: NULL when either side is NULL; strings compare by their
+//!   UTF-8 bytes (`BinaryStringData.compareTo`), `FALSE < TRUE`, `INT` and `BIGINT` compare as
+//!   numbers.
+//! - `AND`: FALSE if either side is FALSE, else NULL if either is NULL, else TRUE; `OR` likewise
+//!   with TRUE; `NOT NULL` is NULL.
+//! - `IS [NOT] NULL` is never NULL.
+//! - `CASE WHEN c THEN r … [ELSE e] END`: the first `c` that is TRUE (a NULL condition does not
+//!   match); without `ELSE`, NULL. The result type is the common type of the branches (`INT`
+//!   and `BIGINT` give `BIGINT`).
+//!
+//! Parsing is [`compile`]'s (with the `sqlparser` crate); this module holds the tree, its types,
+//! its evaluation and its plan text.
+
+mod compile;
+
+pub use compile::{compile_predicate, compile_select_item, SelectItem};
+
+use super::row::{DataType, Value};
+use std::cmp::Ordering;
+use std::fmt::Write;
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl CmpOp {
+    /// The SQL spelling, as Flink's plan prints the operator (`=`, `<>`, ...).
+    pub fn sql(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::NotEq => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::LtEq => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::GtEq => ">=",
+        }
+    }
+
+    fn test(self, o: Ordering) -> bool {
+        match self {
+            CmpOp::Eq => o == Ordering::Equal,
+            CmpOp::NotEq => o != Ordering::Equal,
+            CmpOp::Lt => o == Ordering::Less,
+            CmpOp::LtEq => o != Ordering::Greater,
+            CmpOp::Gt => o == Ordering::Greater,
+            CmpOp::GtEq => o != Ordering::Less,
+        }
+    }
+}
+
+/// A compiled expression. Every node knows its type; `None` is the type of a bare `NULL`
+/// literal before a context gives it one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Column {
+        index: usize,
+        data_type: DataType,
+    },
+    Literal {
+        value: Value,
+        data_type: Option<DataType>,
+    },
+    Compare(CmpOp, Box<Expr>, Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    IsNull {
+        arg: Box<Expr>,
+        negated: bool,
+    },
+    /// `whens` in order; `otherwise` is a typed NULL literal when the SQL has no `ELSE`.
+    Case {
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Box<Expr>,
+        data_type: DataType,
+    },
+}
+
+impl Expr {
+    /// The result type (`None` for a bare `NULL` literal).
+    pub fn data_type(&self) -> Option<DataType> {
+        match self {
+            Expr::Column { data_type, .. } | Expr::Case { data_type, .. } => Some(*data_type),
+            Expr::Literal { data_type, .. } => *data_type,
+            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } => {
+                Some(DataType::Boolean)
+            }
+        }
+    }
+
+    /// The input column this expression is, if it is a bare column reference.
+    pub fn as_column(&self) -> Option<usize> {
+        match self {
+            Expr::Column { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+
+    /// The value for one input row (its values in column order).
+    pub fn eval(&self, row: &[Value]) -> Value {
+        match self {
+            Expr::Column { index, .. } => row.get(*index).copied().unwrap_or(Value::Null),
+            Expr::Literal { value, .. } => *value,
+            Expr::Compare(op, a, b) => match (a.eval(row), b.eval(row)) {
+                (Value::Null, _) | (_, Value::Null) => Value::Null,
+                (x, y) => Value::Bool(op.test(x.cmp(&y))),
+            },
+            Expr::And(a, b) => {
+                let x = a.eval(row);
+                if x == Value::Bool(false) {
+                    return x;
+                }
+                match (x, b.eval(row)) {
+                    (_, Value::Bool(false)) => Value::Bool(false),
+                    (Value::Bool(true), Value::Bool(true)) => Value::Bool(true),
+                    _ => Value::Null,
+                }
+            }
+            Expr::Or(a, b) => {
+                let x = a.eval(row);
+                if x == Value::Bool(true) {
+                    return x;
+                }
+                match (x, b.eval(row)) {
+                    (_, Value::Bool(true)) => Value::Bool(true),
+                    (Value::Bool(false), Value::Bool(false)) => Value::Bool(false),
+                    _ => Value::Null,
+                }
+            }
+            Expr::Not(a) => match a.eval(row) {
+                Value::Bool(b) => Value::Bool(!b),
+                _ => Value::Null,
+            },
+            Expr::IsNull { arg, negated } => Value::Bool((arg.eval(row) == Value::Null) != *negated),
+            Expr::Case { whens, otherwise, .. } => {
+                for (condition, result) in whens {
+                    if condition.eval(row) == Value::Bool(true) {
+                        return result.eval(row);
+                    }
+                }
+                otherwise.eval(row)
+            }
+        }
+    }
+
+    /// The expression as Flink's plan prints a `RexNode` (`CASE(=(t_date, w0$o0), user_id,
+    /// null:VARCHAR(2147483647) CHARACTER SET "UTF-16LE")`), with input columns by name.
+    /// Approximate: Flink also prints implicit casts and names computed columns `$fN`.
+    pub fn rex(&self, names: &[String]) -> String {
+        let mut out = String::new();
+        self.write_rex(names, &mut out);
+        out
+    }
+
+    fn write_rex(&self, names: &[String], out: &mut String) {
+        let call = |out: &mut String, name: &str, args: &[&Expr]| {
+            out.push_str(name);
+            out.push('(');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                a.write_rex(names, out);
+            }
+            out.push(')');
+        };
+        match self {
+            Expr::Column { index, .. } => match names.get(*index) {
+                Some(n) => out.push_str(n),
+                None => {
+                    let _ = write!(out, "${index}");
+                }
+            },
+            Expr::Literal { value, data_type } => write_literal(*value, *data_type, out),
+            Expr::Compare(op, a, b) => call(out, op.sql(), &[a, b]),
+            Expr::And(a, b) => call(out, "AND", &[a, b]),
+            Expr::Or(a, b) => call(out, "OR", &[a, b]),
+            Expr::Not(a) => call(out, "NOT", &[a]),
+            Expr::IsNull { arg, negated } => call(out, if *negated { "IS NOT NULL" } else { "IS NULL" }, &[arg]),
+            Expr::Case { whens, otherwise, .. } => {
+                let mut args: Vec<&Expr> = Vec::with_capacity(whens.len() * 2 + 1);
+                for (c, r) in whens {
+                    args.push(c);
+                    args.push(r);
+                }
+                args.push(otherwise);
+                call(out, "CASE", &args);
+            }
+        }
+    }
+}
+
+/// Calcite's type name of a `DataType`, as a typed literal prints it.
+fn calcite_type(t: DataType) -> &'static str {
+    match t {
+        DataType::Int => "INTEGER",
+        DataType::BigInt => "BIGINT",
+        DataType::String => "VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"",
+        DataType::Boolean => "BOOLEAN",
+        DataType::ProcTime => "TIMESTAMP_LTZ(3) *PROCTIME*",
+    }
+}
+
+fn write_literal(value: Value, data_type: Option<DataType>, out: &mut String) {
+    match (value, data_type) {
+        (Value::Null, Some(t)) => {
+            let _ = write!(out, "null:{}", calcite_type(t));
+        }
+        (Value::Null, None) => out.push_str("null"),
+        (Value::Int(i), Some(DataType::BigInt)) => {
+            let _ = write!(out, "{i}:BIGINT");
+        }
+        (Value::Str(s), _) => {
+            let _ = write!(out, "_UTF-16LE'{}'", s.text().replace('\'', "''"));
+        }
+        (v, _) => {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -74,6 +74,38 @@ pub enum TraceEvent {
     ResultMissingRow {
         message: Message,
     },
+    /// A mini-batch operator buffered the message in its bundle (`MapBundleFunction.addInput`):
+    /// no state is read and nothing is emitted until the bundle is finished. `elements`: the
+    /// records in the bundle now.
+    Buffered {
+        message: Message,
+        bundle: &'static str,
+        elements: u64,
+    },
+    /// The local phase of a two-phase aggregation handed the key's accumulator (`accumulators`,
+    /// for people) to the global phase, which merged it into its bundle (`addInput` → `merge`).
+    PartialMerged {
+        accumulators: String,
+        elements: u64,
+    },
+    /// A mini-batch bundle was finished (`finishBundle`): its keys are handled in the bundle's
+    /// `HashMap` order, each folding its buffered input into its state at once.
+    BundleFinished {
+        bundle: &'static str,
+        trigger: BundleTrigger,
+        elements: u64,
+        keys: u64,
+    },
+}
+
+/// Why a mini-batch bundle was finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleTrigger {
+    /// `CountBundleTrigger`: the bundle reached `table.exec.mini-batch.size` records.
+    Count { size: u64 },
+    /// A mini-batch watermark arrived (`processWatermark`): `ProcTimeMiniBatchAssignerOperator`
+    /// ended the `allow-latency` interval at processing time `watermark_ms`.
+    Watermark { watermark_ms: Millis },
 }
 
 impl TraceEvent {
@@ -92,6 +124,9 @@ impl TraceEvent {
             TraceEvent::Dropped { .. } => "dropped",
             TraceEvent::Suppressed { .. } => "suppressed",
             TraceEvent::ResultMissingRow { .. } => "result_missing_row",
+            TraceEvent::Buffered { .. } => "buffered",
+            TraceEvent::PartialMerged { .. } => "partial_merged",
+            TraceEvent::BundleFinished { .. } => "bundle_finished",
         }
     }
 
@@ -102,6 +137,7 @@ impl TraceEvent {
             | TraceEvent::Received { message }
             | TraceEvent::Emitted { message }
             | TraceEvent::Dropped { message, .. }
+            | TraceEvent::Buffered { message, .. }
             | TraceEvent::ResultMissingRow { message } => Some(message),
             _ => None,
         }
@@ -139,6 +175,24 @@ impl TraceEvent {
             TraceEvent::Suppressed { reason, row } => format!("nothing emitted: {reason} [{}]", row.join(", ")),
             TraceEvent::ResultMissingRow { message } => {
                 format!("result table holds no row for {message}: the retraction retracts nothing")
+            }
+            TraceEvent::Buffered { message, bundle, elements } => {
+                format!("buffered {message} in the {bundle} ({elements} records buffered): handled when the bundle is finished")
+            }
+            TraceEvent::PartialMerged { accumulators, elements } => format!(
+                "local phase sent its accumulator ({accumulators}); merged into the global bundle ({elements} records buffered)"
+            ),
+            TraceEvent::BundleFinished { bundle, trigger, elements, keys } => {
+                let why = match trigger {
+                    BundleTrigger::Count { size } => {
+                        format!("the count trigger reached table.exec.mini-batch.size = {size}")
+                    }
+                    BundleTrigger::Watermark { watermark_ms } => format!(
+                        "mini-batch watermark {}: the allow-latency interval ended",
+                        tf.format(*watermark_ms)
+                    ),
+                };
+                format!("{bundle} finished ({elements} records, {keys} keys, in HashMap order): {why}")
             }
         }
     }

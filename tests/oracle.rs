@@ -41,3 +41,4 @@ oracle!(topn2_withrank_ttl, "topn2_withrank_ttl");
 oracle!(agg_retract_all_nottl, "agg_retract_all_nottl");
 oracle!(agg_retract_all_ttl, "agg_retract_all_ttl");
 oracle!(device_status_top1_nottl, "device_status_top1_nottl");
+oracle!(device3_lastvalue_minibatch, "device3_lastvalue_minibatch");

@@ -89,7 +89,8 @@ fn the_count_trigger_finishes_the_bundle_at_size() {
     let steps = serde_json::json!([
         {"at": 10, "row": ["a", 1]}, {"at": 20, "row": ["a", 2]}, {"at": 30, "row": ["b", 5]}, {"advance_to": 5000}
     ]);
-    let settings = serde_json::json!({"mini_batch": {"allow_latency": "10 s", "size": 2}, "agg_phase_strategy": "ONE_PHASE"});
+    let settings =
+        serde_json::json!({"mini_batch": {"allow_latency": "10 s", "size": 2}, "agg_phase_strategy": "ONE_PHASE"});
     let mut sim = scenario(settings, sum(), steps);
     sim.run_to_end().unwrap();
     assert_eq!(emitted(&sim), ["20 +I[a, 3]"], "two rows of a fold into one +I; b waits for the interval");
@@ -103,7 +104,8 @@ fn the_count_trigger_finishes_the_bundle_at_size() {
 fn an_element_in_a_new_interval_finishes_the_previous_batch_first() {
     // The assigner opens at 500: its first timer is at 1500, but a row at 1200 is in batch 1000.
     let steps = serde_json::json!([{"at": 500, "row": ["a", 1]}, {"at": 1200, "row": ["a", 2]}]);
-    let settings = serde_json::json!({"mini_batch": {"allow_latency": "1 s", "size": 100}, "agg_phase_strategy": "ONE_PHASE"});
+    let settings =
+        serde_json::json!({"mini_batch": {"allow_latency": "1 s", "size": 100}, "agg_phase_strategy": "ONE_PHASE"});
     let mut sim = scenario(settings, sum(), steps);
     sim.run_to_end().unwrap();
     assert_eq!(emitted(&sim), ["1200 +I[a, 1]"]);
@@ -123,7 +125,10 @@ fn the_next_timer_is_the_interval_end_only_while_records_wait() {
     assert_eq!(sim.next_timer_ms(), Some(1));
     let views = sim.operator_views();
     let key = &views[0].keys[0];
-    assert_eq!(key.states[2].as_ref().map(|c| c.value.as_str()), Some("s: sum=1 count=1, COUNT(*) (hidden): 1 (1 records)"));
+    assert_eq!(
+        key.states[2].as_ref().map(|c| c.value.as_str()),
+        Some("s: sum=1 count=1, COUNT(*) (hidden): 1 (1 records)")
+    );
     sim.advance_to_next_timer().unwrap();
     assert_eq!(emitted(&sim), ["1 +I[a, 1]"]);
     assert_eq!(sim.next_timer_ms(), None);
@@ -148,7 +153,8 @@ fn time_travel_replays_bundles_exactly() {
 
 #[wasm_bindgen_test(unsupported = test)]
 fn the_legacy_mode_switch_is_refused_with_the_reason() {
-    let legacy = flink_state_sim::engine::scenario::with_flink(ORACLE, flink_state_sim::engine::FlinkMode::Legacy1_10).unwrap();
+    let legacy =
+        flink_state_sim::engine::scenario::with_flink(ORACLE, flink_state_sim::engine::FlinkMode::Legacy1_10).unwrap();
     let err = Scenario::from_json(&legacy).unwrap_err().to_string();
     assert!(err.starts_with("mini_batch: the 1.10 legacy planner has no mini-batch"), "{err}");
 }

@@ -124,7 +124,9 @@ impl Pipeline {
             result: ResultTable::new(columns, key_len, upsert),
             lost: Vec::new(),
             buffers: Vec::new(),
-            assigner: scenario.mini_batch.map(|m| ProcTimeMiniBatchAssigner::open(m.allow_latency_ms, scenario.start_ms)),
+            assigner: scenario
+                .mini_batch
+                .map(|m| ProcTimeMiniBatchAssigner::open(m.allow_latency_ms, scenario.start_ms)),
         }
     }
 

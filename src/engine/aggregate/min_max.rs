@@ -122,7 +122,9 @@ impl WithRetract {
     /// `mapSize`.
     pub fn merge(&mut self, which: Extreme, other: &WithRetract) {
         let mut need_update = false;
-        if self.map_size == 0 || (other.map_size > 0 && other.extreme != Value::Null && which.beats(&other.extreme, &self.extreme)) {
+        if self.map_size == 0
+            || (other.map_size > 0 && other.extreme != Value::Null && which.beats(&other.extreme, &self.extreme))
+        {
             self.extreme = other.extreme;
         }
         for (key, &other_count) in &other.map {

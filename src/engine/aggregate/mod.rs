@@ -147,7 +147,11 @@ impl AggCall {
             (AggCall::Extreme { which, .. }, Accumulator::Extreme(e), Accumulator::Extreme(o)) => {
                 min_max::accumulate_append(*which, e, *o);
             }
-            (AggCall::Extreme { which, .. }, Accumulator::ExtremeWithRetract(a), Accumulator::ExtremeWithRetract(o)) => {
+            (
+                AggCall::Extreme { which, .. },
+                Accumulator::ExtremeWithRetract(a),
+                Accumulator::ExtremeWithRetract(o),
+            ) => {
                 a.merge(*which, o);
             }
             (AggCall::CountDistinct { retract, .. }, Accumulator::Distinct(a), Accumulator::Distinct(o)) => {

@@ -198,9 +198,7 @@ mod tests {
         for (i, v) in keys.iter().enumerate() {
             let row = Row::from(vec![*v]);
             let id = reg.intern(&row);
-            bundle
-                .add::<()>(&mut reg, id, || binary_row_hash_code(&row, &[ty]), || i, |_| Ok(()))
-                .unwrap();
+            bundle.add::<()>(&mut reg, id, || binary_row_hash_code(&row, &[ty]), || i, |_| Ok(())).unwrap();
         }
         bundle.drain().into_iter().map(|(_, _, i)| i).collect()
     }
@@ -221,16 +219,32 @@ mod tests {
         assert_eq!(order(&mut bundle, &ints, DataType::Int), [3, 1, 4, 2, 0], "clear() keeps the 64-bucket table");
         assert_eq!(order(&mut MapBundle::default(), &ints, DataType::Int), [3, 2, 1, 0, 4], "a fresh 16-bucket table");
         let longs: Vec<Value> = (0..=100).rev().map(Value::Int).collect();
-        let got: Vec<usize> = order(&mut MapBundle::default(), &longs, DataType::BigInt).iter().map(|i| 100 - i).collect();
+        let got: Vec<usize> =
+            order(&mut MapBundle::default(), &longs, DataType::BigInt).iter().map(|i| 100 - i).collect();
         assert_eq!(
             got,
             [
-                8, 14, 70, 2, 38, 63, 93, 10, 52, 18, 31, 54, 61, 66, 78, 53, 7, 21, 45, 74, 91, 3, 64, 96, 26, 88,
-                89, 9, 49, 79, 62, 43, 100, 57, 12, 83, 98, 73, 5, 24, 55, 25, 30, 50, 22, 94, 76, 4, 95, 92, 29, 17,
-                82, 41, 60, 37, 59, 42, 19, 32, 68, 58, 65, 33, 69, 56, 47, 16, 80, 23, 48, 0, 67, 1, 97, 87, 40, 51,
-                99, 81, 84, 77, 6, 85, 35, 20, 46, 90, 72, 27, 13, 34, 36, 44, 86, 11, 28, 75, 15, 39, 71
+                8, 14, 70, 2, 38, 63, 93, 10, 52, 18, 31, 54, 61, 66, 78, 53, 7, 21, 45, 74, 91, 3, 64, 96, 26, 88, 89,
+                9, 49, 79, 62, 43, 100, 57, 12, 83, 98, 73, 5, 24, 55, 25, 30, 50, 22, 94, 76, 4, 95, 92, 29, 17, 82,
+                41, 60, 37, 59, 42, 19, 32, 68, 58, 65, 33, 69, 56, 47, 16, 80, 23, 48, 0, 67, 1, 97, 87, 40, 51, 99,
+                81, 84, 77, 6, 85, 35, 20, 46, 90, 72, 27, 13, 34, 36, 44, 86, 11, 28, 75, 15, 39, 71
             ]
         );
+    }
+
+    /// Nine keys in bucket 5 of 16 (11 keys in all, under the threshold of 12): Java resizes to 32
+    /// instead of making a tree bin (`treeifyBin` on a table smaller than 64).
+    #[test]
+    fn a_ninth_key_in_one_bucket_of_a_small_table_doubles_it() {
+        let keys: Vec<Value> = [9, 17, 67, 117, 136, 12, 140, 169, 259, 277, 297].into_iter().map(Value::Int).collect();
+        let got: Vec<i64> = order(&mut MapBundle::default(), &keys, DataType::Int)
+            .into_iter()
+            .map(|i| match keys[i] {
+                Value::Int(v) => v,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, [67, 117, 140, 259, 9, 12, 17, 136, 169, 277, 297]);
     }
 
     #[test]

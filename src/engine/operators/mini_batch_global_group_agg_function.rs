@@ -141,7 +141,10 @@ impl MiniBatchLocalGlobalGroupAgg {
         )?;
         let elements = self.global.elements();
         let names = &self.acc_names;
-        ctx.record(&key_row, || TraceEvent::PartialMerged { accumulators: describe_accumulators(names, accs), elements });
+        ctx.record(&key_row, || TraceEvent::PartialMerged {
+            accumulators: describe_accumulators(names, accs),
+            elements,
+        });
         if self.global_trigger.on_element() {
             self.finish_global(BundleTrigger::Count { size: self.global_trigger.max_count }, ctx)?;
         }

@@ -120,7 +120,10 @@ pub(super) struct RawIdleStateRetention {
 /// `table.exec.mini-batch.enabled` (default `true` here: writing the object turns it on),
 /// `allow-latency` and `size`, absent ones taking Flink's defaults (0 ms, -1).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "an object {\"enabled\": bool, \"allow_latency\": duration, \"size\": number}")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object {\"enabled\": bool, \"allow_latency\": duration, \"size\": number}"
+)]
 pub(super) struct RawMiniBatch {
     #[serde(default = "yes")]
     pub(super) enabled: bool,

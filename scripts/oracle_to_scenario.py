@@ -109,6 +109,23 @@ PIPELINES = {
     "dedup_last_proctime_ttl": DEDUP_LAST,
     "dau_over_1preceding_nottl": DAU_OVER_1PRECEDING,
     "dau_over_1preceding_ttl": DAU_OVER_1PRECEDING,
+    # Inner GroupAggregate: LAST_VALUE cannot merge -> one-phase MiniBatchGroupAggFunction; outer
+    # COUNT(*) over the Calc(st) -> LocalGroupAggregate -> GlobalGroupAggregate (both one node here).
+    "device3_lastvalue_minibatch": [
+        {"operator": "GroupAggregate", "id": "inner_v", "group_by": ["dev_id"], "aggregates": [
+            {"function": "LAST_VALUE", "args": ["status"], "as": "st"},
+        ]},
+        {"operator": "Calc", "id": "inner_v_st", "select": ["st"]},
+        {"operator": "GroupAggregate", "id": "query", "group_by": ["st"], "aggregates": [
+            {"function": "COUNT", "args": ["*"], "as": "cnt"},
+        ]},
+    ],
+}
+
+# Flink options carried into the scenario: conf key -> (scenario field, sub-field, converter).
+MINI_BATCH_CONF = {
+    "table.exec.mini-batch.allow-latency": ("allow_latency", str),
+    "table.exec.mini-batch.size": ("size", int),
 }
 
 # Recordings without an "about" of their own.
@@ -137,12 +154,28 @@ def translate(oracle_dir, name):
     source_spec = {"name": source_name, "schema": source["schema"]}
     if "proctime" in source:
         source_spec["proctime"] = source["proctime"]
+    conf = rec["conf"]
+    steps = [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])]
+    if conf.get("table.exec.mini-batch.enabled") == "true":
+        scenario["mini_batch"] = {
+            field: convert(conf[key]) for key, (field, convert) in MINI_BATCH_CONF.items() if key in conf
+        }
+        # The recorder's bounded source ends with endInput, which finishes every bundle; this
+        # source is unbounded, so the run goes on until the assigner's interval ends.
+        steps.append({"advance_by": conf["table.exec.mini-batch.allow-latency"]})
+        scenario["description"] += (
+            " The recorder's bounded source finished every bundle at the end of input; here the last"
+            " step advances processing time by the allow-latency interval, so the mini-batch assigner's"
+            " timer ends the batch and its watermark finishes the bundles."
+        )
+    if "table.optimizer.agg-phase-strategy" in conf:
+        scenario["agg_phase_strategy"] = conf["table.optimizer.agg-phase-strategy"]
     scenario.update(
         {
             "time_format": "millis",
             "source": source_spec,
             "pipeline": pipeline,
-            "steps": [{"at": i + 1, "row": row} for i, row in enumerate(source["rows"])],
+            "steps": steps,
             "expect": {"changelog": {pipeline[-1]["id"]: expected}},
         }
     )

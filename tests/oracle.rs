@@ -49,3 +49,4 @@ oracle!(dedup_last_proctime_nottl, "dedup_last_proctime_nottl");
 oracle!(dedup_last_proctime_ttl, "dedup_last_proctime_ttl");
 oracle!(dau_over_1preceding_nottl, "dau_over_1preceding_nottl");
 oracle!(dau_over_1preceding_ttl, "dau_over_1preceding_ttl");
+oracle!(device3_lastvalue_minibatch, "device3_lastvalue_minibatch");

@@ -255,3 +255,65 @@ fn legacy_retention_uses_flinks_own_messages() {
     assert!(error(&v.to_string())
         .starts_with("state_ttl: the Flink 1.8–1.13 legacy planner cleans state with idle state retention timers"));
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn mini_batch_settings_use_flinks_own_checks() {
+    let cases = [
+        // `StreamCommonSubGraphBasedOptimizer`: allow-latency must be set (default 0) when enabled.
+        (
+            with("mini_batch", r#"{"size": 1000}"#),
+            "mini_batch.allow_latency: MiniBatch Latency must be greater than 0 ms.",
+        ),
+        (
+            with("mini_batch", r#"{"allow_latency": 0, "size": 1000}"#),
+            "mini_batch.allow_latency: MiniBatch Latency must be greater than 0 ms.",
+        ),
+        (with("mini_batch", r#"{"allow_latency": "-1 s", "size": 1000}"#), "mini_batch.allow_latency: "),
+        // `AggregateUtil.createMiniBatchTrigger`: the size must be set (default -1) when an aggregation bundles.
+        (
+            with("mini_batch", r#"{"allow_latency": "1 s"}"#),
+            "mini_batch.size: Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: []) must be > 0.",
+        ),
+        (
+            with("mini_batch", r#"{"allow_latency": "1 s", "size": 0}"#),
+            "mini_batch.size: Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: []) must be > 0.",
+        ),
+        (
+            with("mini_batch", r#"{"allow_latency": "1 s", "size": 10, "batch": 1}"#),
+            "mini_batch.batch: unknown field `batch`",
+        ),
+        (
+            with("mini_batch", r#"{"allow_latency": "1 s", "size": "many"}"#),
+            "mini_batch.size: invalid type: string \"many\"",
+        ),
+        (
+            with("agg_phase_strategy", r#""THREE_PHASE""#),
+            "agg_phase_strategy: unknown variant `THREE_PHASE`, expected one of `AUTO`, `ONE_PHASE`, `TWO_PHASE`",
+        ),
+    ];
+    for (json, expect) in cases {
+        let err = error(&json);
+        assert!(err.starts_with(expect), "expected {expect:?}\n     got {err:?}");
+    }
+    // Disabled, nothing is checked (as in Flink); enabled without a bundling operator, the size is not either.
+    assert!(Scenario::from_json(&with("mini_batch", r#"{"enabled": false}"#)).is_ok());
+    let mut calc_only: serde_json::Value =
+        serde_json::from_str(&with("mini_batch", r#"{"allow_latency": "1 s"}"#)).unwrap();
+    calc_only["pipeline"] = serde_json::json!([{"operator": "Calc", "id": "p", "select": ["k"]}]);
+    assert!(Scenario::from_json(&calc_only.to_string()).is_ok());
+    assert!(
+        Scenario::from_json(&with("agg_phase_strategy", r#""two_phase""#)).is_ok(),
+        "Flink's enum options ignore case"
+    );
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_legacy_planner_has_no_mini_batch() {
+    let mut v: serde_json::Value = serde_json::from_str(&with("flink", r#""1.10-legacy""#)).unwrap();
+    v["mini_batch"] = serde_json::json!({"allow_latency": "1 s", "size": 1000});
+    assert!(error(&v.to_string()).starts_with("mini_batch: the Flink 1.8–1.13 legacy planner has no mini-batch"));
+    v.as_object_mut().unwrap().remove("mini_batch");
+    v["agg_phase_strategy"] = serde_json::json!("TWO_PHASE");
+    assert!(error(&v.to_string())
+        .starts_with("agg_phase_strategy: the Flink 1.8–1.13 legacy planner has no two-phase aggregation"));
+}

@@ -8,7 +8,7 @@
 
 use super::error::StepError;
 use super::metrics::{OperatorSample, Sample};
-use super::operators::{Context, EmitCounts, StreamOperator};
+use super::operators::{Context, EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
 use super::result_table::ResultTable;
 use super::row::{Message, Row, Value};
 use super::scenario::Scenario;
@@ -72,6 +72,17 @@ pub struct Pipeline {
     lost: Vec<(Row, Millis)>,
     /// Message buffers reused from record to record (one per operator, plus the input's).
     buffers: Vec<Vec<Message>>,
+    /// `ProcTimeMiniBatchAssignerOperator` after the source, when mini-batch is on.
+    assigner: Option<ProcTimeMiniBatchAssigner>,
+}
+
+/// Whose timer is due next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerOwner {
+    /// A keyed timer of operator `i`.
+    Operator(usize),
+    /// The mini-batch assigner's interval timer.
+    MiniBatchAssigner,
 }
 
 /// The keys an operator call lost without a message: when the operator is the last one, the
@@ -114,6 +125,9 @@ impl Pipeline {
             result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
             lost: Vec::new(),
             buffers: Vec::new(),
+            assigner: scenario
+                .mini_batch
+                .map(|m| ProcTimeMiniBatchAssigner::open(m.allow_latency_ms, scenario.start_ms)),
         }
     }
 
@@ -146,11 +160,59 @@ impl Pipeline {
             // `PROCTIME()`: the time the row is processed at.
             message.row.0.push(Value::Int(now));
         }
+        if let Some(watermark) = self.assigner.as_mut().and_then(|a| a.process_element(now)) {
+            // The assigner emits the watermark ahead of the element.
+            if let Err(e) = self.emit_watermark(watermark, now, action, trace.as_deref_mut()) {
+                self.track_peaks(now);
+                return Err(e);
+            }
+        }
         let mut input = self.buffers.pop().unwrap_or_default();
         input.push(message);
         let outcome = self.flow(0, input, now, action, trace);
         self.track_peaks(now);
         outcome
+    }
+
+    /// Sends a mini-batch watermark through the operators in order: each handles it
+    /// (`processWatermark`: a bundle operator finishes its bundle) and what that emits flows
+    /// downstream before the watermark reaches the next operator, as the watermark follows the
+    /// records in each channel.
+    fn emit_watermark(
+        &mut self,
+        watermark: Millis,
+        now: Millis,
+        action: usize,
+        mut trace: TraceSink,
+    ) -> Result<(), StepError> {
+        for i in 0..self.nodes.len() {
+            let node = &mut self.nodes[i];
+            let mut out = self.buffers.pop().unwrap_or_default();
+            let mut ctx = Context {
+                now,
+                action,
+                op_id: &node.id,
+                out: &mut out,
+                trace: trace.as_deref_mut(),
+                lost: &mut self.lost,
+                emitted: &mut node.emitted,
+            };
+            let outcome = node.op.process_watermark(watermark, &mut ctx);
+            node.op.backend_mut().keys.finish();
+            outcome.map_err(|e| StepError(format!("operator '{}' failed finishing its mini-batch: {e}", node.id)))?;
+            settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len());
+            if out.is_empty() {
+                self.buffers.push(out);
+            } else {
+                self.flow(i + 1, out, now, action, trace.as_deref_mut())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any operator holds records in a mini-batch bundle.
+    fn bundles_hold_records(&self) -> bool {
+        self.nodes.iter().any(|n| n.op.bundled() > 0)
     }
 
     /// Notes each operator's state size now against its peaks.
@@ -220,15 +282,55 @@ impl Pipeline {
         Ok(())
     }
 
-    /// The earliest registered timer of any operator: (timestamp ms, operator index). Ties go to
-    /// the lower operator index, then to the earlier registration.
-    pub fn next_timer(&self) -> Option<(Millis, usize)> {
-        self.nodes
+    /// The earliest registered timer: (timestamp ms, whose). Ties go to the mini-batch assigner
+    /// (it is upstream of every operator), then to the lower operator index, then to the earlier
+    /// registration. The assigner's timer counts only while a bundle holds records: firing it
+    /// otherwise changes nothing anyone sees ([`Pipeline::skip_idle_mini_batches`]).
+    pub fn next_timer(&self) -> Option<(Millis, TimerOwner)> {
+        let keyed = self
+            .nodes
             .iter()
             .enumerate()
             .filter_map(|(i, n)| n.op.backend().timers.peek().map(|(ts, seq, _)| (ts, i, seq)))
             .min()
-            .map(|(ts, i, _)| (ts, i))
+            .map(|(ts, i, _)| (ts, TimerOwner::Operator(i)));
+        let assigner = match &self.assigner {
+            Some(a) if self.bundles_hold_records() => Some((a.next_timer_ms(), TimerOwner::MiniBatchAssigner)),
+            _ => None,
+        };
+        match (assigner, keyed) {
+            (Some(a), Some(k)) => Some(if a.0 <= k.0 { a } else { k }),
+            (a, k) => a.or(k),
+        }
+    }
+
+    /// Applies at once the mini-batch assigner's timers due at or before `to`, when no bundle
+    /// holds records (their watermarks would finish empty bundles: nothing happens but the
+    /// assigner's `currentWatermark` moving on). Keeps a long advance with a short interval cheap.
+    pub fn skip_idle_mini_batches(&mut self, to: Millis) {
+        if self.assigner.is_some() && !self.bundles_hold_records() {
+            if let Some(a) = &mut self.assigner {
+                a.skip_to(to);
+            }
+        }
+    }
+
+    /// Fires the mini-batch assigner's timer if it is due at `time`: its watermark goes through
+    /// the operators. Returns whether it fired.
+    ///
+    /// # Errors
+    /// When an operator fails.
+    pub fn fire_mini_batch(&mut self, time: Millis, action: usize, trace: TraceSink) -> Result<bool, StepError> {
+        let Some(a) = &mut self.assigner else { return Ok(false) };
+        let ts = a.next_timer_ms();
+        if ts > time {
+            return Ok(false);
+        }
+        if let Some(watermark) = a.on_processing_time(ts) {
+            self.emit_watermark(watermark, ts, action, trace)?;
+        }
+        self.track_peaks(ts);
+        Ok(true)
     }
 
     /// Fires the head timer of operator `i` if it is due at `time`; what its callback emits flows

@@ -12,7 +12,7 @@
 
 use super::error::StepError;
 use super::metrics::{MetricsSeries, Sample};
-use super::pipeline::{Pipeline, TraceSink};
+use super::pipeline::{Pipeline, TimerOwner, TraceSink};
 use super::result_table::ResultTable;
 use super::row::{Change, Message, Row, RowKind};
 use super::scenario::{Scenario, Step};
@@ -113,15 +113,19 @@ impl Engine {
 
     /// Advances to `to`, firing due timers in order and sampling the metrics on the way.
     fn advance(&mut self, to: Millis, action: usize, mut trace: TraceSink) -> Result<(), StepError> {
-        while let Some((ts, i)) = self.pipeline.next_timer() {
-            if ts > to {
-                break;
-            }
+        loop {
+            let next = self.pipeline.next_timer().filter(|(ts, _)| *ts <= to);
+            // Mini-batch intervals ending while every bundle is empty, up to the next due timer.
+            self.pipeline.skip_idle_mini_batches(next.map_or(to, |(ts, _)| ts));
+            let Some((ts, owner)) = next else { break };
             if self.metrics.due_before(ts) {
                 let (pipeline, inputs) = (&self.pipeline, self.inputs);
                 self.metrics.sample_before(ts, |at| pipeline.sample(at, inputs));
             }
-            self.pipeline.fire_next(i, to, action, trace.as_deref_mut())?;
+            match owner {
+                TimerOwner::Operator(i) => self.pipeline.fire_next(i, to, action, trace.as_deref_mut())?,
+                TimerOwner::MiniBatchAssigner => self.pipeline.fire_mini_batch(to, action, trace.as_deref_mut())?,
+            };
         }
         if self.metrics.due_before(to) {
             let (pipeline, inputs) = (&self.pipeline, self.inputs);

@@ -129,7 +129,7 @@ pub fn timeline(sim: &Simulation) -> Timeline {
         let latest = Some(e.action) == last_action;
         lane.changed_last |= latest;
         match &e.event {
-            TraceEvent::Received { .. } => lane.accesses.push(e.time_ms),
+            TraceEvent::Received { .. } | TraceEvent::Buffered { .. } => lane.accesses.push(e.time_ms),
             TraceEvent::TimerRegistered { timer_ms } => lane.timers.push(TimerMark {
                 timestamp_ms: *timer_ms,
                 registered_at_ms: Some(e.time_ms),

@@ -87,6 +87,38 @@ pub enum TraceEvent {
         message: Message,
         warning: &'static str,
     },
+    /// A mini-batch operator buffered the message in its bundle (`MapBundleFunction.addInput`):
+    /// no state is read and nothing is emitted until the bundle is finished. `elements`: the
+    /// records in the bundle now.
+    Buffered {
+        message: Message,
+        bundle: &'static str,
+        elements: u64,
+    },
+    /// The local phase of a two-phase aggregation handed the key's accumulator (`accumulators`,
+    /// for people) to the global phase, which merged it into its bundle (`addInput` → `merge`).
+    PartialMerged {
+        accumulators: String,
+        elements: u64,
+    },
+    /// A mini-batch bundle was finished (`finishBundle`): its keys are handled in the bundle's
+    /// `HashMap` order, each folding its buffered input into its state at once.
+    BundleFinished {
+        bundle: &'static str,
+        trigger: BundleTrigger,
+        elements: u64,
+        keys: u64,
+    },
+}
+
+/// Why a mini-batch bundle was finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleTrigger {
+    /// `CountBundleTrigger`: the bundle reached `table.exec.mini-batch.size` records.
+    Count { size: u64 },
+    /// A mini-batch watermark arrived (`processWatermark`): `ProcTimeMiniBatchAssignerOperator`
+    /// ended the `allow-latency` interval at processing time `watermark_ms`.
+    Watermark { watermark_ms: Millis },
 }
 
 impl TraceEvent {
@@ -107,6 +139,9 @@ impl TraceEvent {
             TraceEvent::ResultMissingRow { .. } => "result_missing_row",
             TraceEvent::StateStale { .. } => "state_stale",
             TraceEvent::StaleTimerIgnored { .. } => "stale_timer_ignored",
+            TraceEvent::Buffered { .. } => "buffered",
+            TraceEvent::PartialMerged { .. } => "partial_merged",
+            TraceEvent::BundleFinished { .. } => "bundle_finished",
         }
     }
 
@@ -118,7 +153,8 @@ impl TraceEvent {
             | TraceEvent::Emitted { message }
             | TraceEvent::Dropped { message, .. }
             | TraceEvent::ResultMissingRow { message }
-            | TraceEvent::StateStale { message, .. } => Some(message),
+            | TraceEvent::StateStale { message, .. }
+            | TraceEvent::Buffered { message, .. } => Some(message),
             _ => None,
         }
     }
@@ -165,6 +201,24 @@ impl TraceEvent {
                 None => format!("stale cleanup timer {} ignored: the key has no cleanup time", tf.format(*timer_ms)),
             },
             TraceEvent::StateStale { message, warning } => format!("stale state for {message}, skipped: {warning}"),
+            TraceEvent::Buffered { message, bundle, elements } => {
+                format!("buffered {message} in the {bundle} ({elements} records buffered): handled when the bundle is finished")
+            }
+            TraceEvent::PartialMerged { accumulators, elements } => format!(
+                "local phase sent its accumulator ({accumulators}); merged into the global bundle ({elements} records buffered)"
+            ),
+            TraceEvent::BundleFinished { bundle, trigger, elements, keys } => {
+                let why = match trigger {
+                    BundleTrigger::Count { size } => {
+                        format!("the count trigger reached table.exec.mini-batch.size = {size}")
+                    }
+                    BundleTrigger::Watermark { watermark_ms } => format!(
+                        "mini-batch watermark {}: the allow-latency interval ended",
+                        tf.format(*watermark_ms)
+                    ),
+                };
+                format!("{bundle} finished ({elements} records, {keys} keys, in HashMap order): {why}")
+            }
         }
     }
 }

@@ -51,6 +51,32 @@ impl Distinct {
         self.store(v, c);
     }
 
+    /// `merge` of `DistinctAggCodeGen` with an append-only input (`LongValueWithoutRetractionGenerator`):
+    /// a value seen by `other` but not here accumulates the inner `COUNT(x)`; the bits are OR-ed.
+    pub fn merge_append(&mut self, other: &Distinct) {
+        for v in other.values.keys() {
+            self.accumulate_append(*v);
+        }
+    }
+
+    /// `merge` of `DistinctAggCodeGen` with a retracting input (`LongValueWithRetractionGenerator`):
+    /// counts add up; the inner `COUNT(x)` retracts when a positive count drops to 0 or below and
+    /// accumulates when a count at or below 0 becomes positive; a 0 count removes the entry.
+    pub fn merge(&mut self, other: &Distinct) {
+        for (&v, &other_count) in &other.values {
+            let this_count = self.values.get(&v).copied().unwrap_or(0);
+            let merged = this_count + other_count;
+            if v != Value::Null {
+                if merged <= 0 && this_count > 0 {
+                    self.count -= 1;
+                } else if merged > 0 && this_count <= 0 {
+                    self.count += 1;
+                }
+            }
+            self.store(v, merged);
+        }
+    }
+
     fn store(&mut self, v: Value, c: i64) {
         if c == 0 {
             self.values.remove(&v);

@@ -115,6 +115,38 @@ impl WithRetract {
         }
     }
 
+    /// `merge(acc, its)` with one other accumulator (`MaxWithRetractAggFunction.merge`, Flink
+    /// 2.3; `MinWithRetractAggFunction` mirrors it): the other's extreme wins when this map is
+    /// empty or it beats this one; counts add up key by key, an entry leaving the positive side
+    /// shrinks `mapSize` (and forces a new search when it was the extreme), one reaching it grows
+    /// `mapSize`.
+    pub fn merge(&mut self, which: Extreme, other: &WithRetract) {
+        let mut need_update = false;
+        if self.map_size == 0
+            || (other.map_size > 0 && other.extreme != Value::Null && which.beats(&other.extreme, &self.extreme))
+        {
+            self.extreme = other.extreme;
+        }
+        for (key, &other_count) in &other.map {
+            let this_count = self.map.get(key).copied().unwrap_or(0);
+            let merged = other_count + this_count;
+            if merged == 0 {
+                self.map.remove(key);
+            } else {
+                self.map.insert(*key, merged);
+            }
+            if merged <= 0 && this_count > 0 {
+                self.map_size -= 1;
+                need_update |= *key == self.extreme;
+            } else if merged > 0 && this_count <= 0 {
+                self.map_size += 1;
+            }
+        }
+        if need_update {
+            self.update_extreme(which);
+        }
+    }
+
     /// `getValue(acc)`.
     pub fn value(&self) -> Value {
         if self.map_size > 0 {

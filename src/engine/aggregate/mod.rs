@@ -105,6 +105,79 @@ impl AggCall {
             || matches!(self, AggCall::Extreme { retract: true, .. } | AggCall::CountDistinct { retract: true, .. })
     }
 
+    /// Whether the function can merge accumulators (`AggregateUtil.doAllSupportPartialMerge`,
+    /// Flink 2.3): declarative functions always can (`COUNT`, `SUM`, append-only `MIN`/`MAX`,
+    /// and `COUNT(DISTINCT)`, whose distinct map `DistinctAggCodeGen` merges), imperative ones when
+    /// they define `merge` (`MinWithRetractAggFunction`/`MaxWithRetractAggFunction` do;
+    /// `LastValueAggFunction`, `LastValueWithRetractAggFunction` and the seed's `LatestTimeUdf`
+    /// do not).
+    pub fn supports_merge(&self) -> bool {
+        !matches!(self, AggCall::LastValue(_) | AggCall::LatestByTime { .. })
+    }
+
+    /// The names of the accumulator fields a local aggregation emits for this call, numbered
+    /// from `*next` (`AggregateUtil`'s buffer names: a declarative function's
+    /// `aggBufferAttributes`, an imperative one's lower-cased name): `count1$0`,
+    /// `(sum$1, count$2)`.
+    pub fn buffer_names(&self, retract: bool, next: &mut usize) -> String {
+        let mut name = |n: &str| {
+            let s = format!("{n}${}", *next);
+            *next += 1;
+            s
+        };
+        match self {
+            AggCall::CountStar => name("count1"),
+            AggCall::Count(_) | AggCall::CountDistinct { .. } => name("count"),
+            AggCall::Sum { .. } if retract => {
+                let (s, c) = (name("sum"), name("count"));
+                format!("({s}, {c})")
+            }
+            AggCall::Sum { .. } => name("sum"),
+            AggCall::Extreme { which, .. } => name(&which.name().to_lowercase()),
+            AggCall::LastValue(_) => name("last_value"),
+            AggCall::LatestByTime { .. } => name("latest_by_time"),
+        }
+    }
+
+    /// `merge(acc, other)`: folds another accumulator of this call in, as the global phase of a
+    /// two-phase aggregation does with the local phase's (each function's `merge`, Flink 2.3).
+    ///
+    /// # Errors
+    /// For a function without `merge` (the planner never splits such an aggregation).
+    pub fn merge(&self, acc: &mut Accumulator, other: &Accumulator) -> Result<(), String> {
+        match (self, acc, other) {
+            (AggCall::CountStar | AggCall::Count(_), Accumulator::Count(c), Accumulator::Count(o)) => *c += o,
+            // `SumWithRetractAggFunction.mergeExpressions`: sum = other NULL ? sum : sum NULL ?
+            // other : sum + other; count = count + other.count.
+            (AggCall::Sum { int32, .. }, Accumulator::Sum { sum, count }, Accumulator::Sum { sum: o, count: oc }) => {
+                if let Some(o) = o {
+                    let next = sum.map_or(*o, |s| s.wrapping_add(*o));
+                    *sum = Some(if *int32 { i64::from(next as i32) } else { next });
+                }
+                *count += oc;
+            }
+            (AggCall::Extreme { which, .. }, Accumulator::Extreme(e), Accumulator::Extreme(o)) => {
+                min_max::accumulate_append(*which, e, *o);
+            }
+            (
+                AggCall::Extreme { which, .. },
+                Accumulator::ExtremeWithRetract(a),
+                Accumulator::ExtremeWithRetract(o),
+            ) => {
+                a.merge(*which, o);
+            }
+            (AggCall::CountDistinct { retract, .. }, Accumulator::Distinct(a), Accumulator::Distinct(o)) => {
+                if *retract {
+                    a.merge(o);
+                } else {
+                    a.merge_append(o);
+                }
+            }
+            (call, acc, _) => return Err(format!("{call:?} cannot merge accumulator {acc:?}")),
+        }
+        Ok(())
+    }
+
     /// `createAccumulator()`.
     pub fn create_accumulator(&self) -> Accumulator {
         match self {

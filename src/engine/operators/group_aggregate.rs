@@ -1,18 +1,25 @@
 //! `GroupAggregate`: `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`, as the
 //! scenario format writes it, and the Flink class each Flink version runs it with:
 //! [`GroupAggProcessFunction`](super::GroupAggProcessFunction) on the 1.10 legacy planner,
-//! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3.
+//! [`GroupAggFunction`](super::GroupAggFunction) on Flink 2.3; with mini-batch on (Flink 2.3,
+//! `StreamExecGroupAggregate` and `TwoStageOptimizedAggregateRule`),
+//! [`MiniBatchGroupAggFunction`](super::MiniBatchGroupAggFunction), or the two-phase
+//! [`MiniBatchLocalGlobalGroupAgg`](super::MiniBatchLocalGlobalGroupAgg) when
+//! `table.optimizer.agg-phase-strategy` is not `ONE_PHASE` and every aggregate can merge. (The
+//! rule's last condition, that the input is not already distributed by the grouping keys, always
+//! holds here: sources and the operators modelled provide no hash distribution.)
 
+use super::agg_plan;
 use super::{
-    monotonicity, BlinkGroupAggFunction, CompileInput, GroupAggFunction, GroupAggProcessFunction, OperatorKind,
-    OperatorSpec, StreamOperator,
+    monotonicity, BlinkGroupAggFunction, CompileInput, GroupAggFunction, GroupAggProcessFunction,
+    MiniBatchGroupAggFunction, MiniBatchLocalGlobalGroupAgg, OperatorKind, OperatorSpec, StreamOperator,
 };
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
-use crate::engine::scenario::{parse_part, FlinkMode, Retention};
+use crate::engine::scenario::{parse_part, AggPhaseStrategy, FlinkMode, Retention};
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::collections::HashSet;
@@ -67,9 +74,41 @@ pub struct GroupAggregateSpec {
     /// `generateUpdateBefore` (Flink 2.3) / `generateRetraction` (legacy planner).
     pub generate_update_before: bool,
     pub monotonicity: monotonicity::ModifiedMonotonicity,
+    /// How mini-batch runs it, when `table.exec.mini-batch.enabled` is on.
+    pub mini_batch: Option<MiniBatchPlan>,
+    /// The planner it is compiled for (its plan text differs).
+    pub flink: FlinkMode,
+}
+
+/// The planner's choice for a mini-batch group aggregation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MiniBatchPlan {
+    /// `table.exec.mini-batch.size`, the count trigger's size.
+    pub size: u64,
+    /// `LocalGroupAggregate` → `GlobalGroupAggregate` rather than one `GroupAggregate`.
+    pub two_phase: bool,
 }
 
 impl GroupAggregateSpec {
+    /// The calls the runtime runs: the spec's, plus a hidden `COUNT(*)` when the input retracts
+    /// and the query has none ("We make sure there is a COUNT(*) if input stream contains
+    /// retraction"), and the index of the `COUNT(*)` the record counter reads.
+    pub fn calls_with_count_star(&self) -> (Vec<AggCall>, Option<usize>) {
+        let mut calls = self.calls.clone();
+        let index = self.input_retracts.then(|| {
+            calls.iter().position(|c| *c == AggCall::CountStar).unwrap_or_else(|| {
+                calls.push(AggCall::CountStar);
+                calls.len() - 1
+            })
+        });
+        (calls, index)
+    }
+
+    /// The types of the grouping columns (the key's `BinaryRowData` layout).
+    pub fn key_types(&self) -> Vec<DataType> {
+        self.group_by.iter().map(|&i| self.input_columns[i].data_type).collect()
+    }
+
     /// The output row for a key: its values, then each aggregate's value (`getValue(acc)`).
     pub fn output(&self, key: &Row, accs: &[Accumulator]) -> Row {
         let mut out = SmallVec::with_capacity(key.0.len() + self.calls.len());
@@ -100,29 +139,30 @@ impl OperatorSpec for GroupAggregateSpec {
         self.monotonicity.clone()
     }
 
-    /// `GroupAggregate(groupBy=[devId], select=[devId, LATEST_BY_TIME(status, times) AS st])`.
+    /// `GroupAggregate(groupBy=[devId], select=[devId, LAST_VALUE(status) AS st])`, or for a
+    /// two-phase aggregation the pair as Flink explains it (data flowing up).
     fn plan(&self) -> String {
-        let names: Vec<String> = self.input_columns.iter().map(|c| c.name.clone()).collect();
-        let keys: Vec<String> = self.group_by.iter().map(|&i| names[i].clone()).collect();
-        let aggs = self.calls.iter().zip(&self.output_columns[self.group_by.len()..]);
-        let select: Vec<String> =
-            keys.iter().cloned().chain(aggs.map(|(c, col)| format!("{} AS {}", c.display(&names), col.name))).collect();
-        if keys.is_empty() {
-            format!("GroupAggregate(select=[{}])", select.join(", "))
-        } else {
-            format!("GroupAggregate(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
+        match self.mini_batch {
+            Some(MiniBatchPlan { two_phase: true, .. }) => agg_plan::two_phase(self),
+            _ => agg_plan::group_aggregate(self),
         }
     }
 
     /// Idle state retention is the legacy planner's mechanism (Flink 1.10), state TTL Flink 2.3's
     /// (scenario validation pairs each with its [`FlinkMode`]).
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
-        match retention {
-            Retention::IdleState(r) if flink == FlinkMode::Blink1_10 => {
+        match (retention, self.mini_batch) {
+            (Retention::IdleState(r), _) if flink == FlinkMode::Blink1_10 => {
                 Box::new(BlinkGroupAggFunction::new(self.clone(), r))
             }
-            Retention::IdleState(r) => Box::new(GroupAggProcessFunction::new(self.clone(), r, flink)),
-            Retention::StateTtl(ttl) => Box::new(GroupAggFunction::new(self.clone(), ttl)),
+            (Retention::IdleState(r), _) => Box::new(GroupAggProcessFunction::new(self.clone(), r, flink)),
+            (Retention::StateTtl(ttl), None) => Box::new(GroupAggFunction::new(self.clone(), ttl)),
+            (Retention::StateTtl(ttl), Some(MiniBatchPlan { size, two_phase: false })) => {
+                Box::new(MiniBatchGroupAggFunction::new(self.clone(), ttl, size))
+            }
+            (Retention::StateTtl(ttl), Some(MiniBatchPlan { size, two_phase: true })) => {
+                Box::new(MiniBatchLocalGlobalGroupAgg::new(self.clone(), ttl, size))
+            }
         }
     }
 }
@@ -178,6 +218,16 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
         ));
     }
+    let mini_batch = match input.mini_batch {
+        None => None,
+        // `AggregateUtil.createMiniBatchTrigger`, when the aggregation is translated.
+        Some(m) => Some(MiniBatchPlan {
+            size: m.trigger_size()?,
+            // `TwoStageOptimizedAggregateRule.matches` (`doAllSupportPartialMerge`).
+            two_phase: input.agg_phase_strategy != AggPhaseStrategy::OnePhase
+                && calls.iter().all(AggCall::supports_merge),
+        }),
+    };
     Ok(Rc::new(GroupAggregateSpec {
         monotonicity: monotonicity::of_aggregate(input.monotonicity, &group_by, &calls),
         group_by,
@@ -186,6 +236,8 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         output_columns,
         input_retracts: input.retracts,
         generate_update_before: op.generate_update_before,
+        mini_batch,
+        flink: input.flink,
     }))
 }
 

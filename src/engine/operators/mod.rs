@@ -10,7 +10,9 @@
 //! Adding an operator: one new file with its spec, its compiler and its `StreamOperator` impl
 //! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`].
 
+mod agg_plan;
 mod append_only_top_n_function;
+mod binary_row;
 mod blink_append_only_top_n_function;
 mod blink_group_agg_function;
 mod calc;
@@ -20,6 +22,10 @@ mod fast_top1_function;
 mod group_agg_function;
 mod group_agg_process_function;
 mod group_aggregate;
+mod map_bundle;
+mod mini_batch_assigner;
+mod mini_batch_global_group_agg_function;
+mod mini_batch_group_agg_function;
 pub mod monotonicity;
 mod over_aggregate;
 mod proc_time_bounded_rows_over;
@@ -48,9 +54,13 @@ pub use proc_time_rows_bounded_preceding_function::ProcTimeRowsBoundedPrecedingF
 pub use proc_time_unbounded_preceding_function::ProcTimeUnboundedPrecedingFunction;
 pub use retractable_top_n_function::RetractableTopNFunction;
 
+pub use mini_batch_assigner::ProcTimeMiniBatchAssigner;
+pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;
+pub use mini_batch_group_agg_function::MiniBatchGroupAggFunction;
+
 use super::error::ScenarioError;
 use super::row::{Column, Message};
-use super::scenario::{FlinkMode, Retention, StateBackend};
+use super::scenario::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
 use super::view::{StateCell, TtlView};
@@ -76,6 +86,22 @@ pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
     fn on_timer(&mut self, timestamp: Millis, key: KeyId, ctx: &mut Context) -> Result<(), String> {
         let _ = (timestamp, key, ctx);
         Ok(())
+    }
+
+    /// `processWatermark(mark)`: the mini-batch marker `ProcTimeMiniBatchAssignerOperator`
+    /// emits at the end of each `allow-latency` interval reached the operator. A bundle operator
+    /// finishes its bundle (`AbstractMapBundleOperator.processWatermark`); others let it pass.
+    ///
+    /// # Errors
+    /// As [`StreamOperator::process_element`].
+    fn process_watermark(&mut self, watermark: Millis, ctx: &mut Context) -> Result<(), String> {
+        let _ = (watermark, ctx);
+        Ok(())
+    }
+
+    /// Records waiting in its mini-batch bundles (0 for an operator without one).
+    fn bundled(&self) -> u64 {
+        0
     }
 
     /// Its keys and timers.
@@ -121,6 +147,10 @@ pub struct CompileInput<'a> {
     pub retention: Retention,
     /// `state.backend.type`: read only by operators whose behaviour depends on it.
     pub state_backend: StateBackend,
+    /// `table.exec.mini-batch.*`, when mini-batch is enabled.
+    pub mini_batch: Option<MiniBatch>,
+    /// `table.optimizer.agg-phase-strategy`.
+    pub agg_phase_strategy: AggPhaseStrategy,
     /// The input's columns.
     pub columns: &'a [Column],
     /// The input for people: `source 'tbl1'` or `the output of 'inner'`.

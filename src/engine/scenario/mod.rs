@@ -57,6 +57,63 @@ pub enum Retention {
     StateTtl(Millis),
 }
 
+/// Mini-batch settings (`table.exec.mini-batch.*`), present when `table.exec.mini-batch.enabled`
+/// is `true`; validated as Flink's planner validates them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MiniBatch {
+    /// `table.exec.mini-batch.allow-latency` (> 0): the interval of
+    /// `ProcTimeMiniBatchAssignerOperator`, whose watermarks finish every bundle.
+    pub allow_latency_ms: Millis,
+    /// `table.exec.mini-batch.size` (default -1): `CountBundleTrigger`'s `maxCount`. Flink checks
+    /// it is > 0 only when it plans an operator that bundles (`AggregateUtil.createMiniBatchTrigger`),
+    /// so the operators check it ([`MiniBatch::trigger_size`]).
+    pub size: i64,
+}
+
+impl MiniBatch {
+    /// `AggregateUtil.createMiniBatchTrigger` (Flink 2.3): the count trigger's size.
+    ///
+    /// # Errors
+    /// Flink's `IllegalArgumentException` message (`ConfigOption.toString()` + `" must be > 0."`)
+    /// when the size is not positive.
+    pub fn trigger_size(&self) -> Result<u64, ScenarioError> {
+        u64::try_from(self.size).ok().filter(|&s| s > 0).ok_or_else(|| {
+            ScenarioError::new(
+                "mini_batch.size",
+                "Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: []) must be > 0.",
+            )
+        })
+    }
+}
+
+/// `table.optimizer.agg-phase-strategy` (`AggregatePhaseStrategy`): in streaming mode only
+/// `ONE_PHASE` differs, turning the two-phase (local/global) aggregation off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AggPhaseStrategy {
+    #[default]
+    Auto,
+    OnePhase,
+    TwoPhase,
+}
+
+impl AggPhaseStrategy {
+    pub const ALL: [(&'static str, AggPhaseStrategy); 3] = [
+        ("AUTO", AggPhaseStrategy::Auto),
+        ("ONE_PHASE", AggPhaseStrategy::OnePhase),
+        ("TWO_PHASE", AggPhaseStrategy::TwoPhase),
+    ];
+
+    /// Flink's name.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, s)| *s == self).map_or("AUTO", |(n, _)| n)
+    }
+
+    /// Parses Flink's name, ignoring case as Flink's enum options do (`ConfigurationUtils.convertToEnum`).
+    pub fn parse(text: &str) -> Option<AggPhaseStrategy> {
+        Self::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(text)).map(|(_, s)| *s)
+    }
+}
+
 /// Whether the source emits only inserts, or a full changelog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(try_from = "String")]
@@ -122,6 +179,10 @@ pub struct Scenario {
     pub retention: Retention,
     /// `state.backend.type`.
     pub state_backend: StateBackend,
+    /// `table.exec.mini-batch.*`, when mini-batch is enabled.
+    pub mini_batch: Option<MiniBatch>,
+    /// `table.optimizer.agg-phase-strategy`.
+    pub agg_phase_strategy: AggPhaseStrategy,
     pub source: Source,
     pub operators: Vec<OperatorNode>,
     /// The explicit steps, run first.

@@ -96,6 +96,12 @@ pub(super) struct RawScenario {
     pub(super) state_ttl: Option<DurationValue>,
     #[serde(default)]
     pub(super) state_backend: StateBackend,
+    /// `table.exec.mini-batch.*`.
+    #[serde(default)]
+    pub(super) mini_batch: Option<RawMiniBatch>,
+    /// `table.optimizer.agg-phase-strategy`.
+    #[serde(default)]
+    pub(super) agg_phase_strategy: Option<String>,
     pub(super) source: RawSource,
     /// Each operator as JSON text, read by its kind's compiler.
     pub(super) pipeline: Vec<Box<serde_json::value::RawValue>>,
@@ -114,6 +120,27 @@ pub(super) struct RawIdleStateRetention {
     pub(super) max: DurationValue,
     #[serde(default)]
     pub(super) test_harness: bool,
+}
+
+/// `"mini_batch": {"enabled": true, "allow_latency": "1 s", "size": 1000}`: Flink's
+/// `table.exec.mini-batch.enabled` (default `true` here: writing the object turns it on),
+/// `allow-latency` and `size`, absent ones taking Flink's defaults (0 ms, -1).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object {\"enabled\": bool, \"allow_latency\": duration, \"size\": number}"
+)]
+pub(super) struct RawMiniBatch {
+    #[serde(default = "yes")]
+    pub(super) enabled: bool,
+    #[serde(default)]
+    pub(super) allow_latency: Option<DurationValue>,
+    #[serde(default)]
+    pub(super) size: Option<i64>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Deserialize)]

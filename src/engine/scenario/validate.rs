@@ -2,9 +2,13 @@
 //! rejection.
 
 use super::raw::{
-    DurationValue, RawCell, RawIdleStateRetention, RawOperatorHeader, RawScenario, RawSource, RawStep, TimeValue,
+    DurationValue, RawCell, RawIdleStateRetention, RawMiniBatch, RawOperatorHeader, RawScenario, RawSource, RawStep,
+    TimeValue,
 };
-use super::{parse_part, FlinkMode, OperatorNode, Retention, Scenario, Source, SourceChangelog, StateBackend, Step};
+use super::{
+    parse_part, AggPhaseStrategy, FlinkMode, MiniBatch, OperatorNode, Retention, Scenario, Source, SourceChangelog,
+    StateBackend, Step,
+};
 use crate::engine::error::{quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
@@ -20,8 +24,12 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         return Err(ScenarioError::new("name", "must not be empty"));
     }
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
+    let mini_batch = compile_mini_batch(raw.flink, raw.mini_batch.as_ref())?;
+    let agg_phase_strategy = compile_agg_phase_strategy(raw.flink, raw.agg_phase_strategy.as_deref())?;
     let source = compile_source(&raw.source)?;
-    let operators = compile_pipeline(&raw.pipeline, &source, raw.flink, retention, raw.state_backend)?;
+    let settings =
+        Settings { flink: raw.flink, retention, state_backend: raw.state_backend, mini_batch, agg_phase_strategy };
+    let operators = compile_pipeline(&raw.pipeline, &source, settings)?;
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
@@ -55,6 +63,8 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         start_ms,
         retention,
         state_backend: raw.state_backend,
+        mini_batch,
+        agg_phase_strategy,
         source,
         operators,
         steps,
@@ -118,6 +128,69 @@ fn compile_retention(
     }
 }
 
+/// The planner settings every operator is compiled against.
+#[derive(Clone, Copy)]
+struct Settings {
+    flink: FlinkMode,
+    retention: Retention,
+    state_backend: StateBackend,
+    mini_batch: Option<MiniBatch>,
+    agg_phase_strategy: AggPhaseStrategy,
+}
+
+/// `table.exec.mini-batch.*`: the Blink planner's (Flink 1.9+); `allow-latency` is checked as
+/// `StreamCommonSubGraphBasedOptimizer` checks it when mini-batch is enabled (Flink 2.3).
+fn compile_mini_batch(flink: FlinkMode, raw: Option<&RawMiniBatch>) -> Result<Option<MiniBatch>, ScenarioError> {
+    let Some(raw) = raw else { return Ok(None) };
+    if flink.is_legacy_planner() {
+        return Err(ScenarioError::new(
+            "mini_batch",
+            format!(
+                "the {} has no mini-batch: table.exec.mini-batch.* are options of the Blink planner \
+                 (Flink 1.9+), which the legacy planner ignores",
+                flink.label()
+            ),
+        ));
+    }
+    if raw.enabled && flink != FlinkMode::Flink2_3 {
+        return Err(ScenarioError::new(
+            "mini_batch",
+            format!(
+                "the mini-batch aggregation of the {} is not modelled; the simulator models Flink 2.3's \
+                 (use \"flink\": \"2.3\")",
+                flink.label()
+            ),
+        ));
+    }
+    if !raw.enabled {
+        return Ok(None);
+    }
+    let allow_latency_ms = raw.allow_latency.map_or(0, |d| d.0);
+    if allow_latency_ms <= 0 {
+        return Err(ScenarioError::new("mini_batch.allow_latency", "MiniBatch Latency must be greater than 0 ms."));
+    }
+    Ok(Some(MiniBatch { allow_latency_ms, size: raw.size.unwrap_or(-1) }))
+}
+
+/// `table.optimizer.agg-phase-strategy`, a Blink planner option (Flink 1.9+).
+fn compile_agg_phase_strategy(flink: FlinkMode, raw: Option<&str>) -> Result<AggPhaseStrategy, ScenarioError> {
+    let Some(text) = raw else { return Ok(AggPhaseStrategy::Auto) };
+    if flink.is_legacy_planner() {
+        return Err(ScenarioError::new(
+            "agg_phase_strategy",
+            format!(
+                "the {} has no two-phase aggregation: table.optimizer.agg-phase-strategy is an option of \
+                 the Blink planner (Flink 1.9+)",
+                flink.label()
+            ),
+        ));
+    }
+    AggPhaseStrategy::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = AggPhaseStrategy::ALL.iter().map(|(n, _)| *n).collect();
+        ScenarioError::new("agg_phase_strategy", unknown_variant(text, &names))
+    })
+}
+
 fn compile_source(raw: &RawSource) -> Result<Source, ScenarioError> {
     if raw.name.trim().is_empty() {
         return Err(ScenarioError::new("source.name", "must not be empty"));
@@ -169,10 +242,9 @@ fn unknown_operator(name: &str) -> String {
 fn compile_pipeline(
     raw: &[Box<RawValue>],
     source: &Source,
-    flink: FlinkMode,
-    retention: Retention,
-    state_backend: StateBackend,
+    settings: Settings,
 ) -> Result<Vec<OperatorNode>, ScenarioError> {
+    let Settings { flink, retention, state_backend, mini_batch, agg_phase_strategy } = settings;
     if raw.is_empty() {
         return Err(ScenarioError::new("pipeline", "needs at least one operator"));
     }
@@ -219,6 +291,8 @@ fn compile_pipeline(
             flink,
             retention,
             state_backend,
+            mini_batch,
+            agg_phase_strategy,
             columns,
             input_name: &input_name,
             retracts,

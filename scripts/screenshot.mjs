@@ -57,6 +57,15 @@ console.log(`what-if-100k-logins: first Step ${first.toFixed(1)} ms; ×1000 ${th
   `98 × ×1000 ${(many / 1000).toFixed(2)} s (${(many / 98).toFixed(0)} ms each); ` +
   `Step at 10 k: median ${at10k[5].toFixed(1)} ms, max ${at10k[9].toFixed(1)} ms; ` +
   `Step at 99 k: median ${late[5].toFixed(1)} ms, max ${late[9].toFixed(1)} ms; the last ~1000 steps to the end ${toEnd.toFixed(0)} ms`);
+// seed 000: the six explicit steps, then the workload to its end, with and without retention
+for (const preset of ['seed-000-topn-dedup', 'seed-000-topn-dedup-no-retention']) {
+  await page.selectOption('#preset-select', preset);
+  for (let i = 0; i < 6; i++) await page.click('#step');
+  await shot(`07-${preset}-steps`);
+  const ms = await timed('#run-all');
+  await shot(`08-${preset}-end`);
+  console.log(`${preset}: run to the end ${ms.toFixed(0)} ms`);
+}
 // a broken scenario shows its error
 await page.click('.editor summary');
 await page.fill('#scenario-json', '{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["a", "STRING"]]}, "pipeline": [], "steps": []}');

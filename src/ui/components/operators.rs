@@ -106,7 +106,9 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> 
 /// One state's cell: the cleanup time as a time, a TTL state with its expiry, others as stored.
 fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, tf: TimeFormat) -> Html {
     let Some(cell) = cell else { return html! { <td>{ "—" }</td> } };
-    if name == "CleanupTime" {
+    // The cleanup-time ValueState: "CleanupTime" (legacy planner), "GroupAggregateCleanupTime",
+    // "RankFunctionCleanupTime" (Blink 1.10).
+    if name.ends_with("CleanupTime") {
         let text = k.cleanup_time_ms.map(|t| tf.format(t)).unwrap_or_else(|| cell.value.clone());
         return html! { <td class="cleanup-time">{ text }</td> };
     }

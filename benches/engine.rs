@@ -2,8 +2,10 @@
 //!
 //! (a) legacy cleanup timers, COUNT(*) GROUP BY key, 1 M events over 100 k keys, uniform;
 //! (b) the same with Zipf 1.1; (c) Flink 2.3 two-level aggregation with state TTL, 1 M events;
-//! each at the `metrics` trace level, and (a) at the `full` level; (d) `seek` to random actions
-//! of a 100 k-event run. The same workloads run in headless Chromium on the wasm build:
+//! (e) Flink 2.3 Top-3 per key with a rank column (`AppendOnlyTopNFunction`) and state TTL, 1 M
+//! events over 100 k keys; (f) Flink 2.3 `SUM` per (key, item) then Top-3 items per key
+//! (`RetractableTopNFunction`), 1 M events; each at the `metrics` trace level, and (a) at the
+//! `full` level; (d) `seek` to random actions of a 100 k-event run. The same workloads run in headless Chromium on the wasm build:
 //! `scripts/bench-wasm.sh`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -13,6 +15,8 @@ use std::time::Duration;
 const A: &str = include_str!("scenarios/a-cleanup-timers-uniform.json");
 const B: &str = include_str!("scenarios/b-cleanup-timers-zipf.json");
 const C: &str = include_str!("scenarios/c-two-level-ttl.json");
+const E: &str = include_str!("scenarios/e-top-n-append-ttl.json");
+const F: &str = include_str!("scenarios/f-top-n-retract.json");
 
 fn one_way(level: TraceLevel) -> SimOptions {
     SimOptions { trace: level, keep_actions: None, time_travel: false }
@@ -40,6 +44,8 @@ fn workloads(c: &mut Criterion) {
         ("b_cleanup_timers_zipf_metrics", B, TraceLevel::Metrics),
         ("c_two_level_ttl_metrics", C, TraceLevel::Metrics),
         ("a_cleanup_timers_uniform_full", A, TraceLevel::Full),
+        ("e_top_n_append_ttl_metrics", E, TraceLevel::Metrics),
+        ("f_top_n_retract_metrics", F, TraceLevel::Metrics),
     ] {
         let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
         g.throughput(Throughput::Elements(scenario.step_count()));

@@ -29,6 +29,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 const A: &str = include_str!("../benches/scenarios/a-cleanup-timers-uniform.json");
 const B: &str = include_str!("../benches/scenarios/b-cleanup-timers-zipf.json");
 const C: &str = include_str!("../benches/scenarios/c-two-level-ttl.json");
+const E: &str = include_str!("../benches/scenarios/e-top-n-append-ttl.json");
+const F: &str = include_str!("../benches/scenarios/f-top-n-retract.json");
 
 /// Timed runs of each 1 M-event workload; the best and the median are reported.
 const RUNS: usize = 3;
@@ -134,6 +136,16 @@ async fn c_two_level_ttl_metrics() {
 #[wasm_bindgen_test]
 async fn a_cleanup_timers_uniform_full() {
     workload("a_cleanup_timers_uniform_full", A, TraceLevel::Full).await;
+}
+
+#[wasm_bindgen_test]
+async fn e_top_n_append_ttl_metrics() {
+    workload("e_top_n_append_ttl_metrics", E, TraceLevel::Metrics).await;
+}
+
+#[wasm_bindgen_test]
+async fn f_top_n_retract_metrics() {
+    workload("f_top_n_retract_metrics", F, TraceLevel::Metrics).await;
 }
 
 /// (d): a 100 k-event run of (a)'s shape with time travel, then seeks to pseudo-random actions

@@ -317,3 +317,24 @@ fn the_legacy_planner_has_no_mini_batch() {
     assert!(error(&v.to_string())
         .starts_with("agg_phase_strategy: the Flink 1.8–1.13 legacy planner has no two-phase aggregation"));
 }
+
+/// Before 2.3 only the one-phase mini-batch function is modelled: SUM can merge, so AUTO would
+/// split it into local/global, which is refused with the way out.
+#[wasm_bindgen_test(unsupported = test)]
+fn two_phase_mini_batch_is_modelled_on_2_3_only() {
+    for flink in ["1.12", "1.10-blink"] {
+        let mut v: serde_json::Value = serde_json::from_str(&with("flink", &format!("\"{flink}\""))).unwrap();
+        v["mini_batch"] = serde_json::json!({"allow_latency": "1 s", "size": 1000});
+        let err = error(&v.to_string());
+        assert!(
+            err.starts_with("pipeline[0]: the two-phase (local/global) mini-batch aggregation of the Flink 1."),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("is not modelled; set agg_phase_strategy \"ONE_PHASE\" or use \"flink\": \"2.3\""),
+            "{err}"
+        );
+        v["agg_phase_strategy"] = serde_json::json!("ONE_PHASE");
+        assert!(Scenario::from_json(&v.to_string()).is_ok(), "{flink}");
+    }
+}

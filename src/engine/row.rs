@@ -148,6 +148,16 @@ impl Change {
             Change::Legacy(change) => change,
         }
     }
+    /// A message of `kind` as a version prints it: the kind itself where messages carry a
+    /// `RowKind` (`row_kind`, Flink 1.11+), else `toRetractStream`'s flag (the Blink planner of
+    /// 1.9/1.10 also keeps the kind in the row's header, but a retract stream shows the flag).
+    pub fn of(kind: RowKind, row_kind: bool) -> Change {
+        if row_kind {
+            Change::Kind(kind)
+        } else {
+            Change::Legacy(kind.is_accumulate())
+        }
+    }
     /// `+I`/`-U`/`+U`/`-D`, or `true`/`false` for the legacy planner.
     pub fn label(self) -> &'static str {
         match self {

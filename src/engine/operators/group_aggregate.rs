@@ -152,13 +152,17 @@ impl OperatorSpec for GroupAggregateSpec {
     /// (scenario validation pairs each with its [`FlinkMode`]).
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
         match (retention, self.mini_batch) {
+            // Before FLINK-17096 the mini-batch function ignores the retention: no timers, no TTL.
+            (Retention::IdleState(_), Some(MiniBatchPlan { size, two_phase: false })) => {
+                Box::new(MiniBatchGroupAggFunction::new(self.clone(), 0, size, flink))
+            }
             (Retention::IdleState(r), _) if flink == FlinkMode::Blink1_10 => {
                 Box::new(BlinkGroupAggFunction::new(self.clone(), r))
             }
             (Retention::IdleState(r), _) => Box::new(GroupAggProcessFunction::new(self.clone(), r, flink)),
             (Retention::StateTtl(ttl), None) => Box::new(GroupAggFunction::new(self.clone(), ttl)),
             (Retention::StateTtl(ttl), Some(MiniBatchPlan { size, two_phase: false })) => {
-                Box::new(MiniBatchGroupAggFunction::new(self.clone(), ttl, size))
+                Box::new(MiniBatchGroupAggFunction::new(self.clone(), ttl, size, flink))
             }
             (Retention::StateTtl(ttl), Some(MiniBatchPlan { size, two_phase: true })) => {
                 Box::new(MiniBatchLocalGlobalGroupAgg::new(self.clone(), ttl, size))
@@ -228,6 +232,16 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
                 && calls.iter().all(AggCall::supports_merge),
         }),
     };
+    if matches!(mini_batch, Some(MiniBatchPlan { two_phase: true, .. })) && input.flink != FlinkMode::Flink2_3 {
+        return Err(ScenarioError::new(
+            input.path,
+            format!(
+                "the two-phase (local/global) mini-batch aggregation of the {} is not modelled; set \
+                 agg_phase_strategy \"ONE_PHASE\" or use \"flink\": \"2.3\"",
+                input.flink.label()
+            ),
+        ));
+    }
     Ok(Rc::new(GroupAggregateSpec {
         monotonicity: monotonicity::of_aggregate(input.monotonicity, &group_by, &calls),
         group_by,

@@ -1,4 +1,4 @@
-//! Flink 2.3's one-phase mini-batch group aggregation: `MiniBatchGroupAggFunction` run by a
+//! The one-phase mini-batch group aggregation: `MiniBatchGroupAggFunction` run by a
 //! `KeyedMapBundleOperator` (what `StreamExecGroupAggregate` builds when
 //! `table.exec.mini-batch.enabled` is on and the aggregation is not split in two phases).
 //!
@@ -24,6 +24,12 @@
 //!     else: if !firstRow: -D prev; accState.clear()
 //! ```
 //!
+//! Earlier versions differ in three places, each a [`FlinkMode`] method: before FLINK-17096
+//! (`1.10-blink`) `accState` has no TTL and the retention is ignored; before FLINK-33936
+//! (`1.10-blink`, `1.12`) an unchanged result emits nothing, TTL or not; before FLINK-35661
+//! (`1.10-blink`, `1.12`) a retraction-only key ends the loop with `return`, so the bundle's later
+//! keys are dropped (the bundle is cleared all the same).
+//!
 //! So a key emits at most one update per bundle, whatever number of rows it buffered: the
 //! intermediate results of a bundle are never seen downstream. The bundle is heap memory, not
 //! keyed state: it never expires and a failure loses it (Flink finishes it before every
@@ -34,6 +40,7 @@ use super::map_bundle::{CountBundleTrigger, MapBundle};
 use super::{Context, GroupAggregateSpec, StreamOperator};
 use crate::engine::aggregate::{describe_accumulators, Accumulators, AggCall};
 use crate::engine::row::{Change, DataType, Message, Row, RowKind, Value};
+use crate::engine::scenario::FlinkMode;
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;
@@ -54,6 +61,8 @@ pub struct MiniBatchGroupAggFunction {
     key_types: Vec<DataType>,
     /// `table.exec.state.ttl` in ms (`stateRetentionTime`).
     state_retention_ms: Millis,
+    /// The Flink version's behaviour (FLINK-33936, FLINK-35661).
+    flink: FlinkMode,
     backend: KeyedStateBackend,
     acc_state: ValueState<Accumulators>,
     /// Each key's buffered input rows.
@@ -62,9 +71,11 @@ pub struct MiniBatchGroupAggFunction {
 }
 
 impl MiniBatchGroupAggFunction {
-    /// `state_ttl_ms` is `table.exec.state.ttl` (0: off), `size` is `table.exec.mini-batch.size`.
-    pub fn new(spec: GroupAggregateSpec, state_ttl_ms: Millis, size: u64) -> Self {
+    /// `state_ttl_ms` is `table.exec.state.ttl` (0: off), `size` is `table.exec.mini-batch.size`;
+    /// `flink` decides the fixes it has (before FLINK-17096 the TTL is not applied).
+    pub fn new(spec: GroupAggregateSpec, state_ttl_ms: Millis, size: u64, flink: FlinkMode) -> Self {
         let (calls, index_of_count_star) = spec.calls_with_count_star();
+        let state_ttl_ms = if flink.mini_batch_state_expires() { state_ttl_ms } else { 0 };
         let config = StateTtlConfig::create_ttl_config(state_ttl_ms);
         MiniBatchGroupAggFunction {
             key_types: spec.key_types(),
@@ -72,6 +83,7 @@ impl MiniBatchGroupAggFunction {
             calls,
             index_of_count_star,
             state_retention_ms: state_ttl_ms,
+            flink,
             backend: KeyedStateBackend::new(config.enabled_ttl_ms()),
             acc_state: ValueState::with_ttl("accState", config),
             bundle: MapBundle::default(),
@@ -87,19 +99,32 @@ impl MiniBatchGroupAggFunction {
         }
         let (elements, keys) = (self.bundle.elements(), self.bundle.keys() as u64);
         ctx.record_unkeyed(|| TraceEvent::BundleFinished { bundle: "bundle", trigger, elements, keys });
+        let mut returned = false;
         for (key, _, rows) in self.bundle.drain() {
             let key_row = self.backend.keys.row(key).clone();
+            if returned {
+                // Before FLINK-35661 `finishBundle` returned: the rest of the bundle is dropped.
+                for m in rows {
+                    ctx.record(&key_row, || TraceEvent::Dropped {
+                        message: m,
+                        reason: "finishBundle returned at an earlier key whose rows were all retractions for \
+                                 absent state (before FLINK-35661): this key's rows are lost",
+                    });
+                }
+                self.backend.keys.unhold(key);
+                continue;
+            }
             self.backend.keys.intern(&key_row);
             let outcome = self.finish_key(key, &key_row, rows, ctx);
             self.backend.keys.unhold(key);
-            outcome?;
+            returned = outcome?;
         }
         self.backend.keys.finish();
         Ok(())
     }
 
-    /// `finishBundle`'s loop body for one key.
-    fn finish_key(&mut self, key: KeyId, key_row: &Row, rows: Vec<Message>, ctx: &mut Context) -> Result<(), String> {
+    /// `finishBundle`'s loop body for one key; `Ok(true)` when it `return`s from the whole loop.
+    fn finish_key(&mut self, key: KeyId, key_row: &Row, rows: Vec<Message>, ctx: &mut Context) -> Result<bool, String> {
         let now = ctx.now;
         let stored = read_acc(&mut self.acc_state, &mut self.backend, key, key_row, ctx);
         let (mut accs, first_row, rows) = match stored {
@@ -113,8 +138,8 @@ impl MiniBatchGroupAggFunction {
                     });
                 }
                 if start == rows.len() {
-                    // FLINK-35661: skip this key only, not the rest of the bundle.
-                    return Ok(());
+                    // FLINK-35661: skip this key only (`continue`); before, `return`.
+                    return Ok(!self.flink.mini_batch_skips_retraction_only_key());
                 }
                 (self.calls.iter().map(AggCall::create_accumulator).collect(), true, &rows[start..])
             }
@@ -132,21 +157,27 @@ impl MiniBatchGroupAggFunction {
         if !record_count_is_zero(&self.calls, self.index_of_count_star, &accs) {
             self.acc_state.update(&mut self.backend.keys, key, accs, now);
             if first_row {
-                ctx.collect(key_row, Message::new(Change::Kind(RowKind::Insert), new));
-            } else if self.state_retention_ms > 0 || prev != new {
+                ctx.collect(key_row, Message::new(Change::of(RowKind::Insert, self.flink.has_row_kind()), new));
+            } else if (self.state_retention_ms > 0 && self.flink.mini_batch_reemits_unchanged_with_ttl()) || prev != new
+            {
                 if self.spec.generate_update_before {
-                    ctx.collect(key_row, Message::new(Change::Kind(RowKind::UpdateBefore), prev));
+                    ctx.collect(
+                        key_row,
+                        Message::new(Change::of(RowKind::UpdateBefore, self.flink.has_row_kind()), prev),
+                    );
                 }
-                ctx.collect(key_row, Message::new(Change::Kind(RowKind::UpdateAfter), new));
+                ctx.collect(key_row, Message::new(Change::of(RowKind::UpdateAfter, self.flink.has_row_kind()), new));
             } else {
-                ctx.record(key_row, || TraceEvent::Suppressed {
-                    reason: "aggregate values unchanged and state TTL is off",
-                    row: new,
-                });
+                let reason = if self.state_retention_ms > 0 {
+                    "aggregate values unchanged: nothing emitted, though state TTL is on (before FLINK-33936)"
+                } else {
+                    "aggregate values unchanged and state TTL is off"
+                };
+                ctx.record(key_row, || TraceEvent::Suppressed { reason, row: new });
             }
         } else {
             if !first_row {
-                ctx.collect(key_row, Message::new(Change::Kind(RowKind::Delete), prev));
+                ctx.collect(key_row, Message::new(Change::of(RowKind::Delete, self.flink.has_row_kind()), prev));
             }
             self.acc_state.clear(&mut self.backend.keys, key);
             ctx.record(key_row, || TraceEvent::StateCleared {
@@ -155,7 +186,7 @@ impl MiniBatchGroupAggFunction {
                 reason: "COUNT(*) reached 0 (recordCountIsZero)",
             });
         }
-        Ok(())
+        Ok(false)
     }
 }
 

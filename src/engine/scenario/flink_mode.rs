@@ -129,4 +129,24 @@ impl FlinkMode {
     pub fn idle_state_retention_sets_ttl(self) -> bool {
         self == FlinkMode::Flink1_12
     }
+
+    /// FLINK-17096 (Flink 1.12, case C08): `MiniBatchGroupAggFunction`'s `accState` gets the state
+    /// TTL. Before, mini-batch group aggregation never cleaned its state, whatever the retention.
+    pub fn mini_batch_state_expires(self) -> bool {
+        matches!(self, FlinkMode::Flink1_12 | FlinkMode::Flink2_3)
+    }
+
+    /// FLINK-33936 (Flink 1.19, case C09): with state TTL on, `MiniBatchGroupAggFunction` emits
+    /// `-U`/`+U` even when the result did not change (`stateRetentionTime > 0 || prev != new`), so
+    /// downstream state is refreshed. Before, an unchanged result emitted nothing.
+    pub fn mini_batch_reemits_unchanged_with_ttl(self) -> bool {
+        self == FlinkMode::Flink2_3
+    }
+
+    /// FLINK-35661 (fixed in 2.x, case C11): a key whose bundle held only retractions for absent
+    /// state is skipped with `continue`. Before, `finishBundle` returned, dropping every later key
+    /// of the bundle. The `2.3` mode has the fix (the versions 1.19–2.2 before it do not).
+    pub fn mini_batch_skips_retraction_only_key(self) -> bool {
+        self == FlinkMode::Flink2_3
+    }
 }

@@ -152,16 +152,6 @@ fn compile_mini_batch(flink: FlinkMode, raw: Option<&RawMiniBatch>) -> Result<Op
             ),
         ));
     }
-    if raw.enabled && flink != FlinkMode::Flink2_3 {
-        return Err(ScenarioError::new(
-            "mini_batch",
-            format!(
-                "the mini-batch aggregation of the {} is not modelled; the simulator models Flink 2.3's \
-                 (use \"flink\": \"2.3\")",
-                flink.label()
-            ),
-        ));
-    }
     if !raw.enabled {
         return Ok(None);
     }

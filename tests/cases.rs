@@ -107,3 +107,16 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
     );
     assert!(sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"), "the dropped retraction writes no state");
 }
+
+/// C04 before FLINK-10674 (mode `1.6-legacy`): the retraction for cleaned-up `ccc` is stored as
+/// fresh accumulators with input count −1 and SUM −3 (the file states the emitted `(true,ccc,-3)`).
+#[wasm_bindgen_test(unsupported = test)]
+fn c04_pre_fix_retraction_after_cleanup_stores_a_negative_count() {
+    let sim =
+        run(include_str!("scenarios/cases/C04-pre-fix-1.6-legacy-retraction-after-cleanup-creates-negative-sum.json"));
+    let ccc = sim.operator_views()[0].keys.iter().find(|k| k.key == "ccc").cloned().unwrap();
+    let value = |i: usize| ccc.states[i].as_ref().map(|c| c.value.clone());
+    assert_eq!(value(1).as_deref(), Some("-1"), "GroupAggregateInputCounter");
+    assert!(value(0).unwrap().contains("-3"), "{:?}", value(0));
+    assert_eq!((ccc.cleanup_time_ms, ccc.timers_ms), (Some(6002), vec![6002]));
+}

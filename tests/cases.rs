@@ -1,10 +1,11 @@
 //! Scenarios from `shared/cases/flink-bug-cases.json` (real Flink bug reports and Flink's own
-//! harness tests), with the expected results stated there. Only the post-fix behaviour is
-//! modelled so far.
+//! harness tests), with the expected results stated there: what the scenario files under
+//! `tests/scenarios/cases/` (checked by `tests/check.rs`) cannot state, i.e. the trace and the
+//! state left behind. C03 and C07 are covered by their files alone.
 
 mod common;
 
-use common::{emitted, run, timer_events};
+use common::{emitted, run};
 use flink_state_sim::engine::trace::TraceEvent;
 use wasm_bindgen_test::*;
 
@@ -20,53 +21,6 @@ fn sum_scenario(flink: &str, retention: &str, changelog: &str, gen_retraction: b
                            "aggregates": [{{"function": "SUM", "args": ["v"], "as": "s"}}]}}],
             "steps": [{steps}]}}"#
     )
-}
-
-fn t(what: &str, key: &str, at: &str) -> (String, String, String) {
-    (what.into(), key.into(), at.into())
-}
-
-/// C03: `GroupAggregateHarnessTest.testAggregate` (legacy, min 2 s / max 3 s, no retraction).
-#[wasm_bindgen_test(unsupported = test)]
-fn c03_legacy_timer_reuse_and_restart_after_cleanup() {
-    let steps = r#"{"at": 1, "row": ["aaa", 1]}, {"at": 1, "row": ["bbb", 1]},
-        {"at": 1000, "row": ["aaa", 2]}, {"at": 1000, "row": ["aaa", 3]},
-        {"at": 1002, "row": ["aaa", 4]}, {"at": 1002, "row": ["bbb", 2]},
-        {"advance_to": 4003},
-        {"at": 4003, "row": ["aaa", 5]}, {"at": 4003, "row": ["aaa", 6]}, {"at": 4003, "row": ["aaa", 7]},
-        {"at": 4003, "row": ["bbb", 3]}"#;
-    let retention = r#""idle_state_retention": {"min": 2000, "max": 3000, "test_harness": true}"#;
-    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", false, steps));
-    assert_eq!(
-        emitted(&sim, "agg"),
-        [
-            "(true,aaa,1)",
-            "(true,bbb,1)",
-            "(true,aaa,3)",
-            "(true,aaa,6)",
-            "(true,aaa,10)",
-            "(true,bbb,3)",
-            "(true,aaa,5)",
-            "(true,aaa,11)",
-            "(true,aaa,18)",
-            "(true,bbb,3)",
-        ]
-    );
-    assert_eq!(
-        timer_events(&sim, "agg"),
-        [
-            t("timer_registered", "aaa", "3001 ms"),
-            t("timer_registered", "bbb", "3001 ms"),
-            t("timer_registered", "aaa", "4002 ms"),
-            t("timer_deleted", "aaa", "3001 ms"),
-            t("timer_registered", "bbb", "4002 ms"),
-            t("timer_deleted", "bbb", "3001 ms"),
-            t("timer_fired", "aaa", "4002 ms"),
-            t("timer_fired", "bbb", "4002 ms"),
-            t("timer_registered", "aaa", "7003 ms"),
-            t("timer_registered", "bbb", "7003 ms"),
-        ]
-    );
 }
 
 /// C04: `GroupAggregateHarnessTest.testAggregateWithRetract` after FLINK-10674: a retraction for
@@ -154,19 +108,15 @@ fn c05_ttl_expired_key_drops_retraction_and_restarts() {
     assert!(sim.operator_views()[0].keys.iter().all(|k| k.key != "ccc"), "the dropped retraction writes no state");
 }
 
-/// C07, post-fix (FLINK-13630): the retention set on TableConfig reaches the operator.
+/// C04 before FLINK-10674 (mode `1.6-legacy`): the retraction for cleaned-up `ccc` is stored as
+/// fresh accumulators with input count −1 and SUM −3 (the file states the emitted `(true,ccc,-3)`).
 #[wasm_bindgen_test(unsupported = test)]
-fn c07_retention_is_applied() {
-    let steps = r#"{"at": 0, "row": ["k1", 1]}, {"advance_to": 900000}, {"at": 900001, "row": ["k1", 1]}"#;
-    let retention = r#""idle_state_retention": {"min": "10 min", "max": "15 min"}"#;
-    let sim = run(&sum_scenario("1.10-legacy", retention, "insert-only", true, steps));
-    assert_eq!(emitted(&sim, "agg"), ["(true,k1,1)", "(true,k1,1)"], "after cleanup the record is a first row again");
-    assert_eq!(
-        timer_events(&sim, "agg"),
-        [
-            t("timer_registered", "k1", "900000 ms"),
-            t("timer_fired", "k1", "900000 ms"),
-            t("timer_registered", "k1", "1800001 ms")
-        ]
-    );
+fn c04_pre_fix_retraction_after_cleanup_stores_a_negative_count() {
+    let sim =
+        run(include_str!("scenarios/cases/C04-pre-fix-1.6-legacy-retraction-after-cleanup-creates-negative-sum.json"));
+    let ccc = sim.operator_views()[0].keys.iter().find(|k| k.key == "ccc").cloned().unwrap();
+    let value = |i: usize| ccc.states[i].as_ref().map(|c| c.value.clone());
+    assert_eq!(value(1).as_deref(), Some("-1"), "GroupAggregateInputCounter");
+    assert!(value(0).unwrap().contains("-3"), "{:?}", value(0));
+    assert_eq!((ccc.cleanup_time_ms, ccc.timers_ms), (Some(6002), vec![6002]));
 }

@@ -3,11 +3,17 @@
 //! (`StreamExecOverAggregate.translateToPlanInternal`, Flink 2.x, read from the source; the
 //! legacy planner's `DataStreamOverAggregate`, 1.10):
 //!
-//! | window | Flink 2.3 | 1.10 legacy planner |
-//! |---|---|---|
-//! | `ROWS BETWEEN n PRECEDING AND CURRENT ROW` | [`ProcTimeRowsBoundedPrecedingFunction`](super::ProcTimeRowsBoundedPrecedingFunction) (cleanup timers) | `ProcTimeBoundedRowsOver` (cleanup timers) |
-//! | `ROWS`/`RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW` | [`ProcTimeUnboundedPrecedingFunction`](super::ProcTimeUnboundedPrecedingFunction) (state TTL, FLINK-29349) | `ProcTimeUnboundedOver` (cleanup timers) |
-//! | `RANGE BETWEEN INTERVAL 'n' UNIT PRECEDING AND CURRENT ROW` | [`ProcTimeRangeBoundedPrecedingFunction`](super::ProcTimeRangeBoundedPrecedingFunction) (its own timers, no retention) | `ProcTimeBoundedRangeOver`: not modelled, refused |
+//! | window | Flink 2.3 | Flink 1.12 – 1.18 (`1.12`) | 1.10 legacy planner |
+//! |---|---|---|---|
+//! | `ROWS BETWEEN n PRECEDING AND CURRENT ROW` | [`ProcTimeRowsBoundedPrecedingFunction`](super::ProcTimeRowsBoundedPrecedingFunction) (cleanup timers) | the same class and logic | `ProcTimeBoundedRowsOver` (cleanup timers) |
+//! | `ROWS`/`RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW` | [`ProcTimeUnboundedPrecedingFunction`](super::ProcTimeUnboundedPrecedingFunction) (state TTL, FLINK-29349) | `ProcTimeUnboundedPrecedingFunction` on cleanup timers: not modelled, refused | `ProcTimeUnboundedOver` (cleanup timers) |
+//! | `RANGE BETWEEN INTERVAL 'n' UNIT PRECEDING AND CURRENT ROW` | [`ProcTimeRangeBoundedPrecedingFunction`](super::ProcTimeRangeBoundedPrecedingFunction) (its own timers, no retention) | not modelled, refused | `ProcTimeBoundedRangeOver`: not modelled, refused |
+//!
+//! Flink 1.12's planner (`StreamExecOverAggregate.scala` of `flink-table-planner-blink`, read in
+//! the 1.12.2 source) builds `ProcTimeRowsBoundedPrecedingFunction(tableConfig.getMinIdleStateRetentionTime,
+//! tableConfig.getMaxIdleStateRetentionTime, ...)`, i.e. min = `table.exec.state.ttl` and max =
+//! `min * 3 / 2` (`TableConfig.getMaxIdleStateRetentionTime`, 1.12), as Flink 2.3 does; the function's
+//! logic in `flink-table-runtime-blink` (1.12.2) is the one modelled for 2.3.
 //!
 //! The output is the input row followed by the aggregates, insert-only. Only processing time is
 //! modelled: the window must be ordered by the source's processing-time attribute (`proctime`).
@@ -241,17 +247,33 @@ impl OperatorSpec for OverAggregateSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawOverAggregate = parse_part(raw, input.path)?;
     let path = input.path;
-    if !matches!(input.flink, FlinkMode::Legacy1_10 | FlinkMode::Flink2_3) {
+    if !matches!(input.flink, FlinkMode::Legacy1_10 | FlinkMode::Flink1_12 | FlinkMode::Flink2_3) {
         return Err(ScenarioError::new(
             path,
             format!(
                 "the OVER aggregation of the {} is not modelled; the simulator models the 1.8–1.13 legacy \
-                 planner's (\"1.10-legacy\") and Flink 2.3's (\"2.3\")",
+                 planner's (\"1.10-legacy\"), Flink 1.12's ROWS BETWEEN n PRECEDING (\"1.12\") and Flink 2.3's (\"2.3\")",
                 input.flink.label()
             ),
         ));
     }
     let window = OverWindow::parse(&op.window).map_err(|m| ScenarioError::new(format!("{path}.window"), m))?;
+    if input.flink == FlinkMode::Flink1_12 && !matches!(window, OverWindow::RowsBounded { .. }) {
+        // Flink 1.12's ProcTimeUnboundedPrecedingFunction is on cleanup timers (state TTL came with
+        // FLINK-29349); its ProcTimeRangeBoundedPrecedingFunction was not compared with 2.3's.
+        return Err(ScenarioError::new(
+            format!("{path}.window"),
+            format!(
+                "Flink 1.12 runs {}, which is not modelled; of Flink 1.12's OVER windows only \
+                 ROWS BETWEEN n PRECEDING AND CURRENT ROW is (use \"flink\": \"2.3\" or \"1.10-legacy\")",
+                if window.is_bounded() {
+                    "a RANGE frame with an interval with ProcTimeRangeBoundedPrecedingFunction"
+                } else {
+                    "an UNBOUNDED PRECEDING frame with ProcTimeUnboundedPrecedingFunction on cleanup timers"
+                }
+            ),
+        ));
+    }
     let partition_by = op
         .partition_by
         .iter()
@@ -265,7 +287,13 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         return Err(ScenarioError::new(
             path,
             format!(
-                "StreamPhysicalOverAggregate doesn't support consuming update and delete changes which is produced by {}",
+                // FlinkChangelogModeInferenceProgram names the node as each planner calls it.
+                "{} doesn't support consuming update and delete changes which is produced by {}",
+                if input.flink == FlinkMode::Flink1_12 {
+                    "StreamExecOverAggregate"
+                } else {
+                    "StreamPhysicalOverAggregate"
+                },
                 input.input_name
             ),
         ));
@@ -341,7 +369,8 @@ fn compile_order_by(order_by: &[String], input: &CompileInput, window: OverWindo
     }
     let not_time = format!("column {} is {}, not a time attribute", quote(name), input.columns[i].data_type.name());
     let message = match (input.flink, window.is_bounded()) {
-        (FlinkMode::Legacy1_10, _) => {
+        // StreamExecOverAggregate.translateToPlan (1.12.2) has the legacy planner's message.
+        (FlinkMode::Legacy1_10 | FlinkMode::Flink1_12, _) => {
             format!("OVER windows' ordering in stream mode must be defined on a time attribute. ({not_time})")
         }
         (_, true) => {

@@ -112,7 +112,7 @@ async fn switching_the_flink_version() {
 
     assert!(page
         .text("#flink-note")
-        .contains("written for Flink 1.8–1.13 legacy planner; it now runs on Flink 1.19–2.3"));
+        .contains("written for Flink 1.8–1.11 legacy planner; it now runs on Flink 1.19–2.3"));
 
     // seed-001's min/max retention has no Flink 2.3 meaning: the page says so, at the top, and
     // keeps running 1.10 — the chooser shows what runs.

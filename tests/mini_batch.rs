@@ -156,5 +156,5 @@ fn the_legacy_mode_switch_is_refused_with_the_reason() {
     let legacy =
         flink_state_sim::engine::scenario::with_flink(ORACLE, flink_state_sim::engine::FlinkMode::Legacy1_10).unwrap();
     let err = Scenario::from_json(&legacy).unwrap_err().to_string();
-    assert!(err.starts_with("mini_batch: the Flink 1.8–1.13 legacy planner has no mini-batch"), "{err}");
+    assert!(err.starts_with("mini_batch: the Flink 1.8–1.11 legacy planner has no mini-batch"), "{err}");
 }

@@ -210,7 +210,7 @@ fn the_legacy_planner_has_no_deduplication() {
     assert_eq!(
         error(&v.to_string()),
         "pipeline[0].operator: deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink \
-         planner only: the Flink 1.8–1.13 legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
+         planner only: the Flink 1.8–1.11 legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
     );
 }
 
@@ -263,7 +263,7 @@ fn legacy_retention_uses_flinks_own_messages() {
     v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "15 min"});
     v["state_ttl"] = serde_json::json!("1 h");
     assert!(error(&v.to_string())
-        .starts_with("state_ttl: the Flink 1.8–1.13 legacy planner cleans state with idle state retention timers"));
+        .starts_with("state_ttl: the Flink 1.8–1.11 legacy planner cleans state with idle state retention timers"));
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -321,11 +321,11 @@ fn mini_batch_settings_use_flinks_own_checks() {
 fn the_legacy_planner_has_no_mini_batch() {
     let mut v: serde_json::Value = serde_json::from_str(&with("flink", r#""1.10-legacy""#)).unwrap();
     v["mini_batch"] = serde_json::json!({"allow_latency": "1 s", "size": 1000});
-    assert!(error(&v.to_string()).starts_with("mini_batch: the Flink 1.8–1.13 legacy planner has no mini-batch"));
+    assert!(error(&v.to_string()).starts_with("mini_batch: the Flink 1.8–1.11 legacy planner has no mini-batch"));
     v.as_object_mut().unwrap().remove("mini_batch");
     v["agg_phase_strategy"] = serde_json::json!("TWO_PHASE");
     assert!(error(&v.to_string())
-        .starts_with("agg_phase_strategy: the Flink 1.8–1.13 legacy planner has no two-phase aggregation"));
+        .starts_with("agg_phase_strategy: the Flink 1.8–1.11 legacy planner has no two-phase aggregation"));
 }
 
 /// Before 2.3 only the one-phase mini-batch function is modelled: SUM can merge, so AUTO would

@@ -251,7 +251,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         return Err(ScenarioError::new(
             path,
             format!(
-                "the OVER aggregation of the {} is not modelled; the simulator models the 1.8–1.13 legacy \
+                "the OVER aggregation of the {} is not modelled; the simulator models the 1.8–1.11 legacy \
                  planner's (\"1.10-legacy\"), Flink 1.12's ROWS BETWEEN n PRECEDING (\"1.12\") and Flink 2.3's (\"2.3\")",
                 input.flink.label()
             ),

@@ -25,8 +25,10 @@ pub enum FlinkMode {
     Legacy1_6,
     /// The legacy planner before FLINK-10543: Flink 1.7.
     Legacy1_7,
-    /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.13): `GroupAggProcessFunction`,
+    /// Flink 1.10's legacy planner (the same logic runs in 1.8 to 1.11): `GroupAggProcessFunction`,
     /// `CRow` messages `(true,row)` / `(false,row)`, idle state retention with cleanup timers.
+    /// The legacy planner of 1.12–1.13 shares 1.12's `TableConfig` (max = 1.5 × min, the " should
+    /// be" message; read in the 1.12.2 source) and is not modelled.
     Legacy1_10,
     /// The Blink planner of Flink 1.9.0 – 1.10.0: `GroupAggFunction` and the Top-N functions on
     /// `KeyedProcessFunctionWithCleanupState` (idle state retention, cleanup timers), messages
@@ -80,7 +82,7 @@ impl FlinkMode {
         match self {
             FlinkMode::Legacy1_6 => "Flink 1.6 legacy planner",
             FlinkMode::Legacy1_7 => "Flink 1.7 legacy planner",
-            FlinkMode::Legacy1_10 => "Flink 1.8–1.13 legacy planner",
+            FlinkMode::Legacy1_10 => "Flink 1.8–1.11 legacy planner",
             FlinkMode::Blink1_10 => "Flink 1.9–1.10.0 Blink planner",
             FlinkMode::Flink1_12 => "Flink 1.12–1.18",
             FlinkMode::Flink2_3 => "Flink 1.19–2.3",

@@ -33,7 +33,7 @@ enum Command {
         /// Run a built-in scenario instead (see `flink-state-sim presets`).
         #[arg(long)]
         preset: Option<String>,
-        /// Override the scenario's Flink version (`1.10-legacy` or `2.3`).
+        /// Override the scenario's Flink version: `1.6-legacy`, `1.7-legacy`, `1.10-legacy`, `1.10-blink`, `1.12` or `2.3`.
         #[arg(long)]
         flink: Option<String>,
         /// `full`: record every decision (what `text` and `jsonl` print); `metrics`: only the
@@ -199,7 +199,8 @@ fn run(
         None => text,
         Some(f) => {
             let mode = FlinkMode::parse(&f).ok_or_else(|| {
-                Failure::Input(format!("--flink: unknown Flink version '{f}' (known: 1.10-legacy, 2.3)"))
+                let known: Vec<&str> = FlinkMode::ALL.iter().map(|m| m.id()).collect();
+                Failure::Input(format!("--flink: unknown Flink version '{f}' (known: {})", known.join(", ")))
             })?;
             scenario::with_flink(&text, mode).map_err(|e| Failure::Input(e.to_string()))?
         }

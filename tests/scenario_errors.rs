@@ -348,3 +348,58 @@ fn two_phase_mini_batch_is_modelled_on_2_3_only() {
         assert!(Scenario::from_json(&v.to_string()).is_ok(), "{flink}");
     }
 }
+
+/// The per-operator `state_ttl`: the `STATE_TTL` hint on a GroupAggregate (Flink 1.19+), a
+/// compiled plan's state metadata on a Rank or Deduplicate (Flink 1.18+, modelled with 2.3), none
+/// on an OVER window; its duration is read as `TimeUtils.parseDuration` reads the hint's value.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_per_operator_state_ttl_names_the_rule() {
+    let on = |flink: &str, op: serde_json::Value| {
+        let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+        v["flink"] = serde_json::json!(flink);
+        v["source"] = serde_json::json!({"name": "src", "schema": [["k", "STRING"], ["v", "INT"]], "proctime": "pt"});
+        v["pipeline"] = serde_json::json!([op]);
+        v.to_string()
+    };
+    let agg = |ttl: serde_json::Value| {
+        serde_json::json!({"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                           "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}], "state_ttl": ttl})
+    };
+    let hint_came_with_1_19 =
+        "pipeline[0].state_ttl: the STATE_TTL hint (a TTL of its own for a regular join or group \
+        aggregation) came with Flink 1.19 (FLIP-373); ";
+    let cases = [
+        (on("1.12", agg("1 d".into())), format!("{hint_came_with_1_19}of Flink 1.12 – 1.18 only 1.18 can give one operator \
+            its own TTL, by editing the JSON of a compiled plan (FLIP-292), which this version span does not model (use \"flink\": \"2.3\")")),
+        (on("1.10-legacy", agg("1 d".into())), format!("{hint_came_with_1_19}the Flink 1.8–1.13 legacy planner has one \
+            retention for the whole query (use \"flink\": \"2.3\")")),
+        (on("1.10-blink", agg("1 d".into())), format!("{hint_came_with_1_19}the Flink 1.9–1.10.0 Blink planner has one \
+            retention for the whole query (use \"flink\": \"2.3\")")),
+        (on("2.3", agg("1 h 30 min".into())), "pipeline[0].state_ttl: Time interval unit label 'h 30 min' does not match \
+            any of the recognized units".to_string()),
+        (on("2.3", agg("-1 d".into())), "pipeline[0].state_ttl: text does not start with a number".to_string()),
+        (on("2.3", agg("".into())), "pipeline[0].state_ttl: argument is an empty- or whitespace-only string".to_string()),
+        (on("2.3", agg((-5).into())), "pipeline[0].state_ttl: duration -5 ms is outside 0 ..= 253402300799999 ms".to_string()),
+        (on("2.3", agg(true.into())), "pipeline[0].state_ttl: expected a duration in Flink's syntax (\"5 min\", \"1 d\") or \
+            milliseconds, found true".to_string()),
+        (on("2.3", serde_json::json!({"operator": "OverAggregate", "id": "o", "partition_by": ["k"], "order_by": ["pt"],
+                "window": "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+                "aggregates": [{"function": "MIN", "args": ["v"], "as": "m"}], "state_ttl": "1 d"})),
+            "pipeline[0].state_ttl: Flink gives an OVER aggregation no TTL of its own: the STATE_TTL hint applies to regular \
+             joins and group aggregations only (FLIP-373), and StreamExecOverAggregate has no state metadata for a compiled \
+             plan to edit (FLIP-292); its state lives for table.exec.state.ttl (the scenario's state_ttl)".to_string()),
+        (on("1.10-blink", serde_json::json!({"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v"],
+                "rank_end": 1, "state_ttl": "1 d"})),
+            "pipeline[0].state_ttl: a Rank gets a TTL of its own only from the state metadata of a compiled plan (FLIP-292, \
+             Flink 1.18+), modelled with Flink 2.3; the Flink 1.9–1.10.0 Blink planner has one retention for the whole query \
+             (use \"flink\": \"2.3\")".to_string()),
+        (on("2.3", serde_json::json!({"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow", "state_ttl": "x"})),
+            "pipeline[0].state_ttl: text does not start with a number".to_string()),
+        (on("2.3", serde_json::json!({"operator": "Calc", "id": "p", "select": ["k"], "state_ttl": "1 d"})),
+            "pipeline[0].state_ttl: unknown field `state_ttl`, expected one of `operator`, `id`, `select`, `where`".to_string()),
+    ];
+    for (json, expect) in cases {
+        let err = error(&json);
+        assert!(err.starts_with(&expect), "expected {expect:?}\n     got {err:?}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::output::{Out, WriteFailure};
 use flink_state_sim::engine::metrics::Sample;
-use flink_state_sim::engine::scenario::describe_retention;
+use flink_state_sim::engine::scenario::describe_retentions;
 use flink_state_sim::engine::time::format_duration;
 use flink_state_sim::engine::Simulation;
 
@@ -32,7 +32,7 @@ pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFa
     let last = Some(sim.sample_now());
     let peaks = sim.peaks();
     let inputs = sim.inputs();
-    out.line(&format!("scenario {} on {} — {}", sc.name, sc.flink.label(), describe_retention(&sc.retention)))?;
+    out.line(&format!("scenario {} on {} — {}", sc.name, sc.flink.label(), describe_retentions(sc)))?;
     out.line(&format!(
         "{inputs} inputs from {} to {} ({}), run in {secs:.2} s ({:.2} M inputs/s)",
         tf.format(sc.start_ms),

@@ -105,10 +105,11 @@ impl Pipeline {
         let nodes = scenario
             .operators
             .iter()
-            .map(|n| Node {
+            .enumerate()
+            .map(|(i, n)| Node {
                 id: Rc::from(n.id.as_str()),
                 plan: n.spec.plan(),
-                op: n.spec.build(scenario.flink, scenario.retention),
+                op: n.spec.build(scenario.flink, scenario.operator_retention(i)),
                 emitted: EmitCounts::default(),
                 peaks: Peaks::default(),
             })

@@ -12,6 +12,11 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("seed-004-device-status-flink-2.3", include_str!("../../scenarios/seed-004-device-status-flink-2.3.json")),
     ("seed-000-topn-dedup", include_str!("../../scenarios/seed-000-topn-dedup.json")),
     ("seed-000-topn-dedup-no-retention", include_str!("../../scenarios/seed-000-topn-dedup-no-retention.json")),
+    ("seed-002-dau-new-users-global-ttl", include_str!("../../scenarios/seed-002-dau-new-users-global-ttl.json")),
+    (
+        "seed-002-dau-new-users-per-operator-ttl",
+        include_str!("../../scenarios/seed-002-dau-new-users-per-operator-ttl.json"),
+    ),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
 ];
 

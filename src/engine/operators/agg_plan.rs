@@ -15,6 +15,10 @@
 //!   left out: the names run out first).
 //!
 //! On the 1.10 legacy planner the one-phase form is printed the same way without `_RETRACT`.
+//!
+//! A `STATE_TTL` hint is printed last on the node that keeps the state, the `GroupAggregate` or
+//! the `GlobalGroupAggregate`: `…, stateTtlHints=[[[STATE_TTL options:[1d]]]])`
+//! (`StateTtlHintTest.xml`, Flink 1.19+; see [`super::state_ttl`]).
 
 use super::group_aggregate::GroupAggregateSpec;
 use crate::engine::aggregate::AggCall;
@@ -66,14 +70,20 @@ fn alias(expr: String, name: &str) -> String {
     }
 }
 
-fn operator(op: &str, spec: &GroupAggregateSpec, select: &[String]) -> String {
+/// `op(groupBy=[..], select=[..])`, with the `STATE_TTL` hint when `stateful` (the node that
+/// keeps the aggregation's state) and the aggregation has one.
+fn operator(op: &str, spec: &GroupAggregateSpec, select: &[String], stateful: bool) -> String {
     let names = input_names(spec);
     let keys: Vec<&str> = spec.group_by.iter().map(|&i| names[i]).collect();
-    if keys.is_empty() {
-        format!("{op}(select=[{}])", select.join(", "))
-    } else {
-        format!("{op}(groupBy=[{}], select=[{}])", keys.join(", "), select.join(", "))
+    let mut terms = Vec::with_capacity(3);
+    if !keys.is_empty() {
+        terms.push(format!("groupBy=[{}]", keys.join(", ")));
     }
+    terms.push(format!("select=[{}]", select.join(", ")));
+    if stateful {
+        terms.extend(spec.state_ttl.as_ref().and_then(|t| t.explain()));
+    }
+    format!("{op}({})", terms.join(", "))
 }
 
 fn key_names(spec: &GroupAggregateSpec) -> Vec<String> {
@@ -89,7 +99,7 @@ pub fn group_aggregate(spec: &GroupAggregateSpec) -> String {
         let distinct = if matches!(call, AggCall::CountDistinct { .. }) { "DISTINCT " } else { "" };
         select.push(alias(call_text(call, retract, &names, distinct), &out.name));
     }
-    operator("GroupAggregate", spec, &select)
+    operator("GroupAggregate", spec, &select, true)
 }
 
 /// The distinct map each call reads, `distinct$i` (calls on the same column share one).
@@ -135,7 +145,7 @@ pub fn two_phase(spec: &GroupAggregateSpec) -> String {
     let distribution = if keys.is_empty() { "single".to_string() } else { format!("hash[{}]", keys.join(", ")) };
     format!(
         "{}\n+- Exchange(distribution=[{distribution}])\n   +- {}",
-        operator("GlobalGroupAggregate", spec, &global),
-        operator("LocalGroupAggregate", spec, &local)
+        operator("GlobalGroupAggregate", spec, &global, true),
+        operator("LocalGroupAggregate", spec, &local, false)
     )
 }

@@ -20,6 +20,7 @@
 //! event time (`RowTimeDeduplicateFunction`) and the async-state variants.
 
 use super::group_aggregate::column_index;
+use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
     CompileInput, OperatorKind, OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction,
     ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
@@ -36,7 +37,7 @@ pub const KIND: OperatorKind = OperatorKind { name: "Deduplicate", compile };
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a Deduplicate object {\"operator\", \"id\", \"key\", \"keep\", \"generate_update_before\", \"generate_insert\"}"
+    expecting = "a Deduplicate object {\"operator\", \"id\", \"key\", \"keep\", \"generate_update_before\", \"generate_insert\", \"state_ttl\"}"
 )]
 struct RawDeduplicate {
     #[allow(dead_code)]
@@ -51,6 +52,9 @@ struct RawDeduplicate {
     /// `table.exec.deduplicate.insert-update-after-sensitive-enabled`.
     #[serde(default = "yes")]
     generate_insert: bool,
+    /// The compiled plan's `deduplicateState` TTL (FLIP-292).
+    #[serde(default)]
+    state_ttl: Option<RawOperatorTtl>,
 }
 
 fn yes() -> bool {
@@ -82,6 +86,8 @@ pub struct DeduplicateSpec {
     pub state_backend: StateBackend,
     /// The input's (and output's) columns.
     pub columns: Vec<Column>,
+    /// Its own TTL from a compiled plan's state metadata (`deduplicateState`).
+    pub state_ttl: Option<OperatorStateTtl>,
 }
 
 impl DeduplicateSpec {
@@ -128,6 +134,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         generate_insert: op.generate_insert,
         state_backend: input.state_backend,
         columns: input.columns.to_vec(),
+        state_ttl: OperatorStateTtl::compiled_plan(op.state_ttl, &input, "Deduplicate")?,
     }))
 }
 
@@ -159,12 +166,14 @@ fn refuse_legacy(input: CompileInput, path: &str) -> Result<(), ScenarioError> {
 
 /// The Deduplicate Flink runs for a Rank that `RankUtil.canConvertToDeduplicate` accepts: the
 /// caller ([`super::rank`]) has checked the rank range, the rank column, the sort field and that
-/// the input is insert-only.
+/// the input is insert-only. `state_ttl` is the Rank's compiled-plan TTL, which the
+/// `StreamExecDeduplicate` node carries.
 pub fn from_rank(
     input: CompileInput,
     key: Vec<usize>,
     keep: Keep,
     generate_update_before: bool,
+    state_ttl: Option<OperatorStateTtl>,
 ) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     refuse_legacy(input, &format!("{}.operator", input.path))?;
     Ok(Rc::new(DeduplicateSpec {
@@ -174,6 +183,7 @@ pub fn from_rank(
         generate_insert: true,
         state_backend: input.state_backend,
         columns: input.columns.to_vec(),
+        state_ttl,
     }))
 }
 
@@ -213,6 +223,9 @@ impl OperatorSpec for DeduplicateSpec {
             key.join(", "),
             self.keep == Keep::FirstRow
         )
+    }
+    fn state_ttl(&self) -> Option<&OperatorStateTtl> {
+        self.state_ttl.as_ref()
     }
     fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
         let ttl = match retention {

@@ -10,6 +10,7 @@
 //! holds here: sources and the operators modelled provide no hash distribution.)
 
 use super::agg_plan;
+use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
     monotonicity, BlinkGroupAggFunction, CompileInput, GroupAggFunction, GroupAggProcessFunction,
     MiniBatchGroupAggFunction, MiniBatchLocalGlobalGroupAgg, OperatorKind, OperatorSpec, StreamOperator,
@@ -31,7 +32,7 @@ pub const KIND: OperatorKind = OperatorKind { name: "GroupAggregate", compile };
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\"}"
+    expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\", \"state_ttl\"}"
 )]
 struct RawGroupAggregate {
     #[allow(dead_code)]
@@ -44,6 +45,9 @@ struct RawGroupAggregate {
     aggregates: Vec<RawAggregate>,
     #[serde(default = "yes", alias = "generate_retraction")]
     generate_update_before: bool,
+    /// `/*+ STATE_TTL('input' = '…') */` (Flink 1.19+).
+    #[serde(default)]
+    state_ttl: Option<RawOperatorTtl>,
 }
 
 fn yes() -> bool {
@@ -78,6 +82,8 @@ pub struct GroupAggregateSpec {
     pub mini_batch: Option<MiniBatchPlan>,
     /// The planner it is compiled for (its plan text differs).
     pub flink: FlinkMode,
+    /// The `STATE_TTL` hint, replacing `table.exec.state.ttl` for this aggregation.
+    pub state_ttl: Option<OperatorStateTtl>,
 }
 
 /// The planner's choice for a mini-batch group aggregation.
@@ -137,6 +143,9 @@ impl OperatorSpec for GroupAggregateSpec {
     }
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
         self.monotonicity.clone()
+    }
+    fn state_ttl(&self) -> Option<&OperatorStateTtl> {
+        self.state_ttl.as_ref()
     }
 
     /// `GroupAggregate(groupBy=[devId], select=[devId, LAST_VALUE(status) AS st])`, or for a
@@ -222,6 +231,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
         ));
     }
+    let state_ttl = OperatorStateTtl::hint(op.state_ttl, &input)?;
     let mini_batch = match input.mini_batch {
         None => None,
         // `AggregateUtil.createMiniBatchTrigger`, when the aggregation is translated.
@@ -252,6 +262,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         generate_update_before: op.generate_update_before,
         mini_batch,
         flink: input.flink,
+        state_ttl,
     }))
 }
 

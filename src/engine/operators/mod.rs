@@ -37,6 +37,7 @@ mod proc_time_unbounded_over;
 mod proc_time_unbounded_preceding_function;
 mod rank;
 mod retractable_top_n_function;
+pub mod state_ttl;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
@@ -196,6 +197,11 @@ pub trait OperatorSpec: fmt::Debug {
     }
     /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
     fn plan(&self) -> String;
+    /// Its own state TTL (a `STATE_TTL` hint or a compiled plan's state metadata), which replaces
+    /// `table.exec.state.ttl` for it alone ([`state_ttl::effective_retention`]).
+    fn state_ttl(&self) -> Option<&state_ttl::OperatorStateTtl> {
+        None
+    }
     /// The Flink class that runs it on `flink` with `retention`.
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator>;
 }

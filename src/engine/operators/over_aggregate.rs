@@ -55,6 +55,9 @@ struct RawOverAggregate {
     /// The frame, e.g. `ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`.
     window: String,
     aggregates: Vec<RawAggregate>,
+    /// Read only to refuse it with the reason ([`super::state_ttl::over_refusal`]).
+    #[serde(default)]
+    state_ttl: Option<serde::de::IgnoredAny>,
 }
 
 /// The window frame.
@@ -256,6 +259,9 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
                 input.flink.label()
             ),
         ));
+    }
+    if op.state_ttl.is_some() {
+        return Err(ScenarioError::new(format!("{path}.state_ttl"), super::state_ttl::over_refusal()));
     }
     let window = OverWindow::parse(&op.window).map_err(|m| ScenarioError::new(format!("{path}.window"), m))?;
     if input.flink == FlinkMode::Flink1_12 && !matches!(window, OverWindow::RowsBounded { .. }) {

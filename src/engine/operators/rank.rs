@@ -22,6 +22,7 @@
 
 use super::deduplicate::{self, Keep};
 use super::group_aggregate::column_index;
+use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
     monotonicity, AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind,
     OperatorSpec, RetractableTopNFunction, StreamOperator,
@@ -41,7 +42,7 @@ pub const KIND: OperatorKind = OperatorKind { name: "Rank", compile };
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a Rank object {\"operator\", \"id\", \"partition_by\", \"order_by\", \"rank_end\", \"rank_column\", \"generate_update_before\"}"
+    expecting = "a Rank object {\"operator\", \"id\", \"partition_by\", \"order_by\", \"rank_end\", \"rank_column\", \"generate_update_before\", \"state_ttl\"}"
 )]
 struct RawRank {
     #[allow(dead_code)]
@@ -59,6 +60,9 @@ struct RawRank {
     rank_column: Option<String>,
     #[serde(default = "yes")]
     generate_update_before: bool,
+    /// The compiled plan's `rankState` TTL (FLIP-292).
+    #[serde(default)]
+    state_ttl: Option<RawOperatorTtl>,
 }
 
 fn yes() -> bool {
@@ -204,6 +208,8 @@ pub struct RankSpec {
     pub monotonicity: monotonicity::ModifiedMonotonicity,
     pub input_columns: Vec<Column>,
     pub output_columns: Vec<Column>,
+    /// Its own TTL from a compiled plan's state metadata (`rankState`).
+    pub state_ttl: Option<OperatorStateTtl>,
 }
 
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
@@ -227,6 +233,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
              (use \"flink\": \"2.3\" or \"1.10-blink\")",
         ));
     }
+    let state_ttl = OperatorStateTtl::compiled_plan(op.state_ttl, &input, "Rank")?;
     let partition_by = op
         .partition_by
         .iter()
@@ -261,7 +268,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         // through to the RetractStrategy refusal below.
         if op.rank_end == 1 && op.rank_column.is_none() && sort.len() == 1 && !input.retracts {
             let keep = if sort[0].1 { Keep::LastRow } else { Keep::FirstRow };
-            return deduplicate::from_rank(input, partition_by, keep, op.generate_update_before);
+            return deduplicate::from_rank(input, partition_by, keep, op.generate_update_before, state_ttl);
         }
         if !input.retracts {
             // `StreamExecRank` with `AppendFastStrategy`.
@@ -330,6 +337,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         monotonicity,
         input_columns: input.columns.to_vec(),
         output_columns,
+        state_ttl,
     }))
 }
 
@@ -390,6 +398,9 @@ impl OperatorSpec for RankSpec {
             order.join(", "),
             self.output_columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
         )
+    }
+    fn state_ttl(&self) -> Option<&OperatorStateTtl> {
+        self.state_ttl.as_ref()
     }
     fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
         let ttl = match retention {

@@ -210,6 +210,19 @@ impl Scenario {
         self.steps.len() as u64 + self.workload.as_ref().map_or(0, |w| w.events)
     }
 
+    /// The retention operator `i` runs with: its own state TTL when it has one (a `STATE_TTL`
+    /// hint or a compiled plan's), else the scenario's
+    /// ([`effective_retention`](crate::engine::operators::state_ttl::effective_retention)).
+    pub fn operator_retention(&self, i: usize) -> Retention {
+        let own = self.operators.get(i).and_then(|n| n.spec.state_ttl());
+        crate::engine::operators::state_ttl::effective_retention(self.retention, own)
+    }
+
+    /// Whether any operator's state expires by state TTL (the scenario's or its own).
+    pub fn has_state_ttl(&self) -> bool {
+        (0..self.operators.len()).any(|i| matches!(self.operator_retention(i), Retention::StateTtl(t) if t > 0))
+    }
+
     /// The processing time the scenario's input reaches (its last step or workload event).
     pub fn end_ms(&self) -> Millis {
         match &self.workload {
@@ -290,6 +303,18 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError
     } else {
         ScenarioError::new(path, inner.to_string())
     }
+}
+
+/// [`describe_retention`], then each operator with a TTL of its own:
+/// `table.exec.state.ttl = 0 ms: state never expires; 'dau': STATE_TTL hint 2 d`.
+pub fn describe_retentions(scenario: &Scenario) -> String {
+    let mut text = describe_retention(&scenario.retention);
+    for n in &scenario.operators {
+        if let Some(own) = n.spec.state_ttl() {
+            text.push_str(&format!("; {}: {}", super::error::quote(&n.id), own.describe()));
+        }
+    }
+    text
 }
 
 /// Describes the retention for people: `idle state retention min 1 d, max 2 d` or `table.exec.state.ttl = 1 h`.

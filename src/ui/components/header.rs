@@ -1,7 +1,7 @@
 //! Title bar: preset and Flink version choosers, the scenario's title and description.
 
 use crate::engine::presets::PRESETS;
-use crate::engine::scenario::describe_retention;
+use crate::engine::scenario::describe_retentions;
 use crate::engine::FlinkMode;
 use crate::ui::state::{Action, AppState};
 use web_sys::HtmlSelectElement;
@@ -44,7 +44,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
             if let Some(s) = scenario {
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
-                    <span class="retention" id="retention">{ describe_retention(&s.retention) }</span>
+                    <span class="retention" id="retention">{ describe_retentions(s) }</span>
                     if let Some(w) = written_for {
                         <p class="note" id="flink-note">{ format!(
                             "This preset was written for {}; it now runs on {}, so its title and description may not match.",

@@ -89,7 +89,7 @@ pub fn view(sim: &Simulation) -> Html {
     let ticks = nice_ticks(tl.from_ms, tl.to_ms);
     let now_x = scale.x(tl.now_ms);
     let timers = matches!(sim.scenario().retention, Retention::IdleState(r) if r.state_cleaning_enabled());
-    let ttl = matches!(sim.scenario().retention, Retention::StateTtl(t) if t > 0);
+    let ttl = sim.scenario().has_state_ttl();
     html! {
         <section class="timeline">
             <h2>{ "Timeline" }<span class="legend">

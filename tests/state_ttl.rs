@@ -1,0 +1,186 @@
+//! Per-operator state TTL: the `STATE_TTL` hint on a `GroupAggregate` (Flink 1.19+) and a compiled
+//! plan's state TTL on a `Rank` / `Deduplicate` (Flink 1.18+) replace `table.exec.state.ttl` for
+//! that operator alone (`StateMetadata.getStateTtlForOneInputOperator`), 0 meaning never expire.
+
+mod common;
+
+use common::{emitted, run};
+use flink_state_sim::engine::scenario::{describe_retentions, Retention};
+use flink_state_sim::engine::{Scenario, Simulation};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const HOUR: i64 = 3_600_000;
+
+/// Source `src(k STRING, v INT)` on Flink 2.3 with `top` (top-level fields, each ending in a
+/// comma), `pipeline` and `steps` (JSON texts).
+fn scenario(top: &str, pipeline: &str, steps: &str) -> String {
+    format!(
+        r#"{{"name": "t", "flink": "2.3", {top}
+            "source": {{"name": "src", "schema": [["k", "STRING"], ["v", "INT"]], "proctime": "pt"}},
+            "pipeline": {pipeline}, "steps": {steps}}}"#
+    )
+}
+
+/// `a` at 0, again at 2 h, then 2 h more.
+const A_TWICE: &str = r#"[{"at": 0, "row": ["a", 1]}, {"at": 7200000, "row": ["a", 1]}, {"advance_by": "2 h"}]"#;
+
+/// A keep-first Deduplicate under the scenario's TTL, then a global COUNT(*) with `hint` as its
+/// `STATE_TTL` (none when empty).
+fn dedup_then_count(global: &str, hint: &str) -> String {
+    let hint = if hint.is_empty() { String::new() } else { format!(r#", "state_ttl": {hint}"#) };
+    scenario(
+        global,
+        &format!(
+            r#"[{{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow"}},
+                {{"operator": "GroupAggregate", "id": "cnt", "aggregates": [{{"function": "COUNT", "args": ["*"], "as": "c"}}]{hint}}}]"#
+        ),
+        A_TWICE,
+    )
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_hint_of_zero_keeps_the_aggregation_while_the_rest_of_the_query_expires() {
+    // table.exec.state.ttl = 1 h: the Deduplicate forgets `a` and emits it again at 2 h.
+    let sim = run(&dedup_then_count(r#""state_ttl": "1 h","#, r#""0""#));
+    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 0]", "+I[a, 1, 7200000]"]);
+    // The COUNT's hint of 0 keeps its accumulator: the second `a` counts on.
+    assert_eq!(emitted(&sim, "cnt"), ["+I[1]", "-U[1]", "+U[2]"]);
+    // Without the hint the COUNT's state expired at 1 h too, and it starts again at 1.
+    let without = run(&dedup_then_count(r#""state_ttl": "1 h","#, ""));
+    assert_eq!(emitted(&without, "cnt"), ["+I[1]", "+I[1]"]);
+    let s = sim.scenario();
+    assert_eq!((s.operator_retention(0), s.operator_retention(1)), (Retention::StateTtl(HOUR), Retention::StateTtl(0)));
+    assert_eq!(describe_retentions(s), "table.exec.state.ttl = 1 h; 'cnt': STATE_TTL hint 0 ms (never expires)");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_hint_gives_the_aggregation_a_ttl_under_a_query_that_never_expires() {
+    let sim = run(&dedup_then_count("", r#""1 h""#));
+    // table.exec.state.ttl = 0: the Deduplicate keeps `a` for ever and drops the second one.
+    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 0]"]);
+    assert_eq!(emitted(&sim, "cnt"), ["+I[1]"]);
+    let s = sim.scenario();
+    assert_eq!((s.operator_retention(0), s.operator_retention(1)), (Retention::StateTtl(0), Retention::StateTtl(HOUR)));
+    assert!(s.has_state_ttl(), "the COUNT's state expires, though table.exec.state.ttl is 0");
+    // The COUNT's accumulator, written at 0, has expired by the end (4 h).
+    let view = &sim.operator_views()[1];
+    let ttl = view.keys[0].ttl.expect("the COUNT's state has a TTL");
+    assert_eq!(ttl.expires_at_ms, HOUR);
+    assert!(ttl.expired);
+
+    // One aggregation alone, 1 h by the hint: idle for 2 h, `a` starts again at 1.
+    let alone = run(&scenario(
+        "",
+        r#"[{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+             "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}], "state_ttl": "1 h"}]"#,
+        r#"[{"at": 0, "row": ["a", 1]}, {"at": 1800000, "row": ["a", 2]}, {"at": 9000000, "row": ["a", 4]}]"#,
+    ));
+    assert_eq!(emitted(&alone, "agg"), ["+I[a, 1]", "-U[a, 1]", "+U[a, 3]", "+I[a, 4]"]);
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn with_ttl_zero_everywhere_nothing_has_a_state_ttl() {
+    let s = Scenario::from_json(&dedup_then_count(r#""state_ttl": "1 h","#, "0")).unwrap();
+    assert!(s.has_state_ttl(), "the Deduplicate still has table.exec.state.ttl = 1 h");
+    let s = Scenario::from_json(&scenario(
+        r#""state_ttl": "1 h","#,
+        r#"[{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"], "state_ttl": 0}]"#,
+        "[]",
+    ))
+    .unwrap();
+    assert!(!s.has_state_ttl(), "the only operator's hint turns the TTL off");
+    assert_eq!(describe_retentions(&s), "table.exec.state.ttl = 1 h; 'agg': STATE_TTL hint 0 ms (never expires)");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_plan_shows_the_hint_as_flink_explains_it() {
+    let plan = |top: &str, op: &str| {
+        let s = Simulation::from_json(&scenario(top, &format!("[{op}]"), "[]")).unwrap();
+        s.operator_views()[0].plan.clone()
+    };
+    let count = |hint: &str| {
+        format!(
+            r#"{{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                 "aggregates": [{{"function": "COUNT", "args": ["*"], "as": "c"}}], "state_ttl": {hint}}}"#
+        )
+    };
+    assert_eq!(
+        plan("", &count(r#""2d""#)),
+        "GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS c], stateTtlHints=[[[STATE_TTL options:[2d]]]])"
+    );
+    assert_eq!(
+        plan("", &count("86400000")),
+        "GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS c], stateTtlHints=[[[STATE_TTL options:[86400000]]]])"
+    );
+    assert_eq!(
+        plan(
+            "",
+            r#"{"operator": "GroupAggregate", "id": "g", "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}], "state_ttl": "1 h"}"#
+        ),
+        "GroupAggregate(select=[COUNT(*) AS c], stateTtlHints=[[[STATE_TTL options:[1 h]]]])"
+    );
+    // Two-phase: the hint goes to the GlobalGroupAggregate, which keeps the state.
+    assert_eq!(
+        plan(r#""mini_batch": {"allow_latency": "1 s", "size": 100},"#, &count(r#""1 h""#)),
+        "GlobalGroupAggregate(groupBy=[k], select=[k, COUNT(count1$0) AS c], stateTtlHints=[[[STATE_TTL options:[1 h]]]])\n\
+         +- Exchange(distribution=[hash[k]])\n   \
+         +- LocalGroupAggregate(groupBy=[k], select=[k, COUNT(*) AS count1$0])"
+    );
+    // A compiled plan's TTL is not in EXPLAIN.
+    assert_eq!(
+        plan("", r#"{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "LastRow", "state_ttl": "1 h"}"#),
+        "Deduplicate(keep=[LastRow], key=[k], order=[PROCTIME], outputInsertOnly=[false])"
+    );
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_mini_batch_aggregation_takes_the_hint() {
+    // LAST_VALUE cannot merge: one MiniBatchGroupAggFunction. `a` = 1 in two bundles.
+    let run_with = |hint: &str| {
+        run(&scenario(
+            r#""mini_batch": {"allow_latency": "1 s", "size": 100},"#,
+            &format!(
+                r#"[{{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                     "aggregates": [{{"function": "LAST_VALUE", "args": ["v"], "as": "lv"}}]{hint}}}]"#
+            ),
+            r#"[{"at": 100, "row": ["a", 1]}, {"at": 1500, "row": ["a", 1]}, {"advance_to": 3000}]"#,
+        ))
+    };
+    // With a TTL an unchanged result is re-emitted; with table.exec.state.ttl = 0 it is not.
+    assert_eq!(emitted(&run_with(r#", "state_ttl": "1 h""#), "agg"), ["+I[a, 1]", "-U[a, 1]", "+U[a, 1]"]);
+    assert_eq!(emitted(&run_with(""), "agg"), ["+I[a, 1]"]);
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_compiled_plan_ttl_on_a_rank_or_a_deduplicate() {
+    let first = |op: &str| run(&scenario("", &format!("[{op}]"), A_TWICE));
+    // Keep-first under table.exec.state.ttl = 0: `a` once.
+    let plain = first(r#"{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow"}"#);
+    assert_eq!(emitted(&plain, "d"), ["+I[a, 1, 0]"]);
+    // Its deduplicateState with a TTL of 1 h in the compiled plan: `a` again at 2 h.
+    let ttl = first(r#"{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow", "state_ttl": "1 h"}"#);
+    assert_eq!(emitted(&ttl, "d"), ["+I[a, 1, 0]", "+I[a, 1, 7200000]"]);
+    assert_eq!(
+        describe_retentions(ttl.scenario()),
+        "table.exec.state.ttl = 0 ms: state never expires; 'd': compiled-plan state TTL 1 h"
+    );
+    // The same written as a Rank that Flink turns into a Deduplicate keeps the TTL.
+    let rank = first(
+        r#"{"operator": "Rank", "id": "d", "partition_by": ["k"], "order_by": ["pt"], "rank_end": 1, "state_ttl": "1 h"}"#,
+    );
+    assert_eq!(emitted(&rank, "d"), emitted(&ttl, "d"));
+    // A top-1 by `v` (FastTop1Function): a worse row after the TTL is the top row again.
+    let top1 = |ttl: &str| {
+        run(&scenario(
+            "",
+            &format!(
+                r#"[{{"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["v DESC"], "rank_end": 1{ttl}}}]"#
+            ),
+            r#"[{"at": 0, "row": ["a", 5]}, {"at": 7200000, "row": ["a", 1]}]"#,
+        ))
+    };
+    assert_eq!(emitted(&top1(""), "r"), ["+I[a, 5, 0]"]);
+    assert_eq!(emitted(&top1(r#", "state_ttl": "1 h""#), "r"), ["+I[a, 5, 0]", "+I[a, 1, 7200000]"]);
+}

@@ -13,6 +13,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("seed-000-topn-dedup", include_str!("../../scenarios/seed-000-topn-dedup.json")),
     ("seed-000-topn-dedup-no-retention", include_str!("../../scenarios/seed-000-topn-dedup-no-retention.json")),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
+    ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
+    ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
 ];
 
 /// The preset the page opens on.

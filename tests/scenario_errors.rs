@@ -403,3 +403,84 @@ fn a_per_operator_state_ttl_names_the_rule() {
         assert!(err.starts_with(&expect), "expected {expect:?}\n     got {err:?}");
     }
 }
+
+/// CountWindowAggregate: the legacy planner's count window, on a source with a processing-time
+/// attribute `pt`. Full messages, not prefixes.
+#[wasm_bindgen_test(unsupported = test)]
+fn count_windows_name_the_rule() {
+    let window = |flink: &str, changelog: &str, ops: serde_json::Value| {
+        let mut v: serde_json::Value = serde_json::from_str(BASE).unwrap();
+        v["flink"] = serde_json::json!(flink);
+        v["source"] = serde_json::json!({"name": "src", "schema": [["k", "STRING"], ["v", "INT"]], "proctime": "pt",
+                                         "changelog": changelog});
+        v["pipeline"] = ops;
+        error(&v.to_string())
+    };
+    let op = |fields: serde_json::Value| {
+        let mut o = serde_json::json!({"operator": "CountWindowAggregate", "id": "w", "group_by": ["k"], "on": "pt",
+                                       "size": 3, "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]});
+        for (k, v) in fields.as_object().unwrap() {
+            if v.is_null() {
+                o.as_object_mut().unwrap().remove(k);
+            } else {
+                o[k] = v.clone();
+            }
+        }
+        serde_json::json!([o])
+    };
+    let legacy = |fields: serde_json::Value| window("1.10-legacy", "insert-only", op(fields));
+    let refused = |label: &str| {
+        format!(
+            "pipeline[0].operator: {label}: a count window runs in the table runtime's WindowOperator \
+             (CountTumblingWindowAssigner / CountSlidingWindowAssigner, ElementTriggers.count), not with \
+             StateCleaningCountTrigger, and that operator is not modelled; the simulator models the legacy planner's \
+             count window (\"1.6-legacy\", \"1.7-legacy\", \"1.10-legacy\")"
+        )
+    };
+    let cases = [
+        (window("2.3", "insert-only", op(serde_json::json!({}))), refused("Flink 1.19–2.3")),
+        (window("1.12", "insert-only", op(serde_json::json!({}))), refused("Flink 1.12–1.18")),
+        (window("1.10-blink", "insert-only", op(serde_json::json!({}))), refused("Flink 1.9–1.10.0 Blink planner")),
+        (legacy(serde_json::json!({"on": "v"})),
+            "pipeline[0].on: A group window expects a time attribute for grouping in a stream environment. (column 'v' \
+             is INT; declare the source's processing-time attribute with \"proctime\")".to_string()),
+        (legacy(serde_json::json!({"on": "ts"})), "pipeline[0].on: no column 'ts' in source 'src' (columns: k, v, pt)".to_string()),
+        (legacy(serde_json::json!({"on": null})), "pipeline[0]: missing field `on`".to_string()),
+        (legacy(serde_json::json!({"size": null})), "pipeline[0]: missing field `size`".to_string()),
+        (legacy(serde_json::json!({"size": 0})),
+            "pipeline[0].size: a count window of 0 rows is not modelled: give at least 1 row".to_string()),
+        (legacy(serde_json::json!({"slide": 0})),
+            "pipeline[0].slide: a count window of 0 rows is not modelled: give at least 1 row".to_string()),
+        (legacy(serde_json::json!({"size": -3})), "pipeline[0].size: invalid value: integer `-3`, expected u64".to_string()),
+        (legacy(serde_json::json!({"size": "3 rows"})),
+            "pipeline[0].size: invalid type: string \"3 rows\", expected u64".to_string()),
+        (legacy(serde_json::json!({"every": 2})),
+            "pipeline[0].every: unknown field `every`, expected one of `operator`, `id`, `group_by`, `on`, `size`, \
+             `slide`, `aggregates`".to_string()),
+        (legacy(serde_json::json!({"group_by": ["x"]})),
+            "pipeline[0].group_by[0]: no column 'x' in source 'src' (columns: k, v, pt)".to_string()),
+        (legacy(serde_json::json!({"aggregates": [{"function": "AVG", "args": ["v"], "as": "a"}]})),
+            "pipeline[0].aggregates[0].function: unknown aggregate function 'AVG' (known: COUNT, COUNT_DISTINCT, SUM, \
+             MIN, MAX, LAST_VALUE, LATEST_BY_TIME)".to_string()),
+        (legacy(serde_json::json!({"aggregates": [{"function": "SUM", "args": ["v"], "as": "k"}]})),
+            "pipeline[0].aggregates[0].as: 'k' cannot name an output column: names must be non-empty and unique".to_string()),
+        (legacy(serde_json::json!({"group_by": [], "aggregates": []})),
+            "pipeline[0]: a CountWindowAggregate needs at least one group_by column or one aggregate (it would output \
+             empty rows)".to_string()),
+        (window("1.10-legacy", "all", op(serde_json::json!({}))),
+            "pipeline[0]: Retraction on windowed GroupBy aggregation is not supported yet. Note: Windowed GroupBy \
+             aggregation should not follow a non-windowed GroupBy aggregation. (source 'src' carries retractions)".to_string()),
+        (window("1.10-legacy", "insert-only", serde_json::json!([
+            {"operator": "GroupAggregate", "id": "a", "group_by": ["k", "pt"], "aggregates": [{"function": "SUM", "args": ["v"], "as": "v"}]},
+            {"operator": "CountWindowAggregate", "id": "w", "group_by": ["k"], "on": "pt", "size": 3, "aggregates": []}])),
+            "pipeline[1]: Retraction on windowed GroupBy aggregation is not supported yet. Note: Windowed GroupBy \
+             aggregation should not follow a non-windowed GroupBy aggregation. (the output of 'a' carries retractions)".to_string()),
+    ];
+    for (err, expect) in cases {
+        // serde's own messages end with the place in the operator's JSON text.
+        assert!(
+            err == expect || err.starts_with(&format!("{expect} at line ")),
+            "expected {expect:?}\n     got {err:?}"
+        );
+    }
+}

@@ -16,7 +16,7 @@ fn json(v: &JsValue) -> serde_json::Value {
 fn lists_presets() {
     let list = json(&presets().unwrap());
     assert_eq!(list[0]["name"], "seed-001-one-day-two-days");
-    assert_eq!(list.as_array().unwrap().len(), 9);
+    assert_eq!(list.as_array().unwrap().len(), 11);
     assert_eq!(list[8]["name"], "what-if-100k-logins");
 }
 

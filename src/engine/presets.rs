@@ -18,6 +18,8 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../scenarios/seed-002-dau-new-users-per-operator-ttl.json"),
     ),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
+    ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
+    ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
 ];
 
 /// The preset the page opens on.

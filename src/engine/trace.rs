@@ -101,6 +101,15 @@ pub enum TraceEvent {
         accumulators: String,
         elements: u64,
     },
+    /// A window's trigger returned `FIRE` or `FIRE_AND_PURGE` (`TriggerResult`, Flink's
+    /// `WindowOperator`): the window function ran over `elements` rows of the window's contents
+    /// (none: the window was empty and nothing was emitted); with `purge` the contents were then
+    /// cleared.
+    WindowTriggered {
+        by: WindowTrigger,
+        purge: bool,
+        elements: u64,
+    },
     /// A mini-batch bundle was finished (`finishBundle`): its keys are handled in the bundle's
     /// `HashMap` order, each folding its buffered input into its state at once.
     BundleFinished {
@@ -109,6 +118,15 @@ pub enum TraceEvent {
         elements: u64,
         keys: u64,
     },
+}
+
+/// What made a window's trigger fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowTrigger {
+    /// The element count reached `max_count` (`StateCleaningCountTrigger.onElement`).
+    Count { max_count: u64 },
+    /// The idle-state-retention cleanup timer fired (`StateCleaningCountTrigger.onProcessingTime`).
+    CleanupTimer,
 }
 
 /// Why a mini-batch bundle was finished.
@@ -142,6 +160,7 @@ impl TraceEvent {
             TraceEvent::Buffered { .. } => "buffered",
             TraceEvent::PartialMerged { .. } => "partial_merged",
             TraceEvent::BundleFinished { .. } => "bundle_finished",
+            TraceEvent::WindowTriggered { .. } => "window_triggered",
         }
     }
 
@@ -219,6 +238,20 @@ impl TraceEvent {
                 };
                 format!("{bundle} finished ({elements} records, {keys} keys, in HashMap order): {why}")
             }
+            TraceEvent::WindowTriggered { by, purge, elements } => {
+                let why = match by {
+                    WindowTrigger::Count { max_count } => format!("the count reached {max_count}"),
+                    WindowTrigger::CleanupTimer => "the cleanup timer fired".to_string(),
+                };
+                let result = if *purge { "FIRE_AND_PURGE" } else { "FIRE" };
+                let ran = match elements {
+                    0 => "the window is empty: nothing is emitted".to_string(),
+                    1 => "the window function runs over 1 element".to_string(),
+                    n => format!("the window function runs over {n} elements"),
+                };
+                let then = if *purge { ", then the window contents are purged" } else { "" };
+                format!("trigger {result} ({why}): {ran}{then}")
+            }
         }
     }
 }
@@ -231,6 +264,9 @@ pub enum ClearCause {
     CleanupTimer,
     /// The record count reached 0: the operator emitted the delete / retraction itself.
     CountZero,
+    /// A window fired and was purged (`FIRE_AND_PURGE`): its contents went downstream as the
+    /// window's result before they were cleared.
+    WindowPurged,
 }
 
 /// One trace entry: when (processing time, ms), where (operator id, key) and what.

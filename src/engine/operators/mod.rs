@@ -17,6 +17,8 @@ mod blink_append_only_top_n_function;
 mod blink_group_agg_function;
 mod calc;
 mod context;
+mod count_window_aggregate;
+mod count_window_operator;
 mod deduplicate;
 mod fast_top1_function;
 mod group_agg_function;
@@ -38,6 +40,7 @@ mod proc_time_unbounded_preceding_function;
 mod rank;
 mod retractable_top_n_function;
 pub mod state_ttl;
+mod state_cleaning_count_trigger;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
@@ -217,5 +220,11 @@ pub struct OperatorKind {
 }
 
 /// Every operator the scenario format knows.
-pub const OPERATOR_KINDS: &[OperatorKind] =
-    &[group_aggregate::KIND, calc::KIND, rank::KIND, deduplicate::KIND, over_aggregate::KIND];
+pub const OPERATOR_KINDS: &[OperatorKind] = &[
+    group_aggregate::KIND,
+    calc::KIND,
+    rank::KIND,
+    deduplicate::KIND,
+    over_aggregate::KIND,
+    count_window_aggregate::KIND,
+];

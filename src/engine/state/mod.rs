@@ -228,11 +228,13 @@ impl KeyedStateBackend {
     }
 
     /// Removes the head timer if it is due at `time`, making its key current for the callback.
+    /// The key becomes current before the timer lets go of it, so a key held by nothing but
+    /// its timers stays interned through the callback (`onTimer` reads its row).
     pub fn poll_due(&mut self, time: Millis) -> Option<(Millis, KeyId)> {
         let (ts, key) = self.timers.poll_due(time)?;
-        self.keys.unhold(key);
         self.keys.finish();
         self.keys.current = Some(key);
+        self.keys.unhold(key);
         Some((ts, key))
     }
 }
@@ -244,4 +246,27 @@ pub struct StateSize {
     pub stored: u64,
     /// Of those, entries whose TTL expired: invisible to reads, not yet removed.
     pub expired: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::row::Value;
+
+    /// A key whose only holder was a timer keeps its row through the timer's callback, and is
+    /// freed when the next call begins.
+    #[test]
+    fn a_key_held_only_by_its_timer_survives_until_the_callback_ends() {
+        let mut b = KeyedStateBackend::default();
+        let row = Row::from(vec![Value::str("a")]);
+        let a = b.keys.intern(&row);
+        b.register_processing_time_timer(a, 5);
+        let other = b.keys.intern(&Row::from(vec![Value::str("b")]));
+        assert_ne!(a, other);
+        assert_eq!(b.poll_due(5), Some((5, a)));
+        assert_eq!(b.keys.row(a), &row);
+        assert_eq!(b.keys.live(), 0);
+        b.keys.finish();
+        assert_eq!(b.keys.lookup(&row), None);
+    }
 }

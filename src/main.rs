@@ -1,7 +1,8 @@
 //! The native command line:
-//! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`
-//! and `flink-state-sim presets`. Bad input exits with status 2 and a one-line error; a closed
-//! output pipe stops quietly; another write error is one line and status 1.
+//! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`,
+//! `flink-state-sim check FILE...`, `flink-state-sim presets` and `flink-state-sim schema`. Bad
+//! input exits with status 2 and a one-line error; a closed output pipe stops quietly; another
+//! write error is one line and status 1.
 
 mod cli;
 
@@ -55,6 +56,9 @@ enum Command {
     },
     /// List the built-in scenarios.
     Presets,
+    /// Print the JSON Schema of the scenario format (draft-07), for editors: save it and
+    /// point a scenario's `"$schema"` at it.
+    Schema,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
     let mut out = Out::stdout();
     let result = match cli.command {
         Command::Presets => list_presets(&mut out),
+        Command::Schema => print_schema(&mut out),
         Command::Check { files } => match check(&mut out, &files) {
             Ok(0) => Ok(()),
             Ok(_) => {
@@ -158,6 +163,12 @@ fn list_presets(out: &mut Out) -> Result<(), Failure> {
         out.line(&format!("{name}\t{title}"))?;
     }
     Ok(())
+}
+
+fn print_schema(out: &mut Out) -> Result<(), Failure> {
+    let schema = scenario::schema::json_schema();
+    let text = serde_json::to_string_pretty(&schema).map_err(|e| Failure::Run(e.to_string()))?;
+    Ok(out.line(&text)?)
 }
 
 /// Checks each file's expectations; returns how many failed.

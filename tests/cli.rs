@@ -39,6 +39,15 @@ fn lists_presets() {
 }
 
 #[test]
+fn prints_the_json_schema_of_the_scenario_format() {
+    let o = cli(&["schema"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let schema: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("the schema is JSON");
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(schema, flink_state_sim::engine::scenario::schema::json_schema());
+}
+
+#[test]
 fn jsonl_trace_of_seed_001() {
     let o = cli(&["run", "--preset", "seed-001-one-day-two-days", "--format", "jsonl"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -40,7 +40,8 @@ pub fn unknown_variant(found: &str, names: &[&str]) -> String {
 /// Implements `TryFrom<String>` for an enum written as one of a few strings, so that serde
 /// (`#[serde(try_from = "String")]`) reads it as a string first: a number or an object where the
 /// name belongs gets "invalid type: ..., expected a string" instead of serde_json's bare
-/// "expected value", and an unknown name serde's own wording.
+/// "expected value", and an unknown name serde's own wording. Its JSON Schema
+/// (`flink-state-sim schema`) is the same names, as an `enum` of strings.
 #[macro_export]
 macro_rules! string_enum {
     ($ty:ty, [$(($name:literal, $variant:expr)),+ $(,)?]) => {
@@ -51,6 +52,18 @@ macro_rules! string_enum {
                     $($name => Ok($variant),)+
                     other => Err($crate::engine::error::unknown_variant(other, &[$($name),+])),
                 }
+            }
+        }
+
+        impl ::schemars::JsonSchema for $ty {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({ "type": "string", "enum": [$($name),+] })
             }
         }
     };

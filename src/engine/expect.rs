@@ -24,25 +24,76 @@ use super::error::{quote, ScenarioError};
 use super::scenario::{parse_part, raw::TimeValue, Scenario};
 use super::simulation::Simulation;
 use super::trace::TraceEvent;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-#[derive(Deserialize, Default)]
+/// What a run must produce, checked by `flink-state-sim check`; or `{"error": "..."}`: the
+/// scenario must be refused with exactly that message.
+#[derive(Deserialize, JsonSchema, Default)]
 #[serde(
     deny_unknown_fields,
     expecting = "an expect object {\"changelog\", \"timers\", \"result\", \"stale_rows\", \"error\"}"
 )]
-struct RawExpect {
+#[schemars(rename = "Expect")]
+pub(crate) struct RawExpect {
+    /// The scenario must be refused with exactly this message (`path: rule`).
     #[serde(default)]
     error: Option<String>,
+    /// Per operator id, every message it emits, in order: `[kind, [values...]]`, kind `+I`,
+    /// `-U`, `+U`, `-D` (or `true`/`false` on the legacy planner).
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<(MessageKindName, Vec<serde_json::Value>)>>")]
     changelog: BTreeMap<String, Vec<(String, Vec<serde_json::Value>)>>,
+    /// Per operator id, every timer event in order: `[what, key, time]`, `key` the key's values
+    /// joined by `", "`.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<(TimerEventName, String, TimeValue)>>")]
     timers: BTreeMap<String, Vec<(String, String, TimeValue)>>,
+    /// The result table's rows at the end, in order.
     #[serde(default)]
     result: Option<Vec<Vec<serde_json::Value>>>,
+    /// How many of the result table's rows are stale at the end.
     #[serde(default)]
     stale_rows: Option<usize>,
+}
+
+/// The message kinds of an expected changelog: `RowKind`'s short strings, and the legacy
+/// planner's change flags.
+const MESSAGE_KINDS: [&str; 6] = ["+I", "-U", "+U", "-D", "true", "false"];
+
+/// What can happen to a timer.
+const TIMER_EVENTS: [&str; 3] = ["registered", "deleted", "fired"];
+
+/// One of [`MESSAGE_KINDS`], in the JSON Schema (read as a string, checked by [`Expect::compile`]).
+struct MessageKindName;
+
+impl JsonSchema for MessageKindName {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "MessageKind".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "enum": MESSAGE_KINDS })
+    }
+}
+
+/// One of [`TIMER_EVENTS`], in the JSON Schema (read as a string, checked by [`Expect::compile`]).
+struct TimerEventName;
+
+impl JsonSchema for TimerEventName {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "TimerEvent".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "enum": TIMER_EVENTS })
+    }
 }
 
 /// A scenario's validated expectations.
@@ -84,10 +135,10 @@ impl Expect {
         for (id, messages) in e.changelog {
             known(format!("expect.changelog.{id}"), &id)?;
             for (i, (kind, _)) in messages.iter().enumerate() {
-                if !["+I", "-U", "+U", "-D", "true", "false"].contains(&kind.as_str()) {
+                if !MESSAGE_KINDS.contains(&kind.as_str()) {
                     return Err(ScenarioError::new(
                         format!("expect.changelog.{id}[{i}]"),
-                        format!("{} is not a message kind (+I, -U, +U, -D, true, false)", quote(kind)),
+                        format!("{} is not a message kind ({})", quote(kind), MESSAGE_KINDS.join(", ")),
                     ));
                 }
             }
@@ -98,10 +149,10 @@ impl Expect {
         for (id, events) in e.timers {
             known(format!("expect.timers.{id}"), &id)?;
             for (i, (what, _, _)) in events.iter().enumerate() {
-                if !["registered", "deleted", "fired"].contains(&what.as_str()) {
+                if !TIMER_EVENTS.contains(&what.as_str()) {
                     return Err(ScenarioError::new(
                         format!("expect.timers.{id}[{i}]"),
-                        format!("{} is not a timer event (registered, deleted, fired)", quote(what)),
+                        format!("{} is not a timer event ({})", quote(what), TIMER_EVENTS.join(", ")),
                     ));
                 }
             }

@@ -115,15 +115,27 @@ impl RowKind {
             RowKind::Delete => "-D",
         }
     }
+    /// What [`RowKind::parse`] reads: each kind's short string and Flink's enum name.
+    const WRITTEN: [(&'static str, &'static str, RowKind); 4] = [
+        ("+I", "INSERT", RowKind::Insert),
+        ("-U", "UPDATE_BEFORE", RowKind::UpdateBefore),
+        ("+U", "UPDATE_AFTER", RowKind::UpdateAfter),
+        ("-D", "DELETE", RowKind::Delete),
+    ];
+
     /// Parses `+I`, `-U`, `+U`, `-D` (also Flink's enum names `INSERT`, `UPDATE_BEFORE`, ...).
     pub fn parse(text: &str) -> Option<RowKind> {
-        match text {
-            "+I" | "INSERT" => Some(RowKind::Insert),
-            "-U" | "UPDATE_BEFORE" => Some(RowKind::UpdateBefore),
-            "+U" | "UPDATE_AFTER" => Some(RowKind::UpdateAfter),
-            "-D" | "DELETE" => Some(RowKind::Delete),
-            _ => None,
-        }
+        Self::WRITTEN.iter().find(|(short, name, _)| text == *short || text == *name).map(|(_, _, kind)| *kind)
+    }
+
+    /// The JSON Schema of an optional row kind as [`RowKind::parse`] reads it (the scenario
+    /// format's schema, `flink-state-sim schema`).
+    pub(crate) fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let shorts = Self::WRITTEN.iter().map(|(short, _, _)| *short);
+        let names = Self::WRITTEN.iter().map(|(_, name, _)| *name);
+        let forms: Vec<serde_json::Value> =
+            shorts.chain(names).map(Into::into).chain([serde_json::Value::Null]).collect();
+        schemars::json_schema!({ "type": ["string", "null"], "enum": forms })
     }
     /// `INSERT` and `UPDATE_AFTER` are accumulate messages; `UPDATE_BEFORE` and `DELETE` are
     /// retract messages (`RowDataUtil.isAccumulateMsg` / `isRetractMsg`).

@@ -5,6 +5,7 @@
 //! **milliseconds**. Scenarios may write times as ISO-8601 date-times (UTC) and durations in
 //! Flink's own syntax (`24 h`, `1 d`, `5 min`, `300 ms`), parsed here.
 
+use super::scenario::schema::any_ascii_case;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 
 /// Processing time or a duration, in milliseconds.
@@ -109,6 +110,15 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     i64::try_from(millis).map_err(|_| format!("the duration '{trimmed}' overflows 64-bit milliseconds"))
 }
 
+/// What [`parse_duration`] accepts, as a JSON Schema `pattern` (ECMA-262 regex; the scenario
+/// format's schema, `flink-state-sim schema`): whitespace as Java's `trim()` strips it, digits,
+/// and one of [`UNITS`]' labels in any ASCII case. The range check is the parser's.
+pub fn duration_pattern() -> String {
+    let labels: Vec<String> =
+        UNITS.iter().flat_map(|(_, labels, _)| labels.iter().map(|l| any_ascii_case(l))).collect();
+    format!("^[\\x00- ]*[0-9]+[\\x00- ]*({})?[\\x00- ]*$", labels.join("|"))
+}
+
 /// Formats a duration in milliseconds with the highest unit that divides it exactly, as Flink's
 /// `TimeUtils.formatWithHighestUnit` does: `86400000` → `"1 d"`, `300000` → `"5 min"`,
 /// `1500` → `"1500 ms"`, `0` → `"0 ms"`.
@@ -159,6 +169,12 @@ pub fn parse_date_time(text: &str) -> Result<Millis, String> {
          or 2019-11-20T15:00:00Z; times without an offset are UTC)"
     ))
 }
+
+/// What [`parse_date_time`] accepts, as a JSON Schema `pattern` (ECMA-262 regex): a date, an
+/// optional time of day after `T` or a space, optional seconds and fraction, an optional offset.
+/// The range and calendar checks are the parser's.
+pub const DATE_TIME_PATTERN: &str =
+    "^\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}(\\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:[0-9]{2})?)?\\s*$";
 
 /// How the page, the CLI and decision texts write processing times. One format per scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -21,6 +21,7 @@ use super::time::{check_time, Millis};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -29,33 +30,57 @@ pub const MAX_KEYS: u64 = 10_000_000;
 /// The most events a workload may have.
 pub const MAX_EVENTS: u64 = 1_000_000_000;
 
-#[derive(Deserialize)]
+/// A seeded generator of `+I` rows, run after the steps: the same seed gives the same events
+/// natively and in the browser.
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a workload object {\"seed\", \"events\" or \"duration\", \"rate\", \"keys\", ...}"
 )]
-struct RawWorkload {
+#[schemars(rename = "Workload")]
+// Exactly one of `events` and `duration` (checked in `Workload::compile`).
+#[schemars(extend("oneOf" = [
+    { "required": ["events"], "properties": { "duration": false } },
+    { "required": ["duration"], "properties": { "events": false } }
+]))]
+pub(crate) struct RawWorkload {
+    /// The generator's seed.
     seed: u64,
+    /// How many events (1 to 1 000 000 000); or give `duration`.
     #[serde(default)]
     events: Option<u64>,
+    /// For how long events are generated (`duration × rate` events); or give `events`.
     #[serde(default)]
     duration: Option<super::scenario::raw::DurationValue>,
-    /// Events per second of processing time.
+    /// Events per second of processing time (default 1000): event `i` arrives at
+    /// `start + i × 1000 / rate` ms.
     #[serde(default = "default_rate")]
     rate: u64,
+    /// The first event's time (default: the time the steps reach).
     #[serde(default)]
     start: Option<super::scenario::raw::TimeValue>,
+    /// The population of regular keys (1 to 10 000 000).
     keys: u64,
+    /// The source column the key goes into: a STRING column gets `key_prefix` + the key's
+    /// number, an INT or BIGINT column the number.
     key_column: String,
+    /// The prefix of STRING keys.
     #[serde(default)]
     key_prefix: Option<String>,
+    /// How keys are drawn: `"uniform"` (default) or `{"zipf": s}`, rank `k` with probability
+    /// proportional to `1 / k^s`.
     #[serde(default)]
+    #[schemars(with = "Option<RawDistribution>")]
     distribution: Option<Box<serde_json::value::RawValue>>,
+    /// The share of events (0 to 1) whose key was never seen before and is not seen again.
     #[serde(default)]
     new_keys: f64,
+    /// Keys that come back once after an idle gap.
     #[serde(default)]
     returning: Option<RawReturning>,
+    /// One generator per source column other than `key_column`; every column needs one.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RawColumnGenerator>")]
     columns: BTreeMap<String, Box<serde_json::value::RawValue>>,
 }
 
@@ -80,28 +105,40 @@ fn default_rate() -> u64 {
     1000
 }
 
-#[derive(Deserialize, Default, Debug, Clone, Copy, PartialEq)]
+/// How population keys are drawn.
+#[derive(Deserialize, JsonSchema, Default, Debug, Clone, Copy, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(rename = "Distribution")]
 enum RawDistribution {
+    /// Every key equally likely.
     #[default]
     Uniform,
+    /// Rank `k` drawn with probability proportional to `1 / k^s`, `s` in (0, 100].
     Zipf(f64),
 }
 
-#[derive(Deserialize)]
+/// `{"share": p, "after": D}`: the share of events whose key is new and comes back once, `D`
+/// later (at the first event slot at or after that time).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "{\"share\": number, \"after\": duration}")]
+#[schemars(rename = "Returning")]
 struct RawReturning {
+    /// The share of events (0 to 1; with `new_keys` at most 1).
     share: f64,
+    /// The idle gap before the key returns.
     after: super::scenario::raw::DurationValue,
 }
 
-#[derive(Deserialize)]
+/// How a source column is filled.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(rename = "ColumnGenerator")]
 enum RawColumnGenerator {
     /// The event's processing time, ms (a BIGINT column).
     Proctime,
-    /// The event's index, from 0.
+    /// The event's index, from 0 (a BIGINT column).
     Sequence,
+    /// The same value in every event.
     Constant(serde_json::Value),
     /// A whole number drawn uniformly from `[lo, hi]`.
     Uniform([i64; 2]),

@@ -16,24 +16,31 @@ use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
 use crate::engine::time::Millis;
 use crate::engine::trace::TraceEvent;
 use crate::engine::view::StateCell;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The registration of `Calc` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "Calc", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawCalc>("Calc", compile);
 
-#[derive(Deserialize)]
+/// `SELECT <select> FROM <input> [WHERE <where>]`, stateless: each message is projected and
+/// filtered on its own, its kind unchanged.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a Calc object {\"operator\", \"id\", \"select\", \"where\"}")]
+#[schemars(rename = "Calc")]
 struct RawCalc {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
-    /// Each `expression [AS name]`.
+    /// The output columns, each a SQL expression with an optional `AS name` (`"user_id AS uid"`,
+    /// `"CASE WHEN a = b THEN x END AS y"`).
     select: Vec<String>,
-    /// A BOOLEAN condition.
+    /// A BOOLEAN SQL condition: a row passes when it is TRUE.
     #[serde(default, rename = "where")]
     condition: Option<String>,
 }

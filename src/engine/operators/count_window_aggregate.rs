@@ -29,24 +29,31 @@ use crate::engine::error::{quote, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Column, DataType, Row};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The registration of `CountWindowAggregate` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "CountWindowAggregate", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawCountWindowAggregate>("CountWindowAggregate", compile);
 
-#[derive(Deserialize)]
+/// A row-count group window of the legacy planner's Table API (`Tumble over n.rows`, `Slide over
+/// n.rows every m.rows`), cleaned by idle state retention's `StateCleaningCountTrigger`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a CountWindowAggregate object {\"operator\", \"id\", \"group_by\", \"on\", \"size\", \"slide\", \"aggregates\"}"
 )]
+#[schemars(rename = "CountWindowAggregate")]
 struct RawCountWindowAggregate {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
+    /// The grouping columns (`groupBy('w, 'k)`, without the window).
     #[serde(default)]
     group_by: Vec<String>,
     /// The processing-time attribute the window is defined on (`on 'pt`).
@@ -55,6 +62,7 @@ struct RawCountWindowAggregate {
     size: u64,
     /// `every m.rows`: a sliding window; absent, a tumbling one.
     slide: Option<u64>,
+    /// The aggregate calls, each an output column.
     #[serde(default)]
     aggregates: Vec<RawAggregate>,
 }

@@ -28,28 +28,38 @@ use super::{
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType, Row};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention, StateBackend};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::rc::Rc;
 
 /// The registration of `Deduplicate` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "Deduplicate", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawDeduplicate>("Deduplicate", compile);
 
-#[derive(Deserialize)]
+/// Deduplication on processing time, `ROW_NUMBER() OVER (PARTITION BY <key> ORDER BY <proctime>
+/// ASC|DESC) = 1` (Flink 2.3). The output columns are the input's.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Deduplicate")]
 #[serde(
     deny_unknown_fields,
     expecting = "a Deduplicate object {\"operator\", \"id\", \"key\", \"keep\", \"generate_update_before\", \"generate_insert\", \"state_ttl\"}"
 )]
 struct RawDeduplicate {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
-    /// `PARTITION BY` columns (empty: one global key).
+    /// The `PARTITION BY` columns (empty: one key for all rows).
     key: Vec<String>,
+    /// `FirstRow` (`ORDER BY proctime ASC`): the key's first row, later rows dropped. `LastRow`
+    /// (`DESC`): each later row replaces the previous one (`-U` previous, `+U` new).
     keep: Keep,
+    /// Keep-last only: emit `-U` before `+U`. Default `true`; `false` only on the last operator.
     #[serde(default = "yes")]
     generate_update_before: bool,
-    /// `table.exec.deduplicate.insert-update-after-sensitive-enabled`.
+    /// Keep-last only: `table.exec.deduplicate.insert-update-after-sensitive-enabled` (default
+    /// `true`). With it and `generate_update_before` both `false`, every row is emitted as `+U`.
     #[serde(default = "yes")]
     generate_insert: bool,
     /// The compiled plan's `deduplicateState` TTL (FLIP-292).

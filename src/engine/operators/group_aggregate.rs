@@ -20,29 +20,41 @@ use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
+use crate::engine::scenario::schema::alias;
 use crate::engine::scenario::{parse_part, AggPhaseStrategy, FlinkMode, Retention};
+use schemars::{JsonSchema, Schema};
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The registration of `GroupAggregate` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "GroupAggregate", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawGroupAggregate>("GroupAggregate", compile);
 
-#[derive(Deserialize)]
+/// `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`: the grouping columns, then
+/// one column per aggregate.
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\", \"state_ttl\"}"
 )]
+#[schemars(rename = "GroupAggregate", transform = generate_retraction_alias)]
 struct RawGroupAggregate {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
+    /// The `GROUP BY` columns (empty: one global aggregation).
     #[serde(default)]
     group_by: Vec<String>,
+    /// The aggregate calls, each an output column.
     #[serde(default)]
     aggregates: Vec<RawAggregate>,
+    /// Emit `-U` (or `(false, prevRow)` on the legacy planner) before an update. Default `true`;
+    /// `false` only on the last operator: the result table is then an upsert table on the
+    /// grouping key.
     #[serde(default = "yes", alias = "generate_retraction")]
     generate_update_before: bool,
     /// `/*+ STATE_TTL('input' = '…') */` (Flink 1.19+).
@@ -50,16 +62,27 @@ struct RawGroupAggregate {
     state_ttl: Option<RawOperatorTtl>,
 }
 
+fn generate_retraction_alias(schema: &mut Schema) {
+    alias(schema, "generate_update_before", "generate_retraction");
+}
+
 fn yes() -> bool {
     true
 }
 
-#[derive(Deserialize)]
+/// An aggregate call, e.g. `{"function": "COUNT", "args": ["*"], "as": "cnt"}`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
+#[schemars(rename = "Aggregate")]
 pub(super) struct RawAggregate {
+    /// `COUNT`, `SUM`, `MIN`, `MAX`, `COUNT_DISTINCT`, `LAST_VALUE` or `LATEST_BY_TIME` (any
+    /// case).
+    #[schemars(extend("examples" = ["COUNT", "SUM", "MIN", "MAX", "COUNT_DISTINCT", "LAST_VALUE", "LATEST_BY_TIME"]))]
     function: String,
+    /// Its argument columns: `["*"]` for `COUNT(*)`, `["value", "time"]` for `LATEST_BY_TIME`.
     #[serde(default)]
     args: Vec<String>,
+    /// The output column's name.
     #[serde(rename = "as")]
     pub(super) alias: String,
 }

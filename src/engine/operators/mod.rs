@@ -39,8 +39,8 @@ mod proc_time_unbounded_over;
 mod proc_time_unbounded_preceding_function;
 mod rank;
 mod retractable_top_n_function;
-pub mod state_ttl;
 mod state_cleaning_count_trigger;
+pub mod state_ttl;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
@@ -68,6 +68,9 @@ use super::scenario::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBa
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
 use super::view::{StateCell, TtlView};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde_json::json;
+use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;
 
@@ -213,10 +216,39 @@ pub trait OperatorSpec: fmt::Debug {
 /// compiler reads its own fields, rejecting unknown ones).
 pub type Compile = fn(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError>;
 
-/// An operator name of the scenario format and its compiler.
+/// An operator name of the scenario format, its compiler and the JSON Schema of its object.
 pub struct OperatorKind {
     pub name: &'static str,
     pub compile: Compile,
+    /// `json_schema` of the serde type `compile` reads. Native only: the page never prints the
+    /// schema, and a pointer here would keep the schema code in the wasm module.
+    #[cfg(not(target_arch = "wasm32"))]
+    schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+impl OperatorKind {
+    /// An operator kind: its name, its compiler, and `T`, the serde type `compile` reads, whose
+    /// JSON Schema describes the operator's object in `flink-state-sim schema`.
+    pub const fn new<T: JsonSchema>(name: &'static str, compile: Compile) -> OperatorKind {
+        OperatorKind {
+            name,
+            compile,
+            #[cfg(not(target_arch = "wasm32"))]
+            schema: T::json_schema,
+        }
+    }
+
+    /// The JSON Schema of its object (its `"operator"` field is pinned to `name` by
+    /// [`AnyOperator`]); an empty schema in the wasm build, which never prints it.
+    pub fn schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        #[cfg(not(target_arch = "wasm32"))]
+        return (self.schema)(generator);
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = generator;
+            Schema::default()
+        }
+    }
 }
 
 /// Every operator the scenario format knows.
@@ -228,3 +260,34 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     over_aggregate::KIND,
     count_window_aggregate::KIND,
 ];
+
+/// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart
+/// by its `"operator"` name.
+pub struct AnyOperator;
+
+impl JsonSchema for AnyOperator {
+    fn schema_name() -> Cow<'static, str> {
+        "Operator".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let kinds: Vec<Schema> = OPERATOR_KINDS
+            .iter()
+            .map(|kind| {
+                let mut schema = kind.schema(generator);
+                schema.insert("title".into(), kind.name.into());
+                if let Some(operator) = schema.get_mut("properties").and_then(|p| p.get_mut("operator")) {
+                    *operator = json!({ "description": "The operator's kind.", "const": kind.name });
+                }
+                schema
+            })
+            .collect();
+        let names: Vec<&str> = OPERATOR_KINDS.iter().map(|k| k.name).collect();
+        json_schema!({
+            "description": format!("An operator: {}.", names.join(", ")),
+            "type": "object",
+            "required": ["operator", "id"],
+            "properties": { "operator": { "enum": names } },
+            "oneOf": kinds
+        })
+    }
+}

@@ -30,33 +30,47 @@ use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType, Row};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use crate::engine::time::Millis;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
 /// The registration of `OverAggregate` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "OverAggregate", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawOverAggregate>("OverAggregate", compile);
 
-#[derive(Deserialize)]
+/// `SELECT *, agg(x) OVER (PARTITION BY <partition_by> ORDER BY <proctime> <window>) FROM
+/// <input>`, on processing time: the input's columns, then one per aggregate.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "OverAggregate")]
 #[serde(
     deny_unknown_fields,
     expecting = "an OverAggregate object {\"operator\", \"id\", \"partition_by\", \"order_by\", \"window\", \"aggregates\"}"
 )]
 struct RawOverAggregate {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
+    /// The `PARTITION BY` columns (empty: one partition).
     #[serde(default)]
     partition_by: Vec<String>,
-    /// `["pt"]` or `["pt ASC"]`: the processing-time attribute.
+    /// The source's processing-time attribute, ascending: `["pt"]` or `["pt ASC"]`.
     order_by: Vec<String>,
-    /// The frame, e.g. `ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`.
+    /// The frame: `ROWS BETWEEN n PRECEDING AND CURRENT ROW`, `ROWS` or `RANGE BETWEEN UNBOUNDED
+    /// PRECEDING AND CURRENT ROW`, or `RANGE BETWEEN INTERVAL 'n' SECOND|MINUTE|HOUR|DAY
+    /// PRECEDING AND CURRENT ROW`.
+    #[schemars(extend("examples" = ["ROWS BETWEEN 1 PRECEDING AND CURRENT ROW", "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"]))]
     window: String,
+    /// The aggregate calls, each an output column (a bounded window needs functions that
+    /// retract).
     aggregates: Vec<RawAggregate>,
-    /// Read only to refuse it with the reason ([`super::state_ttl::over_refusal`]).
+    /// Not supported: an OVER window always follows `table.exec.state.ttl` (read only to refuse
+    /// it with the reason, [`super::state_ttl::over_refusal`]).
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     state_ttl: Option<serde::de::IgnoredAny>,
 }
 

@@ -31,33 +31,41 @@ use crate::engine::error::{quote, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Column, DataType, Row, Value};
 use crate::engine::scenario::{parse_part, FlinkMode, Retention};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
 /// The registration of `Rank` in [`super::OPERATOR_KINDS`].
-pub const KIND: OperatorKind = OperatorKind { name: "Rank", compile };
+pub const KIND: OperatorKind = OperatorKind::new::<RawRank>("Rank", compile);
 
-#[derive(Deserialize)]
+/// `ROW_NUMBER() OVER (PARTITION BY <partition_by> ORDER BY <order_by>) <= <rank_end>` (Top-N);
+/// planned as a `Deduplicate` when Flink's planner would.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Rank")]
 #[serde(
     deny_unknown_fields,
     expecting = "a Rank object {\"operator\", \"id\", \"partition_by\", \"order_by\", \"rank_end\", \"rank_column\", \"generate_update_before\", \"state_ttl\"}"
 )]
 struct RawRank {
+    /// The operator's kind.
     #[allow(dead_code)]
     operator: String,
+    /// The operator's name: traces, the page and `expect` refer to it.
     #[allow(dead_code)]
     id: String,
+    /// The `PARTITION BY` columns (empty: one partition).
     #[serde(default)]
     partition_by: Vec<String>,
-    /// `"ts"`, `"ts ASC"` or `"ts DESC"`.
+    /// The sort columns, each `"ts"`, `"ts ASC"` or `"ts DESC"`.
     order_by: Vec<String>,
-    /// `rn <= rank_end`.
+    /// N of the Top-N: rows with `rn <= rank_end` are emitted.
     rank_end: u64,
     /// Output the row number as a column of this name (`SELECT …, rn`).
     #[serde(default)]
     rank_column: Option<String>,
+    /// Emit `-U` before an update. Default `true`; `false` only on the last operator.
     #[serde(default = "yes")]
     generate_update_before: bool,
     /// The compiled plan's `rankState` TTL (FLIP-292).

@@ -38,6 +38,22 @@ pub(super) struct RawOperatorTtl {
     ms: Millis,
 }
 
+impl schemars::JsonSchema for RawOperatorTtl {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OperatorTtl".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = DurationValue::json_schema(generator);
+        schema.insert(
+            "description".into(),
+            "This operator's own state TTL, replacing table.exec.state.ttl for it (0: never expires): the \
+             STATE_TTL hint on a GroupAggregate, a compiled plan's TTL on Rank and Deduplicate (Flink 2.3 only)."
+                .into(),
+        );
+        schema
+    }
+}
+
 impl<'de> Deserialize<'de> for RawOperatorTtl {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(d)?;

@@ -5,6 +5,7 @@
 //! (`steps[3].at`) and the rule, in Flink's words where Flink has them.
 
 pub(crate) mod raw;
+pub mod schema;
 mod validate;
 
 use super::error::ScenarioError;
@@ -34,6 +35,11 @@ pub enum StateBackend {
     RocksDb,
 }
 
+impl StateBackend {
+    /// The names of the modelled backends.
+    const NAMES: [&'static str; 2] = ["hashmap", "rocksdb"];
+}
+
 impl TryFrom<String> for StateBackend {
     type Error = String;
     fn try_from(text: String) -> Result<Self, String> {
@@ -43,8 +49,20 @@ impl TryFrom<String> for StateBackend {
             "forst" => Err("'forst' (ForSt, the disaggregated state backend of Flink 2.x with asynchronous \
                             state V2) is not modelled: use `hashmap` or `rocksdb`"
                 .into()),
-            other => Err(super::error::unknown_variant(other, &["hashmap", "rocksdb"])),
+            other => Err(super::error::unknown_variant(other, &StateBackend::NAMES)),
         }
+    }
+}
+
+impl schemars::JsonSchema for StateBackend {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StateBackend".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "enum": StateBackend::NAMES })
     }
 }
 
@@ -111,6 +129,16 @@ impl AggPhaseStrategy {
     /// Parses Flink's name, ignoring case as Flink's enum options do (`ConfigurationUtils.convertToEnum`).
     pub fn parse(text: &str) -> Option<AggPhaseStrategy> {
         Self::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(text)).map(|(_, s)| *s)
+    }
+
+    /// The JSON Schema of what [`AggPhaseStrategy::parse`] accepts (or `null`, the default).
+    pub(crate) fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<String> = Self::ALL.iter().map(|(n, _)| schema::any_ascii_case(n)).collect();
+        schemars::json_schema!({
+            "type": ["string", "null"],
+            "pattern": format!("^({})$", names.join("|")),
+            "examples": Self::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+        })
     }
 }
 

@@ -4,14 +4,18 @@ use super::FlinkMode;
 use super::SourceChangelog;
 use super::StateBackend;
 use crate::engine::row::DataType;
+use crate::engine::row::RowKind;
 use crate::engine::row::Value;
 use crate::engine::symbol::Sym;
 use crate::engine::time::{
-    check_duration, check_time, parse_date_time, parse_duration, Millis, TimeFormat, MAX_TIME_MS,
+    check_duration, check_time, duration_pattern, parse_date_time, parse_duration, Millis, TimeFormat,
+    DATE_TIME_PATTERN, MAX_TIME_MS,
 };
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::fmt;
 
 /// A time as written: a number of ms, or an ISO-8601 date-time string.
@@ -39,7 +43,24 @@ impl<'de> Deserialize<'de> for TimeValue {
     }
 }
 
-/// A JSON number as whole milliseconds.
+/// The JSON Schema of what [`TimeValue`]'s `Deserialize` accepts.
+impl JsonSchema for TimeValue {
+    fn schema_name() -> Cow<'static, str> {
+        "Time".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A processing time: milliseconds since the epoch, or an ISO-8601 date-time \
+                            (UTC unless it gives an offset).",
+            "anyOf": [
+                { "type": "integer", "minimum": 0, "maximum": MAX_TIME_MS },
+                { "type": "string", "pattern": DATE_TIME_PATTERN }
+            ],
+            "examples": ["2019-11-20T15:00", "2019-11-20T15:00:00.250", "2019-11-20T23:00:00+08:00", 4003]
+        })
+    }
+}
+
 /// A JSON number as whole milliseconds: an integer, or a number written with a fraction that is
 /// exactly whole (`1.0` is 1 ms).
 fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
@@ -74,50 +95,107 @@ impl<'de> Deserialize<'de> for DurationValue {
     }
 }
 
-#[derive(Deserialize)]
+/// The JSON Schema of what [`DurationValue`]'s `Deserialize` accepts.
+impl JsonSchema for DurationValue {
+    fn schema_name() -> Cow<'static, str> {
+        "Duration".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A duration: milliseconds, or Flink's syntax, one number and one unit \
+                            (ms, s, min, h, d, ...).",
+            "anyOf": [
+                { "type": "integer", "minimum": 0, "maximum": MAX_TIME_MS },
+                { "type": "string", "pattern": duration_pattern() }
+            ],
+            "examples": ["5 min", "1 d", "300 ms", 10]
+        })
+    }
+}
+
+/// A scenario of flink-state-sim: which Flink to simulate, its retention settings, a source
+/// table, a pipeline of operators and the steps that drive it (docs/scenario-format.md).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a scenario object")]
+#[schemars(rename = "Scenario")]
 pub(super) struct RawScenario {
+    /// The JSON Schema this file follows, for editors (the output of `flink-state-sim schema`,
+    /// saved next to the scenarios). Ignored by the simulator.
+    #[serde(default, rename = "$schema")]
+    #[allow(dead_code)]
+    pub(super) json_schema: Option<String>,
+    /// An identifier (presets are chosen by it).
     pub(super) name: String,
+    /// A title, shown on the page.
     #[serde(default)]
     pub(super) title: Option<String>,
+    /// What the scenario shows, shown on the page.
     #[serde(default)]
     pub(super) description: Option<String>,
     /// What to watch while stepping: shown on the page beside the description.
     #[serde(default)]
     pub(super) watch: Option<String>,
+    /// The Flink to simulate: `1.6-legacy`, `1.7-legacy` and `1.10-legacy` (1.8–1.13) are the
+    /// legacy planner with idle state retention and cleanup timers; `1.10-blink` the Blink
+    /// planner of 1.9–1.10.0; `1.12` (1.12–1.18) and `2.3` (1.19–2.3) use `table.exec.state.ttl`.
     pub(super) flink: FlinkMode,
+    /// How the page and the CLI write times. Default: date-times when the scenario writes its
+    /// times as date-times, else milliseconds.
     #[serde(default)]
     pub(super) time_format: Option<TimeFormat>,
+    /// The processing time before the first step (default: the first step's time).
     #[serde(default)]
     pub(super) start: Option<TimeValue>,
+    /// `TableConfig.setIdleStateRetentionTime(min, max)` (legacy planner and Blink 1.10 only).
+    /// Absent: 0/0, state is never cleaned.
     #[serde(default)]
     pub(super) idle_state_retention: Option<RawIdleStateRetention>,
+    /// `table.exec.state.ttl` (Flink 1.12 and later; default 0: state never expires).
     #[serde(default)]
     pub(super) state_ttl: Option<DurationValue>,
+    /// `state.backend.type`: `hashmap` (default; state holds the objects the operator wrote) or
+    /// `rocksdb` (state holds the bytes serialized at `update()`).
     #[serde(default)]
     pub(super) state_backend: StateBackend,
-    /// `table.exec.mini-batch.*`.
+    /// `table.exec.mini-batch.*` (Flink 2.3 only).
     #[serde(default)]
     pub(super) mini_batch: Option<RawMiniBatch>,
-    /// `table.optimizer.agg-phase-strategy`.
+    /// `table.optimizer.agg-phase-strategy`: `AUTO` (default), `ONE_PHASE` or `TWO_PHASE`, in any
+    /// case (Flink 2.3 only; matters with `mini_batch`).
     #[serde(default)]
+    #[schemars(schema_with = "super::AggPhaseStrategy::json_schema")]
     pub(super) agg_phase_strategy: Option<String>,
+    /// The source table.
     pub(super) source: RawSource,
-    /// Each operator as JSON text, read by its kind's compiler.
+    /// The operators, each consuming the previous one's changelog; the last one feeds the result
+    /// table.
+    // Each operator is kept as JSON text, read by its kind's compiler.
+    #[schemars(with = "Vec<crate::engine::operators::AnyOperator>")]
     pub(super) pipeline: Vec<Box<serde_json::value::RawValue>>,
+    /// What happens, in order: input rows and advances of processing time.
     #[serde(default)]
     pub(super) steps: Vec<RawStep>,
+    /// Generated input events, after the steps: for what-if runs of millions of events.
     #[serde(default)]
+    #[schemars(with = "Option<crate::engine::workload::RawWorkload>")]
     pub(super) workload: Option<Box<serde_json::value::RawValue>>,
+    /// What a run must produce, checked by `flink-state-sim check`.
     #[serde(default)]
+    #[schemars(with = "Option<crate::engine::expect::RawExpect>")]
     pub(super) expect: Option<Box<serde_json::value::RawValue>>,
 }
 
-#[derive(Deserialize)]
+/// `{"min": D, "max": D}`: `max - min` must be at least 5 minutes unless both are 0 (Flink's
+/// rule). Cleaning is enabled only when `min` > 1 ms.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "an object {\"min\": duration, \"max\": duration, \"test_harness\": bool}")]
+#[schemars(rename = "IdleStateRetention")]
 pub(super) struct RawIdleStateRetention {
+    /// The minimum time a key's state is kept after its last access.
     pub(super) min: DurationValue,
+    /// The maximum time a key's state is kept after its last access.
     pub(super) max: DurationValue,
+    /// Skip the 5-minute rule, as Flink's harness tests do (e.g. min 5 ms, max 10 ms).
     #[serde(default)]
     pub(super) test_harness: bool,
 }
@@ -125,16 +203,22 @@ pub(super) struct RawIdleStateRetention {
 /// `"mini_batch": {"enabled": true, "allow_latency": "1 s", "size": 1000}`: Flink's
 /// `table.exec.mini-batch.enabled` (default `true` here: writing the object turns it on),
 /// `allow-latency` and `size`, absent ones taking Flink's defaults (0 ms, -1).
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "an object {\"enabled\": bool, \"allow_latency\": duration, \"size\": number}"
 )]
+#[schemars(rename = "MiniBatch")]
 pub(super) struct RawMiniBatch {
+    /// `table.exec.mini-batch.enabled` (default `true`; `false` turns mini-batch off again).
     #[serde(default = "yes")]
     pub(super) enabled: bool,
+    /// `table.exec.mini-batch.allow-latency`: when a bundle is finished at the latest (must be
+    /// greater than 0).
     #[serde(default)]
     pub(super) allow_latency: Option<DurationValue>,
+    /// `table.exec.mini-batch.size`: how many records finish a bundle (must be > 0 for a pipeline
+    /// with a `GroupAggregate`).
     #[serde(default)]
     pub(super) size: Option<i64>,
 }
@@ -143,14 +227,20 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Deserialize)]
+/// The source table.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a source object {\"name\", \"schema\", \"changelog\", \"proctime\"}")]
+#[schemars(rename = "Source")]
 pub(super) struct RawSource {
+    /// The table's name.
     pub(super) name: String,
+    /// Its columns, each `[name, type]`.
     pub(super) schema: Vec<(String, DataType)>,
+    /// `insert-only` (default), or `all`: steps may carry `-U`, `+U` and `-D` rows.
     #[serde(default)]
     pub(super) changelog: SourceChangelog,
-    /// The name of a processing-time attribute (`pt AS PROCTIME()`), appended to the schema.
+    /// The name of a processing-time attribute (`pt AS PROCTIME()`), appended after the schema's
+    /// columns; its value is the time the row is processed at.
     #[serde(default)]
     pub(super) proctime: Option<String>,
 }
@@ -164,17 +254,35 @@ pub(super) struct RawOperatorHeader {
     pub(super) id: String,
 }
 
-#[derive(Deserialize)]
+/// One step: an input row `{"at": T, "row": [...], "kind": "+I"}`, `{"advance_to": T}` or
+/// `{"advance_by": D}`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a step object")]
+#[schemars(rename = "Step")]
+// Exactly one of `row`, `advance_to`, `advance_by`; `at` and `kind` only with `row` (the rule
+// `validate::compile_steps` applies).
+#[schemars(extend("oneOf" = [
+    { "required": ["row"], "properties": { "advance_to": false, "advance_by": false } },
+    { "required": ["advance_to"], "properties": { "at": false, "kind": false, "row": false, "advance_by": false } },
+    { "required": ["advance_by"], "properties": { "at": false, "kind": false, "row": false, "advance_to": false } }
+]))]
 pub(super) struct RawStep {
+    /// When the row arrives (default: the current processing time). Timers due at or before it
+    /// fire first.
     #[serde(default)]
     pub(super) at: Option<TimeValue>,
+    /// A source row: one value per column of the source's schema.
     #[serde(default)]
+    #[schemars(with = "Option<Vec<RawCell>>")]
     pub(super) row: Option<SmallVec<[RawCell; 4]>>,
+    /// The row's kind: `+I` (default); `-U`, `+U`, `-D` need `source.changelog: "all"`.
     #[serde(default)]
+    #[schemars(schema_with = "RowKind::json_schema")]
     pub(super) kind: Option<String>,
+    /// Advance processing time to this time, firing every timer due at or before it, in order.
     #[serde(default)]
     pub(super) advance_to: Option<TimeValue>,
+    /// Advance processing time by this duration.
     #[serde(default)]
     pub(super) advance_by: Option<DurationValue>,
 }
@@ -254,5 +362,22 @@ impl<'de> Deserialize<'de> for RawCell {
             }
         }
         d.deserialize_any(CellVisitor)
+    }
+}
+
+/// The JSON Schema of a value [`RawCell::value`] can accept for some column type.
+impl JsonSchema for RawCell {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Cell".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A value of the column's type: a number (INT, BIGINT), a string (STRING), \
+                            true or false (BOOLEAN), or null.",
+            "type": ["integer", "string", "boolean", "null"]
+        })
     }
 }

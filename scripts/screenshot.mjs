@@ -66,6 +66,17 @@ for (const preset of ['seed-000-topn-dedup', 'seed-000-topn-dedup-no-retention']
   await shot(`08-${preset}-end`);
   console.log(`${preset}: run to the end ${ms.toFixed(0)} ms`);
 }
+// seed 002: every step of both variants; the timer-churn presets run to the end
+for (const preset of ['seed-002-dau-new-users-global-ttl', 'seed-002-dau-new-users-per-operator-ttl']) {
+  await page.selectOption('#preset-select', preset);
+  while (!(await page.isDisabled('#step'))) await page.click('#step');
+  await shot(`09-${preset}-end`);
+}
+for (const preset of ['timer-churn-min-equals-max', 'timer-churn-wide-gap']) {
+  await page.selectOption('#preset-select', preset);
+  await timed('#run-all');
+  await shot(`10-${preset}-end`);
+}
 // a broken scenario shows its error
 await page.click('.editor summary');
 await page.fill('#scenario-json', '{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["a", "STRING"]]}, "pipeline": [], "steps": []}');

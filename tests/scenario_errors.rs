@@ -371,7 +371,7 @@ fn a_per_operator_state_ttl_names_the_rule() {
     let cases = [
         (on("1.12", agg("1 d".into())), format!("{hint_came_with_1_19}of Flink 1.12 – 1.18 only 1.18 can give one operator \
             its own TTL, by editing the JSON of a compiled plan (FLIP-292), which this version span does not model (use \"flink\": \"2.3\")")),
-        (on("1.10-legacy", agg("1 d".into())), format!("{hint_came_with_1_19}the Flink 1.8–1.13 legacy planner has one \
+        (on("1.10-legacy", agg("1 d".into())), format!("{hint_came_with_1_19}the Flink 1.8–1.11 legacy planner has one \
             retention for the whole query (use \"flink\": \"2.3\")")),
         (on("1.10-blink", agg("1 d".into())), format!("{hint_came_with_1_19}the Flink 1.9–1.10.0 Blink planner has one \
             retention for the whole query (use \"flink\": \"2.3\")")),

@@ -135,7 +135,7 @@ pub(super) struct RawScenario {
     /// What to watch while stepping: shown on the page beside the description.
     #[serde(default)]
     pub(super) watch: Option<String>,
-    /// The Flink to simulate: `1.6-legacy`, `1.7-legacy` and `1.10-legacy` (1.8–1.13) are the
+    /// The Flink to simulate: `1.6-legacy`, `1.7-legacy` and `1.10-legacy` (1.8–1.11) are the
     /// legacy planner with idle state retention and cleanup timers; `1.10-blink` the Blink
     /// planner of 1.9–1.10.0; `1.12` (1.12–1.18) and `2.3` (1.19–2.3) use `table.exec.state.ttl`.
     pub(super) flink: FlinkMode,

@@ -112,7 +112,7 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
 
 /// What [`parse_duration`] accepts, as a JSON Schema `pattern` (ECMA-262 regex; the scenario
 /// format's schema, `flink-state-sim schema`): whitespace as Java's `trim()` strips it, digits,
-/// and one of [`UNITS`]' labels in any ASCII case. The range check is the parser's.
+/// and one of the `UNITS` labels in any ASCII case. The range check is the parser's.
 pub fn duration_pattern() -> String {
     let labels: Vec<String> =
         UNITS.iter().flat_map(|(_, labels, _)| labels.iter().map(|l| any_ascii_case(l))).collect();

@@ -5,10 +5,13 @@
 //!   keyed-state backend, and what the page shows of its state.
 //! - [`OperatorSpec`] is a validated operator of a scenario's pipeline (its columns, its plan
 //!   text) that builds the Flink class the scenario's Flink version runs.
-//! - [`OPERATOR_KINDS`] maps the scenario format's `"operator"` names to their compilers.
+//! - [`OPERATOR_KINDS`] maps the scenario format's `"operator"` names to their compilers (and,
+//!   for `flink-state-sim schema`, to the JSON Schema of the serde type each compiler reads).
 //!
 //! Adding an operator: one new file with its spec, its compiler and its `StreamOperator` impl
-//! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`].
+//! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`]. Its
+//! raw serde type derives `JsonSchema` beside `Deserialize` (doc comments on its fields are what
+//! editors show), and its `KIND` is `OperatorKind::new::<RawX>("X", compile)`.
 
 mod agg_plan;
 mod append_only_top_n_function;

@@ -1,7 +1,7 @@
 //! The JSON Schema of the scenario format, printed by `flink-state-sim schema` for editors.
 //!
 //! It is generated from the serde types that read a scenario (`#[derive(JsonSchema)]` next to
-//! `#[derive(Deserialize)]`), so it follows the parser: [`raw::RawScenario`] and its parts, the
+//! `#[derive(Deserialize)]`), so it follows the parser: `raw::RawScenario` and its parts, the
 //! `pipeline` items as a `oneOf` over [`OPERATOR_KINDS`](crate::engine::operators::OPERATOR_KINDS)
 //! (each kind's own fields, told apart by their `"operator"` constant), the
 //! [`workload`](crate::engine::workload) and the [`expect`](crate::engine::expect) block. Types

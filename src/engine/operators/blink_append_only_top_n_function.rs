@@ -145,15 +145,7 @@ impl StreamOperator for BlinkAppendOnlyTopNFunction {
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let decision = self.cleanup.process_cleanup_timer(&mut self.backend, key, now);
-        if ctx.tracing() {
-            ctx.record(&key_row, || TraceEvent::Decision(decision));
-            if let Some(timer_ms) = decision.registered() {
-                ctx.record(&key_row, || TraceEvent::TimerRegistered { timer_ms });
-            }
-            if let Some(timer_ms) = decision.deleted() {
-                ctx.record(&key_row, || TraceEvent::TimerDeleted { timer_ms });
-            }
-        }
+        ctx.record_cleanup(&key_row, decision);
         let sort_key = self.spec.sort.key(&input.row);
         let mut buffer = self.data_state.entries(&mut self.backend.keys, key, now);
         let rows: usize = buffer.iter().map(|(_, r)| r.len()).sum();

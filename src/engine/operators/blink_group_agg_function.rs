@@ -94,15 +94,7 @@ impl StreamOperator for BlinkGroupAggFunction {
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let decision = self.cleanup.process_cleanup_timer(&mut self.backend, key, now);
-        if ctx.tracing() {
-            ctx.record(&key_row, || TraceEvent::Decision(decision));
-            if let Some(timer_ms) = decision.registered() {
-                ctx.record(&key_row, || TraceEvent::TimerRegistered { timer_ms });
-            }
-            if let Some(timer_ms) = decision.deleted() {
-                ctx.record(&key_row, || TraceEvent::TimerDeleted { timer_ms });
-            }
-        }
+        ctx.record_cleanup(&key_row, decision);
         let accumulate = input.change.is_accumulate();
         let (mut accs, first_row) = match self.acc_state.peek(key) {
             Some(stored) => (stored.user_value.clone(), false),

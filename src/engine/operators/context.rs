@@ -1,5 +1,6 @@
 //! What an operator call can see and do: the processing time, its output, the trace.
 
+use crate::engine::cleanup_state::CleanupDecision;
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::time::Millis;
 use crate::engine::trace::{TraceEntry, TraceEvent};
@@ -66,6 +67,20 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// Records what the cleanup-timer rule (`CleanupState.registerProcessingCleanupTimer`)
+    /// decided for `key_row`, and the timers it registered and deleted.
+    pub fn record_cleanup(&mut self, key_row: &Row, decision: CleanupDecision) {
+        if self.tracing() {
+            self.record(key_row, || TraceEvent::Decision(decision));
+            if let Some(timer_ms) = decision.registered() {
+                self.record(key_row, || TraceEvent::TimerRegistered { timer_ms });
+            }
+            if let Some(timer_ms) = decision.deleted() {
+                self.record(key_row, || TraceEvent::TimerDeleted { timer_ms });
+            }
+        }
+    }
+
     /// Whether events are recorded (the `full` trace level).
     pub fn tracing(&self) -> bool {
         self.trace.is_some()

@@ -30,7 +30,6 @@
 //! `AggregateApplyWindowFunction`).
 
 use super::count_window_aggregate::CountWindowAggregateSpec;
-use super::proc_time_rows_bounded_preceding_function::record_cleanup;
 use super::state_cleaning_count_trigger::{OnTimer, StateCleaningCountTrigger};
 use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
@@ -177,7 +176,7 @@ impl StreamOperator for CountWindowOperator {
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         self.add(key, &input.row, now)?;
         let (decision, result) = self.trigger.on_element(&mut self.backend, key, now);
-        record_cleanup(ctx, &key_row, decision);
+        ctx.record_cleanup(&key_row, decision);
         if !result.is_fire() {
             return Ok(());
         }

@@ -35,7 +35,7 @@
 use super::over_aggregate::OverAggregateSpec;
 use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
-use crate::engine::cleanup_state::{CleanupDecision, CleanupState};
+use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
@@ -117,19 +117,6 @@ impl ProcTimeRowsBoundedPrecedingFunction {
     }
 }
 
-/// Records what the cleanup-timer rule decided, and the timers it registered and deleted.
-pub(super) fn record_cleanup(ctx: &mut Context, key_row: &Row, decision: CleanupDecision) {
-    if ctx.tracing() {
-        ctx.record(key_row, || TraceEvent::Decision(decision));
-        if let Some(timer_ms) = decision.registered() {
-            ctx.record(key_row, || TraceEvent::TimerRegistered { timer_ms });
-        }
-        if let Some(timer_ms) = decision.deleted() {
-            ctx.record(key_row, || TraceEvent::TimerDeleted { timer_ms });
-        }
-    }
-}
-
 /// `{1: [a, 1], 2: [b, 2] [c, 3]}`: buffered rows by arrival time.
 pub(super) fn describe_buffer<'a>(entries: impl Iterator<Item = (&'a Millis, &'a Vec<Row>)>) -> String {
     let parts: Vec<String> = entries
@@ -152,7 +139,7 @@ impl StreamOperator for ProcTimeRowsBoundedPrecedingFunction {
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let decision = self.cleanup.process_cleanup_timer(&mut self.backend, key, now);
-        record_cleanup(ctx, &key_row, decision);
+        ctx.record_cleanup(&key_row, decision);
         let keys = &mut self.backend.keys;
         let mut accs = match self.acc_state.value(keys, key, now) {
             TtlRead::Fresh(a) => a,

@@ -19,7 +19,6 @@
 //! `ProcTimeUnboundedOver` (cleanup timers) is built by [`ProcTimeUnboundedPrecedingFunction::legacy`].
 
 use super::over_aggregate::OverAggregateSpec;
-use super::proc_time_rows_bounded_preceding_function::record_cleanup;
 use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
@@ -83,7 +82,7 @@ impl StreamOperator for ProcTimeUnboundedPrecedingFunction {
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         if let Some(cleanup) = &mut self.cleanup {
             let decision = cleanup.process_cleanup_timer(&mut self.backend, key, now);
-            record_cleanup(ctx, &key_row, decision);
+            ctx.record_cleanup(&key_row, decision);
         }
         let stored = match self.acc_state.value(&mut self.backend.keys, key, now) {
             TtlRead::Absent => None,

@@ -21,7 +21,7 @@
 //! beyond rank N stay in the buffer until a later walk's remainder removes them, as in Flink.
 
 use super::rank::{RankSpec, SortKey};
-use super::{Context, StreamOperator};
+use super::{top_n_buffer, Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::StateTtlConfig;
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize};
@@ -97,9 +97,7 @@ impl AppendOnlyTopNFunction {
                 ctx.collect(key_row, self.message(RowKind::Insert, row, current_rank));
             }
         }
-        for (k, _) in &buffer[next..] {
-            self.data_state.remove(&mut self.backend.keys, key, k);
-        }
+        top_n_buffer::remove_unreached(&mut self.data_state, &mut self.backend.keys, key, buffer, next);
     }
 
     /// `processElementWithoutRowNumber`.
@@ -111,22 +109,18 @@ impl AppendOnlyTopNFunction {
         input: &Row,
         ctx: &mut Context,
     ) {
-        let rows: usize = buffer.iter().map(|(_, r)| r.len()).sum();
-        if rows as u64 > self.spec.rank_end {
-            if let Some((last_key, last_list)) = buffer.last() {
-                let last_element = last_list.last().cloned();
-                if last_list.len() <= 1 {
-                    self.data_state.remove(&mut self.backend.keys, key, last_key);
-                } else {
-                    let kept = last_list[..last_list.len() - 1].to_vec();
-                    self.data_state.put(&mut self.backend.keys, key, last_key.clone(), kept, ctx.now);
-                }
-                match last_element {
-                    None => return,
-                    Some(last) if last == *input => return,
-                    Some(last) => ctx.collect(key_row, self.message(RowKind::Delete, &last, 0)),
-                }
-            }
+        let now = ctx.now;
+        match top_n_buffer::remove_last_beyond_n(
+            &self.spec,
+            &mut self.data_state,
+            &mut self.backend.keys,
+            key,
+            buffer,
+            now,
+        ) {
+            None => {}
+            Some(last) if last == *input => return,
+            Some(last) => ctx.collect(key_row, self.message(RowKind::Delete, &last, 0)),
         }
         ctx.collect(key_row, self.message(RowKind::Insert, input, 0));
     }
@@ -140,29 +134,18 @@ impl StreamOperator for AppendOnlyTopNFunction {
     fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key_row = input.row.project(&self.spec.partition_by);
         let key = self.backend.keys.intern(&key_row);
-        let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
-        let sort_key = self.spec.sort.key(&input.row);
-        let mut buffer = self.data_state.entries(&mut self.backend.keys, key, now);
-        let rows: usize = buffer.iter().map(|(_, r)| r.len()).sum();
-        // `checkSortKeyInBufferRange`: better than the worst key, or the buffer is not full.
-        let in_range = match buffer.last() {
-            None => true,
-            Some((worst, _)) => sort_key < *worst || (rows as u64) < self.spec.rank_end,
-        };
-        if !in_range {
-            ctx.record(&key_row, || TraceEvent::Suppressed {
-                reason: "the row cannot enter the top N (its sort key is not better than the last row's)",
-                row: input.row.clone(),
-            });
+        let Some((buffer, sort_key)) = top_n_buffer::add_in_range(
+            &self.spec,
+            &mut self.data_state,
+            &mut self.backend.keys,
+            key,
+            &key_row,
+            &input.row,
+            ctx,
+        ) else {
             return Ok(());
-        }
-        let at = buffer.partition_point(|(k, _)| *k < sort_key);
-        match buffer.get_mut(at) {
-            Some((k, rows)) if *k == sort_key => rows.push(input.row.clone()),
-            _ => buffer.insert(at, (sort_key.clone(), vec![input.row.clone()])),
-        }
-        self.data_state.put(&mut self.backend.keys, key, sort_key.clone(), buffer[at].1.clone(), now);
+        };
         if self.spec.output_rank_number {
             self.with_row_number(key, &key_row, &buffer, &sort_key, &input.row, ctx);
         } else {

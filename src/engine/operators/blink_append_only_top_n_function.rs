@@ -22,7 +22,7 @@
 //! so the partition's rows stay in the result and a later row of the partition starts a new top N.
 
 use super::rank::{RankSpec, SortKey};
-use super::{Context, StreamOperator};
+use super::{top_n_buffer, Context, StreamOperator};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::row::{Change, Message, Row};
@@ -98,9 +98,7 @@ impl BlinkAppendOnlyTopNFunction {
                 cur_rank += records.len() as u64;
             }
         }
-        for (k, _) in &buffer[next..] {
-            self.data_state.remove(&mut self.backend.keys, key, k);
-        }
+        top_n_buffer::remove_unreached(&mut self.data_state, &mut self.backend.keys, key, buffer, next);
     }
 
     /// `processElementWithoutRowNumber(input, out)`.
@@ -112,23 +110,19 @@ impl BlinkAppendOnlyTopNFunction {
         input: &Row,
         ctx: &mut Context,
     ) {
-        let rows: usize = buffer.iter().map(|(_, r)| r.len()).sum();
-        if rows as u64 > self.spec.rank_end {
-            if let Some((last_key, last_list)) = buffer.last() {
-                let last_element = last_list.last().cloned();
-                if last_list.len() <= 1 {
-                    self.data_state.remove(&mut self.backend.keys, key, last_key);
-                } else {
-                    let kept = last_list[..last_list.len() - 1].to_vec();
-                    self.data_state.put(&mut self.backend.keys, key, last_key.clone(), kept, ctx.now);
-                }
-                match last_element {
-                    None => return,
-                    Some(last) if last == *input => return,
-                    // `delete(out, lastElement)`: a retract message, whatever generateRetraction says.
-                    Some(last) => ctx.collect(key_row, Message::new(Change::Legacy(false), last)),
-                }
-            }
+        let now = ctx.now;
+        match top_n_buffer::remove_last_beyond_n(
+            &self.spec,
+            &mut self.data_state,
+            &mut self.backend.keys,
+            key,
+            buffer,
+            now,
+        ) {
+            None => {}
+            Some(last) if last == *input => return,
+            // `delete(out, lastElement)`: a retract message, whatever generateRetraction says.
+            Some(last) => ctx.collect(key_row, Message::new(Change::Legacy(false), last)),
         }
         ctx.collect(key_row, Message::new(Change::Legacy(true), input.clone()));
     }
@@ -146,26 +140,17 @@ impl StreamOperator for BlinkAppendOnlyTopNFunction {
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let decision = self.cleanup.process_cleanup_timer(&mut self.backend, key, now);
         ctx.record_cleanup(&key_row, decision);
-        let sort_key = self.spec.sort.key(&input.row);
-        let mut buffer = self.data_state.entries(&mut self.backend.keys, key, now);
-        let rows: usize = buffer.iter().map(|(_, r)| r.len()).sum();
-        let in_range = match buffer.last() {
-            None => true,
-            Some((worst, _)) => sort_key < *worst || (rows as u64) < self.spec.rank_end,
-        };
-        if !in_range {
-            ctx.record(&key_row, || TraceEvent::Suppressed {
-                reason: "the row cannot enter the top N (its sort key is not better than the last row's)",
-                row: input.row.clone(),
-            });
+        let Some((buffer, sort_key)) = top_n_buffer::add_in_range(
+            &self.spec,
+            &mut self.data_state,
+            &mut self.backend.keys,
+            key,
+            &key_row,
+            &input.row,
+            ctx,
+        ) else {
             return Ok(());
-        }
-        let at = buffer.partition_point(|(k, _)| *k < sort_key);
-        match buffer.get_mut(at) {
-            Some((k, rows)) if *k == sort_key => rows.push(input.row.clone()),
-            _ => buffer.insert(at, (sort_key.clone(), vec![input.row.clone()])),
-        }
-        self.data_state.put(&mut self.backend.keys, key, sort_key.clone(), buffer[at].1.clone(), now);
+        };
         if self.spec.output_rank_number {
             self.with_row_number(key, &key_row, &buffer, &sort_key, &input.row, ctx);
         } else {

@@ -44,6 +44,7 @@ mod rank;
 mod retractable_top_n_function;
 mod state_cleaning_count_trigger;
 pub mod state_ttl;
+mod top_n_buffer;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;

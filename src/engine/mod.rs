@@ -31,6 +31,7 @@ pub mod row;
 pub mod scenario;
 pub mod simulation;
 pub mod state;
+pub mod summary;
 pub mod symbol;
 pub mod time;
 pub mod time_travel;

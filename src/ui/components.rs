@@ -7,6 +7,7 @@ pub mod header;
 pub mod operators;
 pub mod result;
 pub mod timeline;
+pub mod what_if;
 
 use crate::engine::row::Change;
 

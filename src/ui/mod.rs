@@ -4,6 +4,7 @@
 pub mod components;
 pub mod state;
 
+use components::what_if::WhatIfPanel;
 use components::{controls, editor, happened, header, operators, result, timeline};
 use gloo_timers::callback::Interval;
 use state::{Action, AppState};
@@ -95,6 +96,7 @@ pub fn App() -> Html {
             if let Some(handle) = &state.sim {
                 { simulation_view(&handle.get()) }
             }
+            <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />
             { editor::view(&state, &dispatch, &editor_ref, &details_ref) }
         </div>
     }

@@ -7,6 +7,7 @@
 pub(crate) mod raw;
 pub mod schema;
 mod validate;
+pub mod what_if;
 
 use super::error::ScenarioError;
 use super::idle_state_retention::IdleStateRetention;

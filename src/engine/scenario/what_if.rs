@@ -1,0 +1,245 @@
+//! What-if runs: the page's workload form turned into a scenario. The scenario keeps the pipeline
+//! and every setting of the scenario on screen (Flink version, retention, state TTL, mini-batch)
+//! and replaces its input by a seeded [`workload`](crate::engine::workload), so a user can ask
+//! "what does this query's state do over a million events like mine?".
+//!
+//! No Flink rule lives here: the result is an ordinary scenario text, validated by
+//! [`Scenario::from_json`](super::Scenario::from_json), whose errors name the `workload.*` field
+//! the form shows them next to.
+
+use super::Scenario;
+use crate::engine::error::ScenarioError;
+use crate::engine::row::DataType;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The workload form: the fields of a scenario's `workload` a user sets by hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    pub seed: u64,
+    pub events: u64,
+    /// Events per second of processing time.
+    pub rate: u64,
+    /// The population of regular keys.
+    pub keys: u64,
+    /// The source column the key goes into.
+    pub key_column: String,
+    /// `None`: keys drawn uniformly; `Some(s)`: by Zipf's law with exponent `s`.
+    pub zipf: Option<f64>,
+    /// The share of events whose key is seen once.
+    pub new_keys: f64,
+    /// The share of events whose key comes back once after `returning_after`.
+    pub returning_share: f64,
+    /// The idle gap of returning keys, in Flink's duration syntax (`13 h`).
+    pub returning_after: String,
+    /// The generators of the other source columns, as the JSON object of `workload.columns`.
+    pub columns: String,
+}
+
+/// Reads the scenario text as a JSON object (it must also be a valid scenario).
+fn scenario_object(base_json: &str) -> Result<(Scenario, Map<String, Value>), ScenarioError> {
+    let scenario = Scenario::from_json(base_json)?;
+    let text = base_json.strip_prefix('\u{feff}').unwrap_or(base_json);
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => Ok((scenario, object)),
+        _ => Err(ScenarioError::new("scenario", "expected a JSON object")),
+    }
+}
+
+/// A generator for a column of `data_type` when the scenario has no workload to take it from:
+/// a few distinct values, so the rows differ without the column mattering.
+fn default_generator(data_type: DataType) -> Value {
+    match data_type {
+        DataType::String => json!({"one_of": ["a", "b", "c"]}),
+        DataType::Boolean => json!({"one_of": [true, false]}),
+        DataType::Int | DataType::BigInt => json!({"uniform": [0, 1]}),
+        DataType::ProcTime => json!("proctime"),
+    }
+}
+
+impl WhatIf {
+    /// The form prefilled for the scenario `base_json`: its workload's values when it has one;
+    /// otherwise 1 M events at 10 000 per second over 100 000 keys drawn uniformly, the key in the
+    /// first `STRING` column (else the first column), the other columns from
+    /// [`default_generator`].
+    ///
+    /// # Errors
+    /// `base_json`'s own error when it is not a valid scenario.
+    pub fn for_scenario(base_json: &str) -> Result<WhatIf, ScenarioError> {
+        let (scenario, object) = scenario_object(base_json)?;
+        let columns = &scenario.source.columns;
+        let key_column = columns
+            .iter()
+            .find(|c| c.data_type == DataType::String)
+            .or(columns.first())
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let mut form = WhatIf {
+            seed: 1,
+            events: 1_000_000,
+            rate: 10_000,
+            keys: 100_000,
+            zipf: None,
+            new_keys: 0.0,
+            returning_share: 0.0,
+            returning_after: "1 h".into(),
+            columns: String::new(),
+            key_column,
+        };
+        let generators: Map<String, Value> = columns
+            .iter()
+            .filter(|c| c.name != form.key_column)
+            .map(|c| (c.name.clone(), default_generator(c.data_type)))
+            .collect();
+        form.columns = Value::Object(generators).to_string();
+        let Some(Value::Object(w)) = object.get("workload") else {
+            return Ok(form);
+        };
+        let number = |k: &str| w.get(k).and_then(Value::as_u64);
+        form.seed = number("seed").unwrap_or(form.seed);
+        form.events = scenario.workload.as_ref().map_or(form.events, |w| w.events);
+        form.rate = number("rate").unwrap_or(1000);
+        form.keys = number("keys").unwrap_or(form.keys);
+        if let Some(k) = w.get("key_column").and_then(Value::as_str) {
+            form.key_column = k.to_string();
+        }
+        form.zipf = w.get("distribution").and_then(|d| d.get("zipf")).and_then(Value::as_f64);
+        form.new_keys = w.get("new_keys").and_then(Value::as_f64).unwrap_or(0.0);
+        if let Some(r) = w.get("returning") {
+            form.returning_share = r.get("share").and_then(Value::as_f64).unwrap_or(0.0);
+            if let Some(after) = r.get("after") {
+                form.returning_after = after.as_str().map_or_else(|| after.to_string(), str::to_string);
+            }
+        }
+        if let Some(c) = w.get("columns") {
+            form.columns = c.to_string();
+        }
+        Ok(form)
+    }
+}
+
+/// The scenario `base_json` with its input replaced by the workload `form` describes: the
+/// explicit steps, the expectations and the "what to watch" text are dropped (they describe the
+/// old input), the first event comes at the base scenario's start, and times are written as the
+/// base writes them. The text is validated before it is returned.
+///
+/// # Errors
+/// `base_json`'s own error when it is not a valid scenario; `workload.columns` when
+/// `form.columns` is not a JSON object; otherwise the new scenario's error, naming the
+/// `workload.*` field (for example `workload.returning.share: …`).
+pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, ScenarioError> {
+    let (scenario, mut object) = scenario_object(base_json)?;
+    let columns = match serde_json::from_str::<Value>(&form.columns) {
+        Ok(Value::Object(c)) => c,
+        _ => return Err(ScenarioError::new("workload.columns", "expected a JSON object of column generators")),
+    };
+    let key_prefix = object
+        .get("workload")
+        .and_then(|w| w.get("key_prefix"))
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("{}-", form.key_column), str::to_string);
+    let mut workload = json!({
+        "seed": form.seed,
+        "events": form.events,
+        "rate": form.rate,
+        "start": scenario.start_ms,
+        "keys": form.keys,
+        "key_column": form.key_column,
+        "key_prefix": key_prefix,
+        "distribution": match form.zipf { Some(s) => json!({"zipf": s}), None => json!("uniform") },
+        "new_keys": form.new_keys,
+        "columns": columns,
+    });
+    if form.returning_share > 0.0 {
+        workload["returning"] = json!({"share": form.returning_share, "after": form.returning_after});
+    }
+    for dropped in ["steps", "expect", "watch", "start"] {
+        object.shift_remove(dropped);
+    }
+    let name = object.get("name").and_then(Value::as_str).unwrap_or("scenario").to_string();
+    object.insert("name".into(), json!(format!("{name}-what-if")));
+    object.insert(
+        "title".into(),
+        json!(format!("What if: {} events, {} keys — the pipeline of {name}", form.events, form.keys)),
+    );
+    object.insert(
+        "description".into(),
+        json!(format!(
+            "The pipeline and settings of '{name}' on a generated workload (seed {}): {} events at {} per second over \
+             {} keys.",
+            form.seed, form.events, form.rate, form.keys
+        )),
+    );
+    object.insert("time_format".into(), serde_json::to_value(scenario.time_format).unwrap_or(Value::Null));
+    object.insert("workload".into(), workload);
+    let text = serde_json::to_string_pretty(&Value::Object(object))
+        .map_err(|e| ScenarioError::new("scenario", e.to_string()))?;
+    Scenario::from_json(&text)?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::presets::PRESETS;
+    use crate::engine::{SimOptions, Simulation, TraceLevel};
+
+    fn preset(name: &str) -> &'static str {
+        PRESETS.iter().find(|(n, _)| *n == name).map(|(_, j)| *j).unwrap()
+    }
+
+    #[test]
+    fn a_scenario_with_a_workload_prefills_the_form_from_it() {
+        let form = WhatIf::for_scenario(preset("what-if-100k-logins")).unwrap();
+        assert_eq!((form.seed, form.events, form.rate, form.keys), (2024, 100_000, 1, 20_000));
+        assert_eq!((form.key_column.as_str(), form.zipf, form.new_keys), ("user_id", Some(1.1), 0.05));
+        assert_eq!((form.returning_share, form.returning_after.as_str()), (0.01, "13 h"));
+        assert_eq!(form.columns, r#"{"login_ms":"proctime"}"#);
+    }
+
+    #[test]
+    fn the_same_form_gives_back_the_same_workload() {
+        let base = preset("what-if-100k-logins");
+        let form = WhatIf::for_scenario(base).unwrap();
+        let text = what_if_scenario(base, &form).unwrap();
+        let (a, b) = (Scenario::from_json(base).unwrap(), Scenario::from_json(&text).unwrap());
+        let run = |s: Scenario| {
+            let mut sim = Simulation::with_options(
+                s,
+                SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false },
+            );
+            sim.run_to_end().unwrap();
+            (sim.now(), sim.result().len(), sim.peaks())
+        };
+        assert_eq!(run(a), run(b));
+    }
+
+    #[test]
+    fn a_scenario_without_workload_gets_defaults_and_keeps_its_pipeline_and_settings() {
+        let base = preset("seed-004-device-status");
+        let mut form = WhatIf::for_scenario(base).unwrap();
+        assert_eq!(form.key_column, "devId");
+        assert_eq!(form.columns, r#"{"status":{"uniform":[0,1]},"times":{"uniform":[0,1]}}"#);
+        form.events = 5000;
+        let text = what_if_scenario(base, &form).unwrap();
+        let (a, b) = (Scenario::from_json(base).unwrap(), Scenario::from_json(&text).unwrap());
+        assert_eq!(b.steps.len(), 0);
+        assert_eq!(b.workload.as_ref().map(|w| (w.events, w.start_ms)), Some((5000, a.start_ms)));
+        assert_eq!((b.flink, b.retention, b.operators.len()), (a.flink, a.retention, a.operators.len()));
+        assert_eq!(b.time_format, a.time_format);
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let base = preset("seed-004-device-status");
+        let mut form = WhatIf::for_scenario(base).unwrap();
+        form.returning_share = 1.5;
+        let e = what_if_scenario(base, &form).unwrap_err();
+        assert!(e.path.starts_with("workload.returning"), "{e}");
+        form.returning_share = 0.0;
+        form.columns = "[1]".into();
+        assert_eq!(what_if_scenario(base, &form).unwrap_err().path, "workload.columns");
+        form.columns = "{}".into();
+        assert!(what_if_scenario(base, &form).unwrap_err().to_string().starts_with("workload.columns"));
+    }
+}

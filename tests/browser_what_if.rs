@@ -1,0 +1,71 @@
+//! The what-if panel in a real headless browser: a workload form over the pipeline on screen,
+//! run by the engine at `metrics` level in slices, then its summary.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Event, EventInit, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Sets an input's value and fires `change`, as leaving an edited field does.
+async fn set_field(page: &Page, selector: &str, value: &str) {
+    let input = page.get(selector).dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(value);
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    settle().await;
+}
+
+/// Waits (up to ~8 s) until `selector` is in the page.
+async fn wait_for(page: &Page, selector: &str) {
+    for _ in 0..400 {
+        if page.find(selector).is_some() {
+            return;
+        }
+        gloo_timers::future::TimeoutFuture::new(20).await;
+    }
+    panic!("{selector} never appeared");
+}
+
+#[wasm_bindgen_test]
+async fn runs_the_pipeline_on_screen_over_a_generated_workload() {
+    let page = Page::open().await;
+    // seed-001: COUNT(*) GROUP BY user_id, idle state retention min 1 d / max 2 d; no workload,
+    // so the form starts from its defaults with the key in the first STRING column.
+    assert!(page.text("#what-if").contains("key column: user_id"), "{}", page.text("#what-if"));
+    set_field(&page, "#wi-events", "30000").await;
+    set_field(&page, "#wi-keys", "700").await;
+    set_field(&page, "#wi-rate", "1").await;
+    page.click("#wi-run").await;
+    assert!(page.find("#wi-progress").is_some() || page.find("#wi-result").is_some());
+    wait_for(&page, "#wi-result").await;
+    let summary = page.text("#wi-result pre");
+    assert!(
+        summary.contains("scenario seed-001-one-day-two-days-what-if on Flink 1.8–1.11 legacy planner"),
+        "{summary}"
+    );
+    // 30 000 events at 1 per second from 2019-11-20 15:00: the last at +29 999 s.
+    assert!(summary.contains("30000 inputs from 2019-11-20 15:00 to 2019-11-20 23:19:59"), "{summary}");
+    assert!(summary.contains("keys now 700 (700 visible)"), "{summary}");
+    assert!(summary.contains("registered 700, deleted 0, fired 0"), "{summary}");
+    // The run can be opened in the stepper.
+    page.click("#wi-open").await;
+    assert_eq!(page.text("#progress"), "step 0 / 30000");
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_field_is_named_next_to_it_and_nothing_runs() {
+    let page = Page::open().await;
+    set_field(&page, "#wi-returning-share", "1.5").await;
+    page.click("#wi-run").await;
+    assert_eq!(page.text("label[for=wi-returning-share] .wi-error"), "1.5 is not a share between 0 and 1");
+    assert!(page.find("#wi-result").is_none() && page.find("#wi-progress").is_none());
+    set_field(&page, "#wi-events", "lots").await;
+    assert_eq!(page.text("label[for=wi-events] .wi-error"), "expected a whole number, found 'lots'");
+    assert_eq!(page.text("#progress"), "step 0 / 4", "the stepper's scenario is untouched");
+}

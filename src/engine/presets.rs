@@ -22,6 +22,23 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
 ];
 
+/// Pairs of presets written to be compared side by side (the page's Compare panel): (label, left,
+/// right). Each pair runs the same input under two configurations.
+pub const COMPARE_PAIRS: &[(&str, &str, &str)] = &[
+    (
+        "Top-N dedup with vs without idle state retention (seed 000)",
+        "seed-000-topn-dedup",
+        "seed-000-topn-dedup-no-retention",
+    ),
+    (
+        "DAU: one global TTL vs per-operator TTL (seed 002)",
+        "seed-002-dau-new-users-global-ttl",
+        "seed-002-dau-new-users-per-operator-ttl",
+    ),
+    ("Legacy planner vs Flink 2.3 (seed 004)", "seed-004-device-status", "seed-004-device-status-flink-2.3"),
+    ("Timer churn: min = max vs a wide gap", "timer-churn-min-equals-max", "timer-churn-wide-gap"),
+];
+
 /// The preset the page opens on.
 pub const DEFAULT_PRESET: &str = "seed-001-one-day-two-days";
 
@@ -40,4 +57,23 @@ pub fn load_preset(name: &str) -> Result<Scenario, ScenarioError> {
         ScenarioError::new("preset", format!("no preset named '{name}' (presets: {})", names.join(", ")))
     })?;
     Scenario::from_json(json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pair names two presets with the same input: the same source, steps and workload.
+    #[test]
+    fn compare_pairs_run_the_same_input() {
+        for (label, left, right) in COMPARE_PAIRS {
+            let input = |name: &str| {
+                let json = preset_json(name).unwrap_or_else(|| panic!("{label}: no preset {name}"));
+                let v: serde_json::Value = serde_json::from_str(json).unwrap();
+                (v["source"].clone(), v["steps"].clone(), v["workload"].clone())
+            };
+            assert_eq!(input(left), input(right), "{label}");
+            assert_ne!(preset_json(left), preset_json(right), "{label}");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! The parts of the page, one per file. Each is a function from state to `Html`.
 
+pub mod compare;
 pub mod controls;
 pub mod editor;
 pub mod happened;

@@ -4,6 +4,7 @@
 pub mod components;
 pub mod state;
 
+use components::compare::ComparePanel;
 use components::what_if::WhatIfPanel;
 use components::{controls, editor, happened, header, operators, result, timeline};
 use gloo_timers::callback::Interval;
@@ -96,6 +97,7 @@ pub fn App() -> Html {
             if let Some(handle) = &state.sim {
                 { simulation_view(&handle.get()) }
             }
+            <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />
             { editor::view(&state, &dispatch, &editor_ref, &details_ref) }
         </div>

@@ -1,0 +1,233 @@
+//! Compare: the same input under two configurations side by side — a pair of presets written for
+//! it (with vs without retention, global vs per-operator TTL, legacy planner vs 2.3, min = max vs a
+//! wide gap), or the scenario on screen against itself on another Flink version or edited by hand.
+//! One shared scrubber moves both runs to the same step (exactly: forward by stepping, back by
+//! the engine's checkpoint + replay); result rows found on one side only are highlighted.
+
+use crate::engine::presets::{preset_json, COMPARE_PAIRS};
+use crate::engine::scenario::{describe_retentions, with_flink};
+use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
+use std::collections::HashMap;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// How many result rows each side lists.
+const MAX_ROWS: usize = 100;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The scenario on screen (the left side unless a pair is chosen).
+    pub json: String,
+}
+
+/// The two runs, both at `position` steps.
+struct Pair {
+    sims: [Simulation; 2],
+    position: u64,
+}
+
+impl Pair {
+    fn new(left: &str, right: &str) -> Result<Pair, String> {
+        let sim = |side: &str, text: &str| {
+            let scenario = Scenario::from_json(text).map_err(|e| format!("{side}: {e}"))?;
+            let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: true };
+            Ok::<_, String>(Simulation::with_options(scenario, options))
+        };
+        Ok(Pair { sims: [sim("left", left)?, sim("right", right)?], position: 0 })
+    }
+
+    /// The steps of the longer run.
+    fn steps(&self) -> u64 {
+        self.sims.iter().map(Simulation::step_count).max().unwrap_or(0)
+    }
+
+    /// Moves both runs to step `to` (a run with fewer steps stops at its last).
+    fn go_to(&mut self, to: u64) -> Result<(), String> {
+        for sim in &mut self.sims {
+            let target = to.min(sim.step_count());
+            if target < sim.next_step() {
+                // Only Step actions were taken, so action i is step i.
+                sim.seek(usize::try_from(target).unwrap_or(usize::MAX)).map_err(|e| e.to_string())?;
+            }
+            while sim.next_step() < target && sim.can_step() {
+                sim.step().map_err(|e| e.to_string())?;
+            }
+        }
+        self.position = to;
+        Ok(())
+    }
+}
+
+/// The result rows of `sim` as text (stale ones flagged), each with whether the other side has
+/// the same row as many times (a multiset comparison; stale flags are not compared).
+fn rows_with_difference(sim: &Simulation, other: &Simulation) -> Vec<(String, bool, bool)> {
+    let mut others: HashMap<String, usize> = HashMap::new();
+    for r in other.result().rows() {
+        *others.entry(r.row.join(", ")).or_default() += 1;
+    }
+    sim.result()
+        .rows()
+        .map(|r| {
+            let text = r.row.join(", ");
+            let shared = others.get_mut(&text).is_some_and(|n| {
+                let found = *n > 0;
+                *n = n.saturating_sub(1);
+                found
+            });
+            (text, !shared, r.stale_since_ms.is_some())
+        })
+        .collect()
+}
+
+fn side(sim: &Simulation, other: &Simulation, id: &str) -> Html {
+    let sc = sim.scenario();
+    let tf = sim.time_format();
+    let rows = rows_with_difference(sim, other);
+    let differing = rows.iter().filter(|r| r.1).count();
+    let sample = sim.sample_now();
+    html! {
+        <div class="cmp-side" id={id.to_string()}>
+            <h3>{ if sc.title.is_empty() { sc.name.clone() } else { sc.title.clone() } }</h3>
+            <p class="hint">{ format!("{} — {}", sc.flink.label(), describe_retentions(sc)) }</p>
+            <p class="cmp-time">{ format!("step {} / {} · {}", sim.next_step(), sim.step_count(), tf.format(sim.now())) }</p>
+            <table class="state cmp-ops">
+                <thead><tr><th>{ "operator" }</th><th>{ "keys" }</th><th>{ "entries stored (expired)" }</th><th>{ "timers" }</th></tr></thead>
+                <tbody>
+                    { for sc.operators.iter().zip(&sample.operators).map(|(node, o)| html! {
+                        <tr><td>{ &node.id }</td><td>{ o.keys }</td>
+                            <td>{ format!("{} ({})", o.entries_stored, o.entries_expired) }</td><td>{ o.timers }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            <p class="cmp-summary">{ format!("result: {} rows, {} stale; {} not on the other side", rows.len(), sim.result().stale_len(), differing) }</p>
+            <table class="state cmp-result">
+                <thead><tr><th>{ sim.result().columns.join(", ") }</th></tr></thead>
+                <tbody>
+                    { for rows.iter().take(MAX_ROWS).map(|(text, differs, stale)| {
+                        let class = classes!(differs.then_some("differs"), stale.then_some("stale"));
+                        let mark = match (differs, stale) {
+                            (true, true) => " ≠ only here · ⚠ stale",
+                            (true, false) => " ≠ only here",
+                            (false, true) => " ⚠ stale",
+                            _ => "",
+                        };
+                        html! { <tr class={class}><td>{ text }<span class="cmp-mark">{ mark }</span></td></tr> }
+                    }) }
+                </tbody>
+            </table>
+            if rows.len() > MAX_ROWS { <p class="hint">{ format!("… {} more rows", rows.len() - MAX_ROWS) }</p> }
+        </div>
+    }
+}
+
+#[component]
+pub fn ComparePanel(props: &Props) -> Html {
+    let pair = use_mut_ref(|| None::<Pair>);
+    let error = use_state(|| None::<String>);
+    // Bumped when the pair changes, so the panel re-renders.
+    let version = use_state(|| 0u64);
+    let right_ref = use_node_ref();
+    let load = {
+        let (pair, error, version) = (pair.clone(), error.clone(), version.clone());
+        Callback::from(move |(left, right): (String, String)| match Pair::new(&left, &right) {
+            Ok(p) => {
+                *pair.borrow_mut() = Some(p);
+                error.set(None);
+                version.set(*version + 1);
+            }
+            Err(e) => error.set(Some(e)),
+        })
+    };
+    let on_pair = {
+        let load = load.clone();
+        Callback::from(move |e: Event| {
+            let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
+            if let Some((_, l, r)) = value.and_then(|v| COMPARE_PAIRS.iter().find(|(label, _, _)| *label == v)) {
+                if let (Some(l), Some(r)) = (preset_json(l), preset_json(r)) {
+                    load.emit((l.to_string(), r.to_string()));
+                }
+            }
+        })
+    };
+    let on_flink = {
+        let (load, error, json) = (load.clone(), error.clone(), props.json.clone());
+        Callback::from(move |e: Event| {
+            let id = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
+            let Some(mode) = id.as_deref().and_then(FlinkMode::parse) else { return };
+            match with_flink(&json, mode) {
+                Ok(right) => load.emit((json.clone(), right)),
+                Err(e) => error.set(Some(format!("right: {e}"))),
+            }
+        })
+    };
+    let on_edited = {
+        let (load, json, right_ref) = (load.clone(), props.json.clone(), right_ref.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(t) = right_ref.cast::<web_sys::HtmlTextAreaElement>() {
+                load.emit((json.clone(), t.value()));
+            }
+        })
+    };
+    let go = {
+        let (pair, error, version) = (pair.clone(), error.clone(), version.clone());
+        Callback::from(move |to: u64| {
+            if let Some(p) = pair.borrow_mut().as_mut() {
+                error.set(p.go_to(to).err());
+            }
+            version.set(*version + 1);
+        })
+    };
+    let current = pair.borrow();
+    let (position, steps) = current.as_ref().map_or((0, 0), |p| (p.position, p.steps()));
+    let on_scrub = {
+        let go = go.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value());
+            if let Some(to) = v.and_then(|v| v.parse::<u64>().ok()) {
+                go.emit(to);
+            }
+        })
+    };
+    let (back, forward) = (go.clone(), go);
+    html! {
+        <details class="compare" id="compare">
+            <summary>{ "Compare — the same input under two configurations, side by side" }</summary>
+            <div class="cmp-choose">
+                <label>{ "A pair: " }
+                    <select id="cmp-pair" onchange={on_pair} aria-label="pair of scenarios to compare">
+                        <option value="" selected=true>{ "choose…" }</option>
+                        { for COMPARE_PAIRS.iter().map(|(label, _, _)| html! { <option value={*label}>{ *label }</option> }) }
+                    </select>
+                </label>
+                <label>{ " or the scenario on screen vs itself on " }
+                    <select id="cmp-flink" onchange={on_flink} aria-label="Flink version of the right side">
+                        <option value="" selected=true>{ "Flink…" }</option>
+                        { for FlinkMode::ALL.iter().map(|m| html! { <option value={m.id()}>{ m.label() }</option> }) }
+                    </select>
+                </label>
+                <details class="cmp-edit">
+                    <summary>{ "or vs an edited copy" }</summary>
+                    <textarea ref={right_ref} id="cmp-right-json" rows="10" value={props.json.clone()}
+                        aria-label="scenario JSON of the right side" />
+                    <button id="cmp-apply" onclick={on_edited}>{ "Compare with this" }</button>
+                </details>
+            </div>
+            if let Some(e) = &*error { <div class="error" id="cmp-error" role="alert">{ e }</div> }
+            if let Some(p) = current.as_ref() {
+                <div class="cmp-scrub">
+                    <button id="cmp-back" disabled={position == 0}
+                        onclick={Callback::from(move |_: MouseEvent| back.emit(position.saturating_sub(1)))}>{ "◀ step back" }</button>
+                    <input type="range" id="cmp-scrubber" min="0" max={steps.to_string()} value={position.to_string()}
+                        oninput={on_scrub} aria-label="step of both runs" />
+                    <button id="cmp-step" disabled={position >= steps}
+                        onclick={Callback::from(move |_: MouseEvent| forward.emit(position + 1))}>{ "step ▶" }</button>
+                    <span id="cmp-position">{ format!("step {position} / {steps}") }</span>
+                </div>
+                <div class="cmp-sides">
+                    { side(&p.sims[0], &p.sims[1], "cmp-left") }
+                    { side(&p.sims[1], &p.sims[0], "cmp-right") }
+                </div>
+            }
+        </details>
+    }
+}

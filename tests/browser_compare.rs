@@ -1,0 +1,57 @@
+//! The Compare panel in a real headless browser: two configurations over the same input, one
+//! shared scrubber, rows found on one side only highlighted.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Event, EventInit, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Moves the shared scrubber to `to`, as dragging it does.
+async fn scrub(page: &Page, to: u64) {
+    let input = page.get("#cmp-scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(&to.to_string());
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    settle().await;
+}
+
+#[wasm_bindgen_test]
+async fn seed_002_global_vs_per_operator_ttl_differ_on_the_returning_user() {
+    let page = Page::open().await;
+    page.choose("#cmp-pair", "DAU: one global TTL vs per-operator TTL (seed 002)").await;
+    assert_eq!(page.text("#cmp-position"), "step 0 / 15");
+    scrub(&page, 15).await;
+    assert_eq!(page.text("#cmp-position"), "step 15 / 15");
+    // The user idle for longer than the TTL counts as new again under one global TTL only.
+    assert_eq!(page.texts("#cmp-left .cmp-result tr.differs td"), ["2019-11-21, 3, 2 ≠ only here"]);
+    assert_eq!(page.texts("#cmp-right .cmp-result tr.differs td"), ["2019-11-21, 3, 1 ≠ only here"]);
+    // Back by replay: at step 0 both results are empty and nothing differs.
+    scrub(&page, 0).await;
+    assert!(page.find("#cmp-left .cmp-result tbody tr").is_none());
+    assert!(page.text("#cmp-left .cmp-time").starts_with("step 0 / 15"));
+    // Step by step, both move together.
+    page.click("#cmp-step").await;
+    assert!(page.text("#cmp-left .cmp-time").starts_with("step 1 / 15"));
+    assert!(page.text("#cmp-right .cmp-time").starts_with("step 1 / 15"));
+}
+
+#[wasm_bindgen_test]
+async fn the_scenario_on_screen_against_a_version_that_refuses_it_says_why() {
+    let page = Page::open().await;
+    // seed-001 sets idle state retention, which Flink 2.3 no longer has.
+    page.choose("#cmp-flink", "2.3").await;
+    assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
+    page.choose("#cmp-flink", "1.7-legacy").await;
+    assert!(page.find("#cmp-error").is_none());
+    assert!(
+        page.text("#cmp-right .hint").starts_with("Flink 1.7 legacy planner — "),
+        "{}",
+        page.text("#cmp-right .hint")
+    );
+}

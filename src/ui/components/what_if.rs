@@ -1,6 +1,6 @@
 //! The what-if panel: a workload form over the pipeline on screen ([`WhatIf`]), run by the engine
-//! at `metrics` trace level in slices of [`SLICE_STEPS`] steps between browser frames (the page
-//! stays responsive; a progress bar shows how far it is), then the run's summary
+//! at `metrics` trace level in slices of about [`SLICE_MS`] ms of work between browser frames (the
+//! page stays responsive; a progress bar shows how far it is), then the run's summary
 //! ([`run_summary`]) and, on request, the what-if scenario loaded into the stepper.
 
 use crate::engine::scenario::what_if::{what_if_scenario, WhatIf};
@@ -12,8 +12,10 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Steps run between two frames: ~10 ms at the engine's 0.6–0.8 M events/s in Chromium.
-pub const SLICE_STEPS: u64 = 8_000;
+/// Wall-clock ms of engine work between two frames, so the page keeps drawing while it runs.
+pub const SLICE_MS: f64 = 12.0;
+/// Steps between two looks at the clock inside a slice.
+const CLOCK_EVERY: u64 = 500;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -167,12 +169,15 @@ pub fn WhatIfPanel(props: &Props) -> Html {
                         return;
                     }
                     let mut s = sim.borrow_mut();
-                    for _ in 0..SLICE_STEPS {
-                        if !s.can_step() {
-                            break;
-                        }
-                        if let Err(e) = s.step() {
-                            return run.set(Run::Failed { path: "run".into(), message: e.to_string() });
+                    let slice_start = wall_ms();
+                    'slice: while wall_ms() - slice_start < SLICE_MS {
+                        for _ in 0..CLOCK_EVERY {
+                            if !s.can_step() {
+                                break 'slice;
+                            }
+                            if let Err(e) = s.step() {
+                                return run.set(Run::Failed { path: "run".into(), message: e.to_string() });
+                            }
                         }
                     }
                     if !s.can_step() {

@@ -95,7 +95,14 @@ fn names_the_field_and_the_rule() {
         // COUNT only grows: ordered DESC over the aggregate's key, Flink takes UpdateFastStrategy.
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "COUNT", "args": ["*"], "as": "n"}]},
                               {"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["n DESC"], "rank_end": 2}]"#),
-            "pipeline[1]: the output of 'a' is an update stream whose unique key holds the partition key and whose sort columns only move towards the top: Flink plans this Rank with UpdateFastStrategy (UpdatableTopNFunction), not modelled yet"),
+            "pipeline[1]: the output of 'a' carries UPDATE_BEFORE, but Flink plans this Rank with UpdateFastStrategy (UpdatableTopNFunction), which requires ONLY_UPDATE_AFTER of its input: the planner makes the upstream drop them (set \"generate_update_before\": false on the operator producing them)"),
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "COUNT", "args": ["*"], "as": "n"}]},
+                              {"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["n DESC"], "rank_end": 1}]"#),
+            "pipeline[1]: the output of 'a' carries UPDATE_BEFORE, but Flink plans this Rank with UpdateFastStrategy (FastTop1Function)"),
+        // SUM may fall: RetractStrategy, which needs the UPDATE_BEFORE the aggregate was told to drop.
+        (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "group_by": ["k"], "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}], "generate_update_before": false},
+                              {"operator": "Rank", "id": "r", "partition_by": ["k"], "order_by": ["s DESC"], "rank_end": 2}]"#),
+            "pipeline[0].generate_update_before: false, but 'r' consumes this output"),
         (with("pipeline", r#"[{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "MiddleRow"}]"#),
             "pipeline[0].keep: unknown variant `MiddleRow`, expected `FirstRow` or `LastRow`"),
         (with("pipeline", r#"[{"operator": "Deduplicate", "id": "d", "key": ["k"]}]"#), "pipeline[0]: missing field `keep`"),

@@ -45,6 +45,7 @@ mod retractable_top_n_function;
 mod state_cleaning_count_trigger;
 pub mod state_ttl;
 mod top_n_buffer;
+mod updatable_top_n_function;
 
 pub use append_only_top_n_function::AppendOnlyTopNFunction;
 pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
@@ -61,6 +62,7 @@ pub use proc_time_range_bounded_preceding_function::ProcTimeRangeBoundedPrecedin
 pub use proc_time_rows_bounded_preceding_function::ProcTimeRowsBoundedPrecedingFunction;
 pub use proc_time_unbounded_preceding_function::ProcTimeUnboundedPrecedingFunction;
 pub use retractable_top_n_function::RetractableTopNFunction;
+pub use updatable_top_n_function::UpdatableTopNFunction;
 
 pub use mini_batch_assigner::ProcTimeMiniBatchAssigner;
 pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;

@@ -11,8 +11,13 @@
 //!   `Deduplicate`; other Ranks ordered by a processing-time attribute are refused as not
 //!   modelled yet);
 //! - an update stream gets `RetractStrategy`, [`RetractableTopNFunction`], unless the planner can
-//!   take `UpdateFastStrategy` (`FastTop1Function` / `UpdatableTopNFunction` over updates, not
-//!   modelled yet: such a scenario is refused with that reason) — see `rank_process_strategy`.
+//!   take `UpdateFastStrategy(primaryKeys)` (see `rank_process_strategy`): top-1 runs
+//!   [`FastTop1Function`] (its rule needs no change: a row only replaces the top row when its
+//!   sort key is strictly better), top-N [`UpdatableTopNFunction`] keyed by the input's unique key.
+//!   The strategy requires `ONLY_UPDATE_AFTER` of its input (`FlinkChangelogModeInferenceProgram.
+//!   visitRankStrategies`), so the planner makes the upstream drop `UPDATE_BEFORE`: a scenario
+//!   whose input still carries them is refused with that reason (set the upstream's
+//!   `generate_update_before` to `false`, as Flink's planner does).
 //!
 //! FLINK-39966 (not fixed in 2.3.0): the planner labels a top-1 ordered by one column ascending as
 //! insert-only, as it would a keep-first deduplication; so no `UPDATE_BEFORE` is generated, and
@@ -25,7 +30,7 @@ use super::group_aggregate::column_index;
 use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
     monotonicity, AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind,
-    OperatorSpec, RetractableTopNFunction, StreamOperator,
+    OperatorSpec, RetractableTopNFunction, StreamOperator, UpdatableTopNFunction,
 };
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::idle_state_retention::IdleStateRetention;
@@ -130,6 +135,8 @@ pub enum RankFunction {
     FastTop1,
     AppendOnlyTopN,
     RetractableTopN,
+    /// `UpdateFastStrategy` over more than one row.
+    UpdatableTopN,
     /// Blink 1.10's `AppendOnlyTopNFunction` on cleanup timers (top-1 included).
     BlinkAppendOnlyTopN,
 }
@@ -218,6 +225,8 @@ pub struct RankSpec {
     pub output_columns: Vec<Column>,
     /// Its own TTL from a compiled plan's state metadata (`rankState`).
     pub state_ttl: Option<OperatorStateTtl>,
+    /// `UpdateFastStrategy.primaryKeys`: the input's unique key (`None`: another strategy).
+    pub update_fast_keys: Option<Vec<usize>>,
 }
 
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
@@ -310,20 +319,27 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             ))
         }
         RankProcessStrategy::Retract => RankFunction::RetractableTopN,
-        RankProcessStrategy::UpdateFast => {
+        RankProcessStrategy::UpdateFast if input.update_before => {
             return Err(ScenarioError::new(
                 path,
                 format!(
-                    "{} is an update stream whose unique key holds the partition key and whose sort columns only move \
-                     towards the top: Flink plans this Rank with UpdateFastStrategy ({}), not modelled yet",
+                    "{} carries UPDATE_BEFORE, but Flink plans this Rank with UpdateFastStrategy ({}), which requires \
+                     ONLY_UPDATE_AFTER of its input: the planner makes the upstream drop them (set \
+                     \"generate_update_before\": false on the operator producing them)",
                     input.input_name,
                     if op.rank_end == 1 { "FastTop1Function" } else { "UpdatableTopNFunction" }
                 ),
             ))
         }
+        RankProcessStrategy::UpdateFast if op.rank_end == 1 => RankFunction::FastTop1,
+        RankProcessStrategy::UpdateFast => RankFunction::UpdatableTopN,
     };
-    let labelled_insert_only =
-        function == RankFunction::FastTop1 && sort.len() == 1 && !sort[0].1 && op.rank_column.is_none();
+    let update_fast_keys = (strategy == RankProcessStrategy::UpdateFast).then(|| (0..input.unique_key_len).collect());
+    let labelled_insert_only = function == RankFunction::FastTop1
+        && strategy == RankProcessStrategy::AppendFast
+        && sort.len() == 1
+        && !sort[0].1
+        && op.rank_column.is_none();
     let mut output_columns = input.columns.to_vec();
     if let Some(name) = &op.rank_column {
         if name.trim().is_empty() || output_columns.iter().any(|c| c.name == *name) {
@@ -346,6 +362,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         input_columns: input.columns.to_vec(),
         output_columns,
         state_ttl,
+        update_fast_keys,
     }))
 }
 
@@ -377,10 +394,16 @@ impl OperatorSpec for RankSpec {
             Vec::new()
         }
     }
-    /// Without a rank column only top-1 emits updates; top-N emits `+I`/`-D`, which need no
-    /// `UPDATE_BEFORE`.
+    /// Without a rank column only top-1 and `UpdatableTopNFunction` emit updates; the other
+    /// top-N functions emit `+I`/`-D`, which need no `UPDATE_BEFORE`.
     fn generates_update_before(&self) -> bool {
-        self.generate_update_before || (!self.output_rank_number && self.function != RankFunction::FastTop1)
+        self.generate_update_before
+            || (!self.output_rank_number
+                && !matches!(self.function, RankFunction::FastTop1 | RankFunction::UpdatableTopN))
+    }
+    /// `UpdateFastStrategy` requires `ONLY_UPDATE_AFTER` of its input.
+    fn needs_update_before(&self) -> bool {
+        self.update_fast_keys.is_none()
     }
     /// `getRelModifiedMonotonicity(Rank)`: `null` when the input has deletions or a partition
     /// column changes; else the partition columns and the rank column are `CONSTANT`, the first
@@ -400,7 +423,14 @@ impl OperatorSpec for RankSpec {
             .collect();
         format!(
             "Rank(strategy=[{}], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd={}], partitionBy=[{}], orderBy=[{}], select=[{}])",
-            if self.function == RankFunction::RetractableTopN { "RetractStrategy" } else { "AppendFastStrategy" },
+            match (&self.update_fast_keys, self.function) {
+                (Some(keys), _) => format!(
+                    "UpdateFastStrategy[{}]",
+                    keys.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+                ),
+                (None, RankFunction::RetractableTopN) => "RetractStrategy".to_string(),
+                (None, _) => "AppendFastStrategy".to_string(),
+            },
             self.rank_end,
             partition.join(", "),
             order.join(", "),
@@ -421,6 +451,11 @@ impl OperatorSpec for RankSpec {
             RankFunction::FastTop1 => Box::new(FastTop1Function::new(self.clone(), ttl)),
             RankFunction::AppendOnlyTopN => Box::new(AppendOnlyTopNFunction::new(self.clone(), ttl)),
             RankFunction::RetractableTopN => Box::new(RetractableTopNFunction::new(self.clone(), ttl)),
+            RankFunction::UpdatableTopN => Box::new(UpdatableTopNFunction::new(
+                self.clone(),
+                self.update_fast_keys.clone().unwrap_or_default(),
+                ttl,
+            )),
             RankFunction::BlinkAppendOnlyTopN => match retention {
                 Retention::IdleState(r) => Box::new(BlinkAppendOnlyTopNFunction::new(self.clone(), r)),
                 Retention::StateTtl(_) => {

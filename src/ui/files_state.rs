@@ -28,7 +28,8 @@ pub struct FilesState {
 impl FilesState {
     /// A scenario was loaded from `json`: the table shows it, earlier refusals are void.
     pub(super) fn loaded(&mut self, json: &str) {
-        self.table = Rc::new(serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json)).unwrap_or(Value::Null));
+        self.table =
+            Rc::new(serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json)).unwrap_or(Value::Null));
         self.table_error = None;
         self.flink_refusal = None;
     }

@@ -316,15 +316,13 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
         use_effect_with(enabled, move |enabled| {
             let listener = enabled.then(|| {
                 let window = web_sys::window().expect("a page has a window");
-                gloo_events::EventListener::new(&window, "popstate", move |_| {
-                    match parse_query(&current_query()) {
-                        Ok(Some(position)) => {
-                            memory.borrow_mut().from_history = true;
-                            dispatcher.dispatch(Action::GoTo(position));
-                        }
-                        Ok(None) => {}
-                        Err(e) => dispatcher.dispatch(Action::LinkCopied(Err((current_query(), e)))),
+                gloo_events::EventListener::new(&window, "popstate", move |_| match parse_query(&current_query()) {
+                    Ok(Some(position)) => {
+                        memory.borrow_mut().from_history = true;
+                        dispatcher.dispatch(Action::GoTo(position));
                     }
+                    Ok(None) => {}
+                    Err(e) => dispatcher.dispatch(Action::LinkCopied(Err((current_query(), e)))),
                 })
             });
             move || drop(listener)
@@ -379,8 +377,7 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
 /// The export's file name: the scenario's name, with characters file systems refuse replaced.
 pub fn file_name(state: &AppState) -> String {
     let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_else(|| "scenario".into());
-    let safe: String =
-        name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    let safe: String = name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
     format!("{safe}.json")
 }
 

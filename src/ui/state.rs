@@ -1,12 +1,12 @@
 //! The page's state and the actions that change it. Every Flink rule is the engine's: the
 //! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
 
+pub use super::files_state::{FilesState, FlinkRefusal, Note, Position, ScenarioRef, Setting, StepField};
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
 use crate::engine::scenario::with_flink;
 use crate::engine::time::{parse_duration, TimeFormat};
 use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
 use std::cell::{Ref, RefCell};
-pub use super::files_state::{FilesState, FlinkRefusal, Note, Position, ScenarioRef, Setting, StepField};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -93,7 +93,10 @@ pub enum Action {
     // --- Files, links and the table editor (handled by `reduce_files`, below) ---
     /// A file chosen in the import input: loaded when the engine accepts it, else its error is
     /// shown and nothing changes.
-    Import { file_name: String, text: Result<String, String> },
+    Import {
+        file_name: String,
+        text: Result<String, String>,
+    },
     /// Back / Forward landed on a permalink: go to its scenario and position.
     GoTo(Position),
     /// Autosave's outcome: why it failed (quota, access), or `None`.
@@ -103,13 +106,20 @@ pub enum Action {
     /// Load the conversion the engine offered when the Flink chooser was refused.
     ApplyConversion,
     /// The table editor: one input or advance step's field changed.
-    EditStep { index: usize, field: StepField, text: String },
+    EditStep {
+        index: usize,
+        field: StepField,
+        text: String,
+    },
     /// The table editor: a new input row after the last step.
     AddStep,
     /// The table editor: step `index` removed.
     DeleteStep(usize),
     /// The table editor: a retention setting changed.
-    EditSetting { setting: Setting, text: String },
+    EditSetting {
+        setting: Setting,
+        text: String,
+    },
     /// Forget the note about files and links.
     DismissFilesNote,
     /// Close the Flink refusal.
@@ -326,7 +336,8 @@ impl AppState {
     /// actions carried out, for the permalink and the autosave.
     pub fn position(&self) -> Option<Position> {
         let sim = self.sim.as_ref()?.get();
-        let scenario = match self.preset.filter(|p| crate::engine::presets::preset_json(p) == Some(self.json.as_str())) {
+        let scenario = match self.preset.filter(|p| crate::engine::presets::preset_json(p) == Some(self.json.as_str()))
+        {
             Some(p) => ScenarioRef::Preset(p.to_string()),
             None => ScenarioRef::Json(self.json.clone()),
         };

@@ -28,7 +28,8 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let steps = table.get("steps").and_then(Value::as_array).unwrap_or(&empty);
     let next_step = state.sim.as_ref().map_or(0, |s| s.get().next_step());
     // An error in no field the table shows goes above it.
-    let shown = |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
+    let shown =
+        |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
     let width = names.len() + 4;
     html! {
         <div class="input-table">
@@ -93,9 +94,10 @@ fn field(id: String, label: String, value: String, invalid: bool, on: Callback<S
 fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: &Callback<Action>) -> Html {
     let edit = |f: StepField| dispatch.reform(move |text: String| Action::EditStep { index: i, field: f, text });
     let invalid = |f: StepField| error_path.starts_with(&f.path(i));
-    let advance = [("advance_to", StepField::AdvanceTo, "advance to"), ("advance_by", StepField::AdvanceBy, "advance by")]
-        .into_iter()
-        .find(|(k, _, _)| step.get(*k).is_some());
+    let advance =
+        [("advance_to", StepField::AdvanceTo, "advance to"), ("advance_by", StepField::AdvanceBy, "advance by")]
+            .into_iter()
+            .find(|(k, _, _)| step.get(*k).is_some());
     if let Some((key, f, label)) = advance {
         return html! {
             <td colspan={(width + 2).to_string()} class="advance-step">
@@ -156,8 +158,8 @@ fn settings(table: &Value, state: &AppState, dispatch: &Callback<Action>) -> Htm
         }
     };
     let harness = idle.and_then(|i| i.get("test_harness")).and_then(Value::as_bool).unwrap_or(false);
-    let on_harness =
-        edit(Setting::TestHarness).reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked().to_string());
+    let on_harness = edit(Setting::TestHarness)
+        .reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked().to_string());
     html! {
         <fieldset class="settings" aria-label="Retention settings">
             <legend>{ "Retention" }</legend>

@@ -111,7 +111,7 @@ fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) ->
             <label class="button" for="import" title="Load a scenario JSON file">{ "⤒ Import" }</label>
             <input id="import" class="visually-hidden" type="file" accept=".json,application/json" onchange={on_import} />
             <button id="copy-link" onclick={on_copy}
-                title="Copy a link to this scenario at this step">{ "🔗 Copy link" }</button>
+                title="Copy a link to this scenario at this step">{ "↗ Copy link" }</button>
         </span>
     }
 }

@@ -3,7 +3,7 @@
 //! (`Action::EditStep` …): a refused change keeps what was typed and shows the engine's error,
 //! naming the field and the rule, next to the field; the previous run goes on.
 
-use crate::engine::FlinkMode;
+use crate::engine::{FlinkMode, ScenarioError};
 use crate::ui::files_state::{cell_text, column_names, Setting, StepField};
 use crate::ui::state::{Action, AppState};
 use serde_json::Value;
@@ -34,7 +34,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="input-table">
             if let Some(e) = error.filter(|e| !shown(&e.path)) {
-                <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {e}") }</div>
+                <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
             }
             { settings(table, state, dispatch) }
             <div class="table-scroll">
@@ -61,7 +61,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                                 </tr>
                                 if let Some(e) = row_error {
                                     <tr class="row-error"><td colspan={width.to_string()}>
-                                        <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {e}") }</div>
+                                        <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
                                     </td></tr>
                                 }
                             </>
@@ -79,6 +79,23 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             <button id="add-step" onclick={dispatch.reform(|_| Action::AddStep)}>{ "+ add input row" }</button>
             <span class="hint">{ " Times: ms or ISO-8601 UTC (empty: the current time); durations: \"5 min\", \"1 d\"; a cell `null` is NULL. A change applies when you leave the field or press Enter." }</span>
         </div>
+    }
+}
+
+/// The engine's error as the table shows it: without serde's ` at line L column C`, which points
+/// into the text the table generated, not into anything on screen.
+fn error_text(e: &ScenarioError) -> String {
+    let text = e.to_string();
+    let cut = text.rfind(" at line ").filter(|&i| {
+        let rest = &text[i + " at line ".len()..];
+        let mut parts = rest.splitn(3, ' ');
+        let (line, word, col) = (parts.next(), parts.next(), parts.next());
+        let digits = |p: Option<&str>| p.is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+        digits(line) && word == Some("column") && digits(col)
+    });
+    match cut {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }
 
@@ -152,7 +169,7 @@ fn settings(table: &Value, state: &AppState, dispatch: &Callback<Action>) -> Htm
                 { field(id, label.to_string(), value, err.is_some(), edit(s)) }
                 <span class="hint">{ format!(" {hint}") }</span>
                 if let Some(e) = err {
-                    <span class="field-error error" id="table-error" role="alert">{ format!("Not applied — {e}") }</span>
+                    <span class="field-error error" id="table-error" role="alert">{ format!("Not applied — {}", error_text(e)) }</span>
                 }
             </span>
         }

@@ -5,6 +5,7 @@ pub mod controls;
 pub mod editor;
 pub mod happened;
 pub mod header;
+pub mod input_table;
 pub mod operators;
 pub mod result;
 pub mod timeline;

@@ -2,6 +2,8 @@
 //! rule is decided here.
 
 pub mod components;
+pub mod files_state;
+pub mod persist;
 pub mod state;
 
 use components::compare::ComparePanel;
@@ -20,7 +22,7 @@ const PLAY_INTERVAL_MS: u32 = 900;
 pub fn start() {
     let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
     if let Some(root) = root {
-        yew::Renderer::<App>::with_root(root).render();
+        yew::Renderer::<App>::with_root_and_props(root, AppProps { persist: true }).render();
     }
 }
 
@@ -40,10 +42,22 @@ fn simulation_view(sim: &crate::engine::Simulation) -> Html {
     }
 }
 
+/// How the App is mounted.
+#[derive(Properties, PartialEq, Clone, Default)]
+pub struct AppProps {
+    /// Keep the URL (permalink, Back / Forward) and the autosave in step with the page, and open
+    /// what they hold ([`persist`]). On for the page itself; off by default, so an embedded
+    /// simulator, or a test's, leaves the URL and the storage alone.
+    #[prop_or_default]
+    pub persist: bool,
+}
+
 /// The whole page.
 #[component]
-pub fn App() -> Html {
-    let state = use_reducer(AppState::default);
+pub fn App(props: &AppProps) -> Html {
+    let persist = props.persist;
+    let state = use_reducer(move || if persist { persist::initial_state() } else { AppState::default() });
+    persist::use_persistence(&state, persist);
     let dispatch: Callback<Action> = {
         let state = state.clone();
         Callback::from(move |a| state.dispatch(a))
@@ -88,11 +102,6 @@ pub fn App() -> Html {
             { controls::view(&state, &dispatch) }
             if let Some(err) = &state.step_error {
                 <div class="error" id="step-error" role="alert">{ err }</div>
-            }
-            if let Some(err) = &state.scenario_error {
-                <div class="error" id="scenario-error-top" role="alert">
-                    { format!("Not applied (the previous scenario keeps running) — {err}") }
-                </div>
             }
             if let Some(handle) = &state.sim {
                 { simulation_view(&handle.get()) }

@@ -1,6 +1,7 @@
 //! The page's state and the actions that change it. Every Flink rule is the engine's: the
 //! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
 
+pub use super::files_state::{FilesState, FlinkRefusal, Note, Position, ScenarioRef, Setting, StepField};
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
 use crate::engine::scenario::with_flink;
 use crate::engine::time::{parse_duration, TimeFormat};
@@ -53,6 +54,8 @@ pub struct AppState {
     pub advance_text: String,
     /// Bumped on every change, so components can compare states cheaply.
     pub version: u64,
+    /// Files, links and the table editor ([`super::persist`], `components::input_table`).
+    pub files: FilesState,
 }
 
 impl PartialEq for AppState {
@@ -87,6 +90,40 @@ pub enum Action {
     Pause,
     /// One beat of Play: the next step, or stop at the end.
     Tick,
+    // --- Files, links and the table editor (handled by `reduce_files`, below) ---
+    /// A file chosen in the import input: loaded when the engine accepts it, else its error is
+    /// shown and nothing changes.
+    Import {
+        file_name: String,
+        text: Result<String, String>,
+    },
+    /// Back / Forward landed on a permalink: go to its scenario and position.
+    GoTo(Position),
+    /// Autosave's outcome: why it failed (quota, access), or `None`.
+    StorageProblem(Option<String>),
+    /// The copy-link button's outcome: the link copied, or why not (with the link to copy by hand).
+    LinkCopied(Result<String, (String, String)>),
+    /// Load the conversion the engine offered when the Flink chooser was refused.
+    ApplyConversion,
+    /// The table editor: one input or advance step's field changed.
+    EditStep {
+        index: usize,
+        field: StepField,
+        text: String,
+    },
+    /// The table editor: a new input row after the last step.
+    AddStep,
+    /// The table editor: step `index` removed.
+    DeleteStep(usize),
+    /// The table editor: a retention setting changed.
+    EditSetting {
+        setting: Setting,
+        text: String,
+    },
+    /// Forget the note about files and links.
+    DismissFilesNote,
+    /// Close the Flink refusal.
+    DismissFlinkRefusal,
 }
 
 impl Default for AppState {
@@ -101,6 +138,7 @@ impl Default for AppState {
             playing: false,
             advance_text: String::new(),
             version: 0,
+            files: FilesState::default(),
         };
         blank.with_preset(DEFAULT_PRESET)
     }
@@ -134,6 +172,7 @@ impl AppState {
                     TimeFormat::Millis => "1 ms".into(),
                 };
                 self.sim = Some(SimHandle::new(scenario));
+                self.files.loaded(&json);
                 self.json = json;
                 self.scenario_error = None;
                 self.step_error = None;
@@ -154,6 +193,14 @@ impl AppState {
             Ok(text) => text,
             Err(e) => return AppState { scenario_error: Some(e.to_string()), ..self },
         };
+        // A scenario valid on its own version but refused on `mode`: said next to the chooser.
+        let refused = match Scenario::from_json(&text) {
+            Err(e) if Scenario::from_json(&editor_text).is_ok() => Some(e),
+            _ => None,
+        };
+        if let Some(e) = refused {
+            return self.refuse_flink(mode, &editor_text, e);
+        }
         let (preset, preset_flink) = (self.preset, self.preset_flink);
         let next = self.with_json(text);
         match (preset, &next.scenario_error) {
@@ -236,7 +283,190 @@ impl Reducible for AppState {
                 }
                 next
             }
+            files_action => state.reduce_files(files_action),
         };
         Rc::new(AppState { version, ..next })
+    }
+}
+
+// --- Files, links and the table editor (see `files_state` and `persist`) ---
+impl AppState {
+    /// The page opened at `position` (a permalink, `what` = "link", or the autosave): its
+    /// scenario, then its actions replayed. When the scenario cannot be loaded the default preset
+    /// is, and a note says why.
+    pub fn open(position: &Position, what: &str) -> AppState {
+        let state = AppState::default();
+        let mut state = match &position.scenario {
+            ScenarioRef::Preset(name) => state.with_preset(name),
+            ScenarioRef::Json(json) => state.with_json(json.clone()),
+        };
+        if let Some(err) = state.scenario_error.take() {
+            let mut state = AppState::default();
+            state.files.note = Some(Note {
+                text: format!("{what}: {err} — the default preset '{DEFAULT_PRESET}' is loaded instead"),
+                error: true,
+            });
+            return state;
+        }
+        if let Err(e) = state.replay(position.actions()) {
+            state.files.note = Some(Note { text: format!("{what}: {e}: opened where it stopped"), error: true });
+        }
+        state
+    }
+
+    /// Carries out `actions` one by one, stopping at the first that cannot run.
+    fn replay(&mut self, actions: impl Iterator<Item = crate::engine::Action>) -> Result<(), String> {
+        let Some(sim) = &self.sim else { return Ok(()) };
+        let mut sim = sim.0.borrow_mut();
+        for (i, a) in actions.enumerate() {
+            sim.act(a).map_err(|e| format!("action {} ({a:?}) could not run — {e}", i + 1))?;
+        }
+        Ok(())
+    }
+
+    /// Whether the loaded scenario is `scenario`.
+    fn is_scenario(&self, scenario: &ScenarioRef) -> bool {
+        match scenario {
+            ScenarioRef::Preset(name) => crate::engine::presets::preset_json(name) == Some(self.json.as_str()),
+            ScenarioRef::Json(json) => *json == self.json,
+        }
+    }
+
+    /// Where the page stands: the scenario (a preset's name when it is one unchanged) and the
+    /// actions carried out, for the permalink and the autosave.
+    pub fn position(&self) -> Option<Position> {
+        let sim = self.sim.as_ref()?.get();
+        let scenario = match self.preset.filter(|p| crate::engine::presets::preset_json(p) == Some(self.json.as_str()))
+        {
+            Some(p) => ScenarioRef::Preset(p.to_string()),
+            None => ScenarioRef::Json(self.json.clone()),
+        };
+        let done = sim.action_count().min(sim.history().len());
+        Some(Position { scenario, actions: super::files_state::runs(&sim.history()[..done]) })
+    }
+
+    /// Back / Forward: the same scenario goes to the position by [`Simulation::seek`] (to the
+    /// longest recorded prefix) and carries out the rest; another scenario is opened.
+    fn go_to(mut self, position: &Position) -> Self {
+        if !self.is_scenario(&position.scenario) {
+            let advance_text = self.advance_text.clone();
+            return AppState { advance_text, ..AppState::open(position, "link") };
+        }
+        self.playing = false;
+        self.step_error = None;
+        let Some(handle) = self.sim.clone() else { return self };
+        let common = {
+            let sim = handle.get();
+            sim.history().iter().zip(position.actions()).take_while(|(a, b)| **a == *b).count()
+        };
+        let sought = handle.0.borrow_mut().seek(common);
+        let result = sought.map_err(|e| e.to_string()).and_then(|()| self.replay(position.actions().skip(common)));
+        if let Err(e) = result {
+            self.files.note = Some(Note { text: format!("link: {e}"), error: true });
+        }
+        self
+    }
+
+    /// Applies the table editor's `table`: loaded through the engine's parser at the position the
+    /// page was at (its actions replayed, up to the first that no longer runs), or, when refused,
+    /// kept in the table with the error while the previous run goes on.
+    fn apply_table(mut self, table: serde_json::Value) -> Self {
+        let text = serde_json::to_string_pretty(&table).unwrap_or_default();
+        match Scenario::from_json(&text) {
+            Ok(_) => {
+                let position = self.position();
+                let mut next = self.with_json(text);
+                if let Some(p) = position {
+                    // An action that no longer runs (the edit removed a step) stops the replay there.
+                    let _ = next.replay(p.actions());
+                }
+                next
+            }
+            Err(e) => {
+                self.files.table = Rc::new(table);
+                self.files.table_error = Some(e);
+                self
+            }
+        }
+    }
+
+    /// The Flink chooser's `mode` refused for the editor's scenario: said next to the chooser,
+    /// with the engine's conversion when it has one; the previous run goes on.
+    fn refuse_flink(mut self, mode: FlinkMode, editor_text: &str, error: crate::engine::ScenarioError) -> Self {
+        let conversion = crate::engine::scenario::idle_state_retention_as_state_ttl(editor_text, mode).ok().flatten();
+        self.files.flink_refusal = Some(FlinkRefusal { flink: mode, error, conversion });
+        self
+    }
+
+    fn reduce_files(mut self, action: Action) -> Self {
+        match action {
+            Action::Import { file_name, text } => {
+                let loaded = text.and_then(|t| Scenario::from_json(&t).map(|_| t).map_err(|e| e.to_string()));
+                match loaded {
+                    Ok(text) => {
+                        let mut next = self.with_json(text);
+                        next.files.note = Some(Note { text: format!("Imported {file_name}"), error: false });
+                        next
+                    }
+                    Err(e) => {
+                        self.files.note = Some(Note {
+                            text: format!("import '{file_name}': {e} — nothing was changed"),
+                            error: true,
+                        });
+                        self
+                    }
+                }
+            }
+            Action::GoTo(position) => self.go_to(&position),
+            Action::StorageProblem(problem) => {
+                self.files.storage_error = problem;
+                self
+            }
+            Action::LinkCopied(outcome) => {
+                self.files.note = Some(match outcome {
+                    Ok(url) => Note { text: format!("Link copied: {url}"), error: false },
+                    Err((url, why)) => {
+                        Note { text: format!("Could not copy the link ({why}); copy it from here: {url}"), error: true }
+                    }
+                });
+                self
+            }
+            Action::ApplyConversion => match self.files.flink_refusal.take().and_then(|r| r.conversion) {
+                Some(c) => {
+                    let mut next = self.with_json(c.text);
+                    if next.scenario_error.is_none() {
+                        next.files.note = Some(Note { text: format!("Converted: {}", c.summary), error: false });
+                    }
+                    next
+                }
+                None => self,
+            },
+            Action::EditStep { index, field, text } => {
+                let table = super::files_state::edit_step(&self.files.table, index, field, &text);
+                self.apply_table(table)
+            }
+            Action::AddStep => {
+                let table = super::files_state::add_step(&self.files.table);
+                self.apply_table(table)
+            }
+            Action::DeleteStep(index) => {
+                let table = super::files_state::delete_step(&self.files.table, index);
+                self.apply_table(table)
+            }
+            Action::EditSetting { setting, text } => {
+                let table = super::files_state::edit_setting(&self.files.table, setting, &text);
+                self.apply_table(table)
+            }
+            Action::DismissFilesNote => {
+                self.files.note = None;
+                self
+            }
+            Action::DismissFlinkRefusal => {
+                self.files.flink_refusal = None;
+                self
+            }
+            // The actions above are the only ones `reduce` passes here.
+            _ => self,
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! (`steps[3].at`) and the rule, in Flink's words where Flink has them.
 
 pub(crate) mod raw;
+mod retention_conversion;
 pub mod schema;
 mod validate;
 pub mod what_if;
@@ -21,6 +22,7 @@ use std::rc::Rc;
 
 mod flink_mode;
 pub use flink_mode::FlinkMode;
+pub use retention_conversion::{idle_state_retention_as_state_ttl, RetentionConversion};
 
 /// The keyed-state backend, as Flink's `state.backend.type` names it (Flink 2.x). Only operators
 /// whose observable behaviour depends on it read it: on the heap (`hashmap`) a `ValueState` keeps

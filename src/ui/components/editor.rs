@@ -1,5 +1,7 @@
-//! The scenario editor: the current scenario's JSON, editable; Load validates it with the engine
-//! and shows the error (field and rule) without losing the text.
+//! The scenario editor: the table of inputs and settings (`input_table`), open, and the raw JSON
+//! for power users, editable; Load validates it with the engine and shows the error (field and
+//! rule) without losing the text. Both show the loaded scenario: an edit applied in the table is
+//! in the JSON at once.
 
 use crate::ui::state::{Action, AppState};
 use web_sys::HtmlTextAreaElement;
@@ -13,6 +15,11 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef,
         })
     };
     html! {
+        <>
+        <details class="inputs" open=true>
+            <summary>{ "Inputs and settings: add, edit and delete the scenario's steps" }</summary>
+            { super::input_table::view(state, dispatch) }
+        </details>
         // Opened by the user, or by the App when a scenario is refused; never closed for them.
         <details class="editor" ref={details_ref.clone()}>
             <summary>{ "Scenario (JSON): edit and load your own" }</summary>
@@ -25,5 +32,6 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, editor_ref: &NodeRef,
                 <div class="error" id="scenario-error" role="alert">{ err }</div>
             }
         </details>
+        </>
     }
 }

@@ -1,14 +1,17 @@
-//! Title bar: preset and Flink version choosers, the scenario's title and description.
+//! Title bar: preset and Flink version choosers (a refused version is said next to the chooser,
+//! with the engine's conversion when it has one), the file and link buttons, the scenario's title
+//! and description.
 
 use crate::engine::presets::PRESETS;
 use crate::engine::scenario::describe_retentions;
 use crate::engine::FlinkMode;
+use crate::ui::persist;
 use crate::ui::state::{Action, AppState};
-use web_sys::HtmlSelectElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// `on_flink` receives the chosen Flink version; the App applies it to the editor's text.
-pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<String>) -> Html {
+pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_flink: &Callback<String>) -> Html {
     let on_preset =
         dispatch.reform(|e: Event| Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let on_flink = on_flink.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
@@ -33,14 +36,20 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
                         }) }
                     </select>
                 </label>
-                <label>{ "Flink " }
-                    <select id="flink-select" key={format!("f{key}")} onchange={on_flink}>
-                        { for FlinkMode::ALL.iter().map(|m| html! {
-                            <option value={m.id()} selected={flink == Some(*m)}>{ m.label() }</option>
-                        }) }
-                    </select>
-                </label>
+                <span class="flink-choice">
+                    <label>{ "Flink " }
+                        <select id="flink-select" key={format!("f{key}")} onchange={on_flink}
+                            aria-describedby={state.files.flink_refusal.as_ref().map(|_| "flink-error")}>
+                            { for FlinkMode::ALL.iter().map(|m| html! {
+                                <option value={m.id()} selected={flink == Some(*m)}>{ m.label() }</option>
+                            }) }
+                        </select>
+                    </label>
+                    { flink_refusal(state, dispatch) }
+                </span>
+                { files_bar(state, dispatch) }
             </div>
+            { files_notes(state, dispatch) }
             if let Some(s) = scenario {
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
@@ -57,5 +66,70 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_flink: &Callback<S
                 </div>
             }
         </header>
+    }
+}
+
+/// The Flink chooser's refusal, once, as a popover under the chooser (the page does not move),
+/// with a one-click conversion when the engine has one.
+fn flink_refusal(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    let Some(r) = &state.files.flink_refusal else { return html! {} };
+    let running = state.sim.as_ref().map(|s| s.get().scenario().flink.label()).unwrap_or_default();
+    html! {
+        <div class="popover" id="flink-error" role="alert">
+            <p>{ format!("Not switched to {} (still running {running}): {}", r.flink.label(), r.error) }</p>
+            if let Some(c) = &r.conversion {
+                <p class="conversion">
+                    <button id="convert" onclick={dispatch.reform(|_| Action::ApplyConversion)}>
+                        { format!("Convert and run on {}", r.flink.label()) }
+                    </button>
+                    <span id="conversion-summary">{ &c.summary }</span>
+                </p>
+            }
+            <button class="close" aria-label="Close" onclick={dispatch.reform(|_| Action::DismissFlinkRefusal)}>{ "×" }</button>
+        </div>
+    }
+}
+
+/// Export, import and copy-link.
+fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) -> Html {
+    let on_export = {
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| persist::export(&state))
+    };
+    let on_copy = {
+        let (state, dispatch) = (state.clone(), dispatch.clone());
+        Callback::from(move |_: MouseEvent| persist::copy_link(&state, dispatch.clone()))
+    };
+    let on_import = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| persist::import(e.target_unchecked_into::<HtmlInputElement>(), dispatch.clone()))
+    };
+    html! {
+        <span class="files" role="group" aria-label="Files and links">
+            <button id="export" onclick={on_export} disabled={state.sim.is_none()}
+                title={format!("Download the scenario as {}", persist::file_name(state))}>{ "⤓ Export" }</button>
+            <label class="button" for="import" title="Load a scenario JSON file">{ "⤒ Import" }</label>
+            <input id="import" class="visually-hidden" type="file" accept=".json,application/json" onchange={on_import} />
+            <button id="copy-link" onclick={on_copy}
+                title="Copy a link to this scenario at this step">{ "↗ Copy link" }</button>
+        </span>
+    }
+}
+
+/// The note about files and links, and the autosave's problem.
+fn files_notes(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    html! {
+        <>
+            if let Some(note) = &state.files.note {
+                <div id="files-note" class={classes!("files-note", note.error.then_some("error"))}
+                    role={if note.error { "alert" } else { "status" }}>
+                    <span>{ &note.text }</span>
+                    <button class="close" aria-label="Dismiss" onclick={dispatch.reform(|_| Action::DismissFilesNote)}>{ "×" }</button>
+                </div>
+            }
+            if let Some(problem) = &state.files.storage_error {
+                <div id="storage-error" class="files-note error" role="alert">{ problem }</div>
+            }
+        </>
     }
 }

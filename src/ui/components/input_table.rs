@@ -1,0 +1,194 @@
+//! The table editor: the scenario's steps (input rows and advances of processing time) and its
+//! retention settings, editable. Each change is applied through the engine's scenario parser
+//! (`Action::EditStep` …): a refused change keeps what was typed and shows the engine's error,
+//! naming the field and the rule, next to the field; the previous run goes on.
+
+use crate::engine::{FlinkMode, ScenarioError};
+use crate::ui::files_state::{cell_text, column_names, Setting, StepField};
+use crate::ui::state::{Action, AppState};
+use serde_json::Value;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// The most steps the table shows (the rest stay editable in the JSON).
+const MAX_ROWS: usize = 300;
+
+/// The source row kinds a step may carry.
+const KINDS: [&str; 4] = ["+I", "-U", "+U", "-D"];
+
+pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    let table = &*state.files.table;
+    if !table.is_object() {
+        return html! {};
+    }
+    let error = state.files.table_error.as_ref();
+    let error_path = error.map(|e| e.path.as_str()).unwrap_or("");
+    let names = column_names(table);
+    let empty = Vec::new();
+    let steps = table.get("steps").and_then(Value::as_array).unwrap_or(&empty);
+    let next_step = state.sim.as_ref().map_or(0, |s| s.get().next_step());
+    // An error in no field the table shows goes above it.
+    let shown =
+        |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
+    let width = names.len() + 4;
+    html! {
+        <div class="input-table">
+            if let Some(e) = error.filter(|e| !shown(&e.path)) {
+                <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
+            }
+            { settings(table, state, dispatch) }
+            <div class="table-scroll">
+            <table id="input-table" class="state" aria-label="Scenario steps">
+                <thead><tr>
+                    <th scope="col">{ "#" }</th>
+                    <th scope="col">{ "at" }</th>
+                    <th scope="col">{ "kind" }</th>
+                    { for names.iter().map(|n| html! { <th scope="col">{ n }</th> }) }
+                    <th scope="col"><span class="visually-hidden">{ "delete" }</span></th>
+                </tr></thead>
+                <tbody>
+                    { for steps.iter().take(MAX_ROWS).enumerate().map(|(i, step)| {
+                        let row_error = error.filter(|_| error_path == format!("steps[{i}]") || error_path.starts_with(&format!("steps[{i}]."))
+                            || error_path.starts_with(&format!("steps[{i}][")));
+                        let class = classes!("step", (i < next_step as usize).then_some("done"), (i == next_step as usize).then_some("next"));
+                        html! {
+                            <>
+                                <tr class={class} data-step={i.to_string()}>
+                                    <td class="index">{ i + 1 }</td>
+                                    { step_cells(i, step, names.len(), error_path, dispatch) }
+                                    <td><button class="delete" aria-label={format!("delete step {}", i + 1)}
+                                        onclick={dispatch.reform(move |_| Action::DeleteStep(i))}>{ "✕" }</button></td>
+                                </tr>
+                                if let Some(e) = row_error {
+                                    <tr class="row-error"><td colspan={width.to_string()}>
+                                        <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
+                                    </td></tr>
+                                }
+                            </>
+                        }
+                    }) }
+                </tbody>
+            </table>
+            </div>
+            if steps.len() > MAX_ROWS {
+                <p class="hint">{ format!("… and {} more steps: edit them in the JSON below.", steps.len() - MAX_ROWS) }</p>
+            }
+            if table.get("workload").is_some() {
+                <p class="hint" id="workload-note">{ "Then the generated workload's events (edit the workload in the JSON below)." }</p>
+            }
+            <button id="add-step" onclick={dispatch.reform(|_| Action::AddStep)}>{ "+ add input row" }</button>
+            <span class="hint">{ " Times: ms or ISO-8601 UTC (empty: the current time); durations: \"5 min\", \"1 d\"; a cell `null` is NULL. A change applies when you leave the field or press Enter." }</span>
+        </div>
+    }
+}
+
+/// The engine's error as the table shows it: without serde's ` at line L column C`, which points
+/// into the text the table generated, not into anything on screen.
+fn error_text(e: &ScenarioError) -> String {
+    let text = e.to_string();
+    let cut = text.rfind(" at line ").filter(|&i| {
+        let rest = &text[i + " at line ".len()..];
+        let mut parts = rest.splitn(3, ' ');
+        let (line, word, col) = (parts.next(), parts.next(), parts.next());
+        let digits = |p: Option<&str>| p.is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+        digits(line) && word == Some("column") && digits(col)
+    });
+    match cut {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// A text field of the table that applies on `change` (leaving the field, or Enter).
+fn field(id: String, label: String, value: String, invalid: bool, on: Callback<String>) -> Html {
+    let onchange = on.reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().value());
+    html! {
+        <input class="cell" id={id} aria-label={label} value={value} aria-invalid={invalid.then_some("true")}
+            onchange={onchange} size="10" />
+    }
+}
+
+fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: &Callback<Action>) -> Html {
+    let edit = |f: StepField| dispatch.reform(move |text: String| Action::EditStep { index: i, field: f, text });
+    let invalid = |f: StepField| error_path.starts_with(&f.path(i));
+    let advance =
+        [("advance_to", StepField::AdvanceTo, "advance to"), ("advance_by", StepField::AdvanceBy, "advance by")]
+            .into_iter()
+            .find(|(k, _, _)| step.get(*k).is_some());
+    if let Some((key, f, label)) = advance {
+        return html! {
+            <td colspan={(width + 2).to_string()} class="advance-step">
+                <span class="what">{ format!("{label} ") }</span>
+                { field(format!("step-{i}-{key}"), format!("step {} {label}", i + 1), cell_text(step.get(key)), invalid(f), edit(f)) }
+            </td>
+        };
+    }
+    let cells = step.get("row").and_then(Value::as_array).cloned().unwrap_or_default();
+    let kind = step.get("kind").and_then(Value::as_str).unwrap_or("+I").to_string();
+    let on_kind = dispatch.reform(move |e: Event| Action::EditStep {
+        index: i,
+        field: StepField::Kind,
+        text: e.target_unchecked_into::<HtmlSelectElement>().value(),
+    });
+    html! {
+        <>
+            <td>{ field(format!("step-{i}-at"), format!("step {} at", i + 1), cell_text(step.get("at")), invalid(StepField::At), edit(StepField::At)) }</td>
+            <td>
+                <select class="cell" id={format!("step-{i}-kind")} aria-label={format!("step {} kind", i + 1)} onchange={on_kind}
+                    aria-invalid={invalid(StepField::Kind).then_some("true")}>
+                    { for KINDS.iter().map(|k| html! { <option value={*k} selected={kind == *k}>{ *k }</option> }) }
+                </select>
+            </td>
+            { for (0..width.max(cells.len())).map(|c| html! {
+                <td>{ field(format!("step-{i}-col-{c}"), format!("step {} column {}", i + 1, c + 1), cell_text(cells.get(c)),
+                    invalid(StepField::Column(c)), edit(StepField::Column(c))) }</td>
+            }) }
+        </>
+    }
+}
+
+/// The retention settings the scenario's Flink reads (and any it has written).
+fn settings(table: &Value, state: &AppState, dispatch: &Callback<Action>) -> Html {
+    let flink = table.get("flink").and_then(Value::as_str).and_then(FlinkMode::parse);
+    let timers = flink.is_some_and(FlinkMode::uses_cleanup_timers);
+    let idle = table.get("idle_state_retention");
+    let error = state.files.table_error.as_ref();
+    let edit = |s: Setting| dispatch.reform(move |text: String| Action::EditSetting { setting: s, text });
+    let one = |s: Setting, label: &str, value: String, hint: &str| {
+        // The 5-minute rule names `idle_state_retention` itself: said next to max.
+        let err = error.filter(|e| match s {
+            Setting::StateTtl => e.path.starts_with("state_ttl"),
+            Setting::IdleMin => e.path == "idle_state_retention.min",
+            Setting::IdleMax => e.path.starts_with("idle_state_retention") && e.path != "idle_state_retention.min",
+            Setting::TestHarness => false,
+        });
+        let id = s.path().replace(['.', '_'], "-");
+        html! {
+            <span class="setting">
+                <label for={id.clone()}>{ format!("{label} ") }</label>
+                { field(id, label.to_string(), value, err.is_some(), edit(s)) }
+                <span class="hint">{ format!(" {hint}") }</span>
+                if let Some(e) = err {
+                    <span class="field-error error" id="table-error" role="alert">{ format!("Not applied — {}", error_text(e)) }</span>
+                }
+            </span>
+        }
+    };
+    let harness = idle.and_then(|i| i.get("test_harness")).and_then(Value::as_bool).unwrap_or(false);
+    let on_harness = edit(Setting::TestHarness)
+        .reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>().checked().to_string());
+    html! {
+        <fieldset class="settings" aria-label="Retention settings">
+            <legend>{ "Retention" }</legend>
+            if timers || idle.is_some() {
+                { one(Setting::IdleMin, "idle state retention min", cell_text(idle.and_then(|i| i.get("min"))), "") }
+                { one(Setting::IdleMax, "max", cell_text(idle.and_then(|i| i.get("max"))), "(setIdleStateRetentionTime; empty: never clean)") }
+                <label class="setting"><input type="checkbox" id="idle-state-retention-test-harness" checked={harness} onchange={on_harness} />
+                    { " test harness (skip the 5-minute rule)" }</label>
+            }
+            if !timers || table.get("state_ttl").is_some() {
+                { one(Setting::StateTtl, "state_ttl", cell_text(table.get("state_ttl")), "(table.exec.state.ttl; empty or 0: never expires)") }
+            }
+        </fieldset>
+    }
+}

@@ -1,0 +1,425 @@
+//! Files and links: the scenario as a file (export, import), the autosave to `localStorage`, and
+//! the permalink — the scenario and the position in the URL — with Back / Forward through steps.
+//!
+//! **The URL.** `?preset=NAME&step=N` for a preset unchanged, `?s=DATA&step=N` for any other
+//! scenario, `DATA` being its JSON text compressed as LZ-String's `compressToEncodedURIComponent`
+//! (the `lz-str` crate; the JavaScript `lz-string` library reads it too). `step=N` says N steps
+//! were run; when other actions were carried out (advance by, next timer), `actions=` lists them
+//! all instead: `s3.b3600000.n.t1574262000000` (3 steps, advance by 1 h, next timer, advance to).
+//!
+//! **History.** Each user action that moves the page (Step, Next timer, Advance, a scenario
+//! loaded) pushes a history entry, so Back / Forward move through them; Play pushes one entry
+//! when it starts moving and then only replaces it at each beat, so a long Play is one entry,
+//! not hundreds. A position reached by Back / Forward replaces, never pushes.
+//!
+//! **Autosave.** The scenario (a preset's name, or its text) and the actions, under
+//! [`STORAGE_KEY`], rewritten when they change. The Web Storage API is used straight from
+//! `web-sys` rather than through `gloo-storage`, whose `LocalStorage` panics (`expect_throw`)
+//! when the browser denies storage (a sandboxed or third-party iframe): here a quota or access
+//! error is shown in the page and the page goes on.
+//!
+//! Persistence is on for the page itself only ([`super::AppProps::persist`]): an embedded
+//! simulator or a test's does not touch the URL or the storage.
+
+use super::files_state::{Position, ScenarioRef};
+use super::state::{Action, AppState};
+use crate::engine::presets::DEFAULT_PRESET;
+use crate::engine::Action as EngineAction;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::{JsCast, JsValue};
+use yew::prelude::*;
+
+/// The `localStorage` key of the autosave.
+pub const STORAGE_KEY: &str = "flink-state-sim.autosave";
+
+/// The most actions a link or the autosave may carry (a 1 M-event run has 1 M steps).
+const MAX_ACTIONS: u64 = 10_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// The actions, compactly
+
+/// `s3.b3600000.n.t1574262000000`: runs of actions, `s` step, `n` next timer, `bD` advance by
+/// D ms, `tT` advance to T ms, each optionally followed by `*K` for K repetitions.
+pub fn encode_actions(actions: &[(EngineAction, u64)]) -> String {
+    let parts: Vec<String> = actions
+        .iter()
+        .map(|(a, n)| {
+            let one = match a {
+                EngineAction::Step => "s".to_string(),
+                EngineAction::NextTimer => "n".to_string(),
+                EngineAction::AdvanceBy(ms) => format!("b{ms}"),
+                EngineAction::AdvanceTo(ms) => format!("t{ms}"),
+            };
+            match (a, n) {
+                (_, 1) => one,
+                (EngineAction::Step | EngineAction::NextTimer, n) => format!("{one}{n}"),
+                (_, n) => format!("{one}*{n}"),
+            }
+        })
+        .collect();
+    parts.join(".")
+}
+
+/// Reads [`encode_actions`]' form.
+///
+/// # Errors
+/// Naming the part that is not an action.
+pub fn decode_actions(text: &str) -> Result<Vec<(EngineAction, u64)>, String> {
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    for part in text.split('.').filter(|p| !p.is_empty()) {
+        let bad = || format!("actions: '{part}' is not an action (s, n, bMS, tMS, optionally *COUNT)");
+        let (head, count) = match part.split_once('*') {
+            Some((h, c)) => (h, c.parse::<u64>().map_err(|_| bad())?),
+            None => (part, 1),
+        };
+        let (kind, num) = head.split_at(1.min(head.len()));
+        let (action, count) = match kind {
+            "s" | "n" => {
+                let n = if num.is_empty() { count } else { num.parse::<u64>().map_err(|_| bad())? * count };
+                (if kind == "s" { EngineAction::Step } else { EngineAction::NextTimer }, n)
+            }
+            "b" => (EngineAction::AdvanceBy(num.parse().map_err(|_| bad())?), count),
+            "t" => (EngineAction::AdvanceTo(num.parse().map_err(|_| bad())?), count),
+            _ => return Err(bad()),
+        };
+        total = total.saturating_add(count);
+        if total > MAX_ACTIONS {
+            return Err(format!("actions: more than {MAX_ACTIONS} actions"));
+        }
+        out.push((action, count));
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The URL
+
+/// The query string of `position` (`?preset=…&step=3`); `compressed` is the scenario text's
+/// compressed form when the caller has it already.
+pub fn query(position: &Position, compressed: Option<&str>) -> String {
+    let scenario = match &position.scenario {
+        ScenarioRef::Preset(name) => format!("preset={}", String::from(js_sys::encode_uri_component(name))),
+        ScenarioRef::Json(json) => match compressed {
+            Some(c) => format!("s={c}"),
+            None => format!("s={}", lz_str::compress_to_encoded_uri_component(json.as_str())),
+        },
+    };
+    let only_steps = position.actions.iter().all(|(a, _)| *a == EngineAction::Step);
+    if only_steps {
+        format!("?{scenario}&step={}", position.action_count())
+    } else {
+        format!("?{scenario}&actions={}", encode_actions(&position.actions))
+    }
+}
+
+/// Reads a query string (`?preset=…&step=3`, with or without the `?`). `Ok(None)` when it names
+/// no scenario (a plain page address).
+///
+/// # Errors
+/// What is wrong with the link, naming the parameter.
+pub fn parse_query(query: &str) -> Result<Option<Position>, String> {
+    let mut preset = None;
+    let mut data = None;
+    let mut actions = Vec::new();
+    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        // No `+` → space here: `+` is one of LZ-String's URI characters.
+        let value = js_sys::decode_uri_component(value).map(String::from).unwrap_or_else(|_| value.to_string());
+        match key {
+            "preset" => preset = Some(value),
+            "s" => data = Some(value),
+            "step" => {
+                let n = value.parse::<u64>().map_err(|_| format!("step: '{value}' is not a whole number of steps"))?;
+                if n > MAX_ACTIONS {
+                    return Err(format!("step: {n} is more than {MAX_ACTIONS} steps"));
+                }
+                actions = vec![(EngineAction::Step, n)];
+            }
+            "actions" => actions = decode_actions(&value)?,
+            _ => {}
+        }
+    }
+    let scenario = match (preset, data) {
+        (Some(_), Some(_)) => return Err("preset and s: a link names a preset or carries a scenario, not both".into()),
+        (Some(name), None) => ScenarioRef::Preset(name),
+        (None, Some(data)) => ScenarioRef::Json(decompress(&data)?),
+        (None, None) if actions.is_empty() => return Ok(None),
+        (None, None) => return Err("the link has a step but no scenario (preset= or s=)".into()),
+    };
+    Ok(Some(Position { scenario, actions: actions.into_iter().filter(|(_, n)| *n > 0).collect() }))
+}
+
+/// The scenario text of a link's `s=`.
+fn decompress(data: &str) -> Result<String, String> {
+    let corrupt = || "s: the compressed scenario is corrupted (it is not LZ-String data of a text)".to_string();
+    let wide = lz_str::decompress_from_encoded_uri_component(data).ok_or_else(corrupt)?;
+    let text = String::from_utf16(&wide).map_err(|_| corrupt())?;
+    if text.is_empty() {
+        return Err(corrupt());
+    }
+    Ok(text)
+}
+
+/// The address of the page at `state`'s position (for the copy-link button).
+pub fn permalink(state: &AppState) -> String {
+    let location = web_sys::window().map(|w| w.location());
+    let base = location
+        .map(|l| format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default()))
+        .unwrap_or_default();
+    state.position().map(|p| format!("{base}{}", query(&p, None))).unwrap_or(base)
+}
+
+fn current_query() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
+fn write_url(query: &str, replace: bool) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(history) = window.history() else { return };
+    let path = window.location().pathname().unwrap_or_default();
+    let hash = window.location().hash().unwrap_or_default();
+    let url = format!("{path}{query}{hash}");
+    // A refused write (a sandboxed document) leaves the URL as it was: the page goes on.
+    let _ = if replace {
+        history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+    } else {
+        history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The autosave
+
+/// What the autosave keeps.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    /// A preset's name, when the scenario is one unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    preset: Option<String>,
+    /// Else the scenario's JSON text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scenario: Option<String>,
+    /// [`encode_actions`]' form.
+    actions: String,
+}
+
+/// A JavaScript exception as `Name: message`.
+fn js_error_text(e: &JsValue) -> String {
+    let field = |name: &str| js_sys::Reflect::get(e, &JsValue::from_str(name)).ok().and_then(|v| v.as_string());
+    match (field("name"), field("message")) {
+        (Some(n), Some(m)) => format!("{n}: {m}"),
+        (Some(n), None) => n,
+        (None, Some(m)) => m,
+        (None, None) => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
+}
+
+fn local_storage() -> Result<web_sys::Storage, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    match window.local_storage() {
+        Ok(Some(storage)) => Ok(storage),
+        Ok(None) => Err("this browser has no localStorage".into()),
+        Err(e) => Err(js_error_text(&e)),
+    }
+}
+
+/// The autosave's text for `position`.
+fn saved_text(position: &Position) -> String {
+    let (preset, scenario) = match &position.scenario {
+        ScenarioRef::Preset(p) => (Some(p.clone()), None),
+        ScenarioRef::Json(j) => (None, Some(j.clone())),
+    };
+    serde_json::to_string(&Saved { preset, scenario, actions: encode_actions(&position.actions) }).unwrap_or_default()
+}
+
+/// Writes the autosave.
+///
+/// # Errors
+/// The browser's reason (`QuotaExceededError: …`, `SecurityError: …`), for the page to show.
+fn save(text: &str) -> Result<(), String> {
+    let storage = local_storage()?;
+    storage.set_item(STORAGE_KEY, text).map_err(|e| js_error_text(&e))
+}
+
+/// The autosave, if any.
+///
+/// # Errors
+/// When storage cannot be read or what it holds is not an autosave.
+pub fn load_saved() -> Result<Option<Position>, String> {
+    let storage = local_storage()?;
+    let Some(text) = storage.get_item(STORAGE_KEY).map_err(|e| js_error_text(&e))? else { return Ok(None) };
+    let saved: Saved = serde_json::from_str(&text).map_err(|e| format!("unreadable ({e})"))?;
+    let scenario = match (saved.preset, saved.scenario) {
+        (Some(p), _) => ScenarioRef::Preset(p),
+        (None, Some(s)) => ScenarioRef::Json(s),
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(Position { scenario, actions: decode_actions(&saved.actions)? }))
+}
+
+/// The page's first state: the link in the URL if there is one, else the autosave, else the
+/// default preset. A link or autosave that cannot be opened loads the default preset, and a note
+/// says why.
+pub fn initial_state() -> AppState {
+    let fallback = |what: &str, e: String| {
+        let mut state = AppState::default();
+        state.files.note = Some(super::files_state::Note {
+            text: format!("{what}: {e} — the default preset '{DEFAULT_PRESET}' is loaded instead"),
+            error: true,
+        });
+        state
+    };
+    match parse_query(&current_query()) {
+        Ok(Some(position)) => return AppState::open(&position, "link"),
+        Err(e) => return fallback("link", e),
+        Ok(None) => {}
+    }
+    match load_saved() {
+        Ok(Some(position)) => AppState::open(&position, "saved session"),
+        Ok(None) => AppState::default(),
+        Err(e) => {
+            let mut state = AppState::default();
+            state.files.storage_error = Some(format!("The saved session could not be read: {e}"));
+            state
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hook
+
+/// What the hook remembers between renders.
+#[derive(Default)]
+struct Memory {
+    /// The scenario text last compressed, and its compressed form.
+    compressed: Option<(String, String)>,
+    /// The autosave text last written.
+    saved: Option<String>,
+    /// Whether the last URL write was during Play.
+    playing: bool,
+    /// Set by Back / Forward: the next write replaces.
+    from_history: bool,
+    /// No URL written yet: the first write replaces the address the page was opened with.
+    first_done: bool,
+}
+
+/// Keeps the URL and the autosave in step with `state`, and answers Back / Forward. A no-op
+/// unless `enabled`.
+#[hook]
+pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
+    let memory = use_mut_ref(Memory::default);
+    {
+        let (memory, dispatcher) = (memory.clone(), state.dispatcher());
+        use_effect_with(enabled, move |enabled| {
+            let listener = enabled.then(|| {
+                let window = web_sys::window().expect("a page has a window");
+                gloo_events::EventListener::new(&window, "popstate", move |_| match parse_query(&current_query()) {
+                    Ok(Some(position)) => {
+                        memory.borrow_mut().from_history = true;
+                        dispatcher.dispatch(Action::GoTo(position));
+                    }
+                    Ok(None) => {}
+                    Err(e) => dispatcher.dispatch(Action::LinkCopied(Err((current_query(), e)))),
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    let state = state.clone();
+    use_effect_with((state.version, enabled), move |(_, enabled)| {
+        if *enabled {
+            sync(&state, &memory);
+        }
+    });
+}
+
+/// Writes the URL and the autosave for `state` when they changed.
+fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
+    let Some(position) = state.position() else { return };
+    let mut m = memory.borrow_mut();
+    let compressed = match &position.scenario {
+        ScenarioRef::Json(json) => {
+            if m.compressed.as_ref().is_none_or(|(j, _)| j != json) {
+                m.compressed = Some((json.clone(), lz_str::compress_to_encoded_uri_component(json.as_str())));
+            }
+            m.compressed.as_ref().map(|(_, c)| c.clone())
+        }
+        ScenarioRef::Preset(_) => None,
+    };
+    let q = query(&position, compressed.as_deref());
+    if q != current_query() {
+        let replace = !m.first_done || m.from_history || state.playing || m.playing;
+        write_url(&q, replace);
+    }
+    m.first_done = true;
+    m.from_history = false;
+    m.playing = state.playing;
+    let text = saved_text(&position);
+    if m.saved.as_deref() != Some(text.as_str()) {
+        let outcome = save(&text);
+        let problem = outcome.as_ref().err().map(|e| {
+            format!("Autosave failed ({e}): a reload will not bring this session back; export the scenario to keep it.")
+        });
+        m.saved = outcome.is_ok().then_some(text);
+        drop(m);
+        if problem != state.files.storage_error {
+            state.dispatch(Action::StorageProblem(problem));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+/// The export's file name: the scenario's name, with characters file systems refuse replaced.
+pub fn file_name(state: &AppState) -> String {
+    let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_else(|| "scenario".into());
+    let safe: String = name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
+    format!("{safe}.json")
+}
+
+/// Downloads the scenario's JSON text, exactly as loaded, as `NAME.json`.
+pub fn export(state: &AppState) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let blob = gloo_file::Blob::new_with_options(state.json.as_str(), Some("application/json"));
+    let url = gloo_file::ObjectUrl::from(blob);
+    let Ok(anchor) = document.create_element("a") else { return };
+    let Ok(anchor) = anchor.dyn_into::<web_sys::HtmlAnchorElement>() else { return };
+    anchor.set_href(&url);
+    anchor.set_download(&file_name(state));
+    anchor.set_id("export-download");
+    let body = document.body();
+    if let Some(body) = &body {
+        let _ = body.append_child(&anchor);
+    }
+    anchor.click();
+    anchor.remove();
+    // The object URL lives a little longer than the click that downloads it.
+    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
+}
+
+/// Reads the file chosen in an `<input type=file>` and dispatches it as [`Action::Import`].
+pub fn import(input: web_sys::HtmlInputElement, dispatch: Callback<Action>) {
+    let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+    let file = gloo_file::File::from(file);
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = gloo_file::futures::read_as_text(&file).await.map_err(|e| e.to_string());
+        dispatch.emit(Action::Import { file_name: file.name(), text });
+        // The same file can be chosen again.
+        input.set_value("");
+    });
+}
+
+/// Copies the permalink to the clipboard and dispatches the outcome.
+pub fn copy_link(state: &AppState, dispatch: Callback<Action>) {
+    let url = permalink(state);
+    let Some(window) = web_sys::window() else { return };
+    let promise = window.navigator().clipboard().write_text(&url);
+    wasm_bindgen_futures::spawn_local(async move {
+        let outcome = wasm_bindgen_futures::JsFuture::from(promise).await;
+        dispatch.emit(Action::LinkCopied(outcome.map(|_| url.clone()).map_err(|e| (url, js_error_text(&e)))));
+    });
+}

@@ -1,0 +1,281 @@
+//! Files and links in a real headless browser: export / import, the permalink and Back, the
+//! autosave and its quota error, the table editor, the Flink refusal's conversion.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use flink_state_sim::engine::presets::preset_json;
+use flink_state_sim::ui::persist::STORAGE_KEY;
+use flink_state_sim::ui::{App, AppProps};
+use gloo_timers::future::TimeoutFuture;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+use web_sys::{Event, EventInit, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn window() -> web_sys::Window {
+    web_sys::window().unwrap()
+}
+
+/// Sets the page's query (`?preset=…`) without loading anything, as a link opened would.
+fn set_query(query: &str) {
+    let path = window().location().pathname().unwrap();
+    window().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}"))).unwrap();
+}
+
+fn query() -> String {
+    window().location().search().unwrap()
+}
+
+fn storage() -> web_sys::Storage {
+    window().local_storage().unwrap().unwrap()
+}
+
+/// The page as the real page mounts it: with the URL and the autosave.
+async fn open_persistent() -> Page {
+    let doc = window().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true }).render();
+    settle().await;
+    Page { root }
+}
+
+/// A clean address and no autosave, before and after a test that uses them.
+fn clean() {
+    set_query("");
+    storage().remove_item(STORAGE_KEY).unwrap();
+}
+
+/// Waits (up to 2 s) until `f` holds: file reads, the clipboard and popstate are asynchronous.
+async fn until(what: &str, f: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if f() {
+            return;
+        }
+        TimeoutFuture::new(20).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// Puts a file into `#import`, as choosing it does.
+async fn import(page: &Page, name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let file = web_sys::File::new_with_str_sequence(&parts, name).unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input = page.get("#import").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_files(transfer.files().as_ref());
+    fire(&input, "change");
+    settle().await;
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    target.dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+}
+
+/// Changes a table field as a user does: types, then leaves it (`change`).
+async fn change(page: &Page, selector: &str, value: &str) {
+    let input = page.get(selector).dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(value);
+    fire(&input, "change");
+    settle().await;
+}
+
+/// Clicks Export with the download stopped, and reads the file it would have saved:
+/// (file name, text).
+async fn export(page: &Page) -> (String, String) {
+    let seen: Rc<RefCell<Option<(String, String)>>> = Rc::default();
+    let listener = {
+        let seen = seen.clone();
+        Closure::<dyn Fn(Event)>::new(move |e: Event| {
+            if let Some(a) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+                e.prevent_default();
+                *seen.borrow_mut() = Some((a.download(), a.href()));
+            }
+        })
+    };
+    let doc = window().document().unwrap();
+    doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true).unwrap();
+    page.click("#export").await;
+    doc.remove_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true).unwrap();
+    let (name, href) = seen.borrow().clone().expect("Export clicked a download link");
+    let response = wasm_bindgen_futures::JsFuture::from(window().fetch_with_str(&href)).await.unwrap();
+    let response: web_sys::Response = response.dyn_into().unwrap();
+    let text = wasm_bindgen_futures::JsFuture::from(response.text().unwrap()).await.unwrap();
+    (name, text.as_string().unwrap())
+}
+
+#[wasm_bindgen_test]
+async fn export_import_round_trip_and_a_bad_file_changes_nothing() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    let (name, text) = export(&page).await;
+    assert_eq!(name, "cleanup-harness-min5-max10.json");
+    assert_eq!(text, preset_json("cleanup-harness-min5-max10").unwrap(), "the exact text");
+
+    page.choose("#preset-select", "seed-001-one-day-two-days").await;
+    page.step(1).await;
+    let bad = text.replace(r#"["a"]"#, "[1]");
+    import(&page, "bad.json", &bad).await;
+    until("the refusal", || page.find("#files-note").is_some()).await;
+    assert_eq!(
+        page.text("#files-note span"),
+        "import 'bad.json': steps[0].row[0]: column 'key': expected STRING or null, found 1 — nothing was changed"
+    );
+    assert_eq!(page.text("#progress"), "step 1 / 4", "nothing changed");
+    assert_eq!(page.text("#now"), "2019-11-20 15:00");
+
+    import(&page, "cleanup-harness-min5-max10.json", &text).await;
+    until("the import", || page.text("#progress") == "step 0 / 8").await;
+    assert_eq!(page.text("#files-note span"), "Imported cleanup-harness-min5-max10.json");
+    assert_eq!(page.textarea("#scenario-json"), text);
+    assert_eq!(page.select_value("#preset-select"), "cleanup-harness-min5-max10", "the same text is the preset");
+    assert_eq!(export(&page).await.1, text, "export → import → export is exact");
+}
+
+#[wasm_bindgen_test]
+async fn a_permalink_opens_its_step_and_back_steps_back() {
+    clean();
+    set_query("?preset=cleanup-harness-min5-max10&step=3");
+    let page = open_persistent().await;
+    assert_eq!(page.text("#progress"), "step 3 / 8");
+    assert_eq!(page.text("#now"), "5 ms");
+    page.click("#step").await;
+    assert_eq!(query(), "?preset=cleanup-harness-min5-max10&step=4");
+    page.click("#next-timer").await;
+    assert_eq!(query(), "?preset=cleanup-harness-min5-max10&actions=s4.n");
+    window().history().unwrap().back().unwrap();
+    until("Back", || page.text("#now") == "5 ms").await;
+    assert_eq!(page.text("#progress"), "step 4 / 8");
+    assert_eq!(query(), "?preset=cleanup-harness-min5-max10&step=4");
+    window().history().unwrap().back().unwrap();
+    until("Back again", || page.text("#progress") == "step 3 / 8").await;
+    window().history().unwrap().forward().unwrap();
+    until("Forward", || page.text("#progress") == "step 4 / 8").await;
+    drop(page);
+
+    // A scenario of one's own travels compressed; a corrupted one loads the default preset.
+    let custom = preset_json("seed-004-device-status").unwrap().replace("seed-004", "my-004");
+    set_query(&format!("?s={}&step=1", lz_str::compress_to_encoded_uri_component(custom.as_str())));
+    let page = open_persistent().await;
+    assert_eq!(page.textarea("#scenario-json"), custom);
+    assert_eq!(page.text("#progress"), "step 1 / 2");
+    drop(page);
+    set_query("?s=N4Ig-garbage&step=1");
+    let page = open_persistent().await;
+    assert_eq!(
+        page.text("#files-note span"),
+        "link: s: the compressed scenario is corrupted (it is not LZ-String data of a text) — the default preset \
+         'seed-001-one-day-two-days' is loaded instead"
+    );
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+    drop(page);
+    clean();
+}
+
+#[wasm_bindgen_test]
+async fn the_autosave_restores_a_reload_and_a_quota_error_is_reported() {
+    clean();
+    let page = open_persistent().await;
+    let custom = preset_json("seed-004-device-status").unwrap().replace("\"dev1\", 0", "\"dev1\", 5");
+    page.set_textarea("#scenario-json", &custom);
+    page.click("#load").await;
+    page.step(1).await;
+    drop(page);
+    set_query("");
+    let page = open_persistent().await;
+    assert_eq!(page.textarea("#scenario-json"), custom, "the reload lost nothing");
+    assert_eq!(page.text("#progress"), "step 1 / 2");
+
+    // A full storage: setItem throws as browsers do.
+    let quota = js_sys::Function::new_no_args(
+        "window.__setItem = Storage.prototype.setItem;
+         Storage.prototype.setItem = function () { throw new DOMException('the quota has been exceeded', 'QuotaExceededError'); };",
+    );
+    quota.call0(&JsValue::NULL).unwrap();
+    page.click("#step").await;
+    let restore = js_sys::Function::new_no_args("Storage.prototype.setItem = window.__setItem;");
+    restore.call0(&JsValue::NULL).unwrap();
+    assert_eq!(
+        page.text("#storage-error"),
+        "Autosave failed (QuotaExceededError: the quota has been exceeded): a reload will not bring this session back; \
+         export the scenario to keep it."
+    );
+    assert_eq!(page.text("#progress"), "step 2 / 2", "the page goes on");
+    page.click("#reset").await;
+    assert!(page.find("#storage-error").is_none(), "the next save worked");
+    drop(page);
+    clean();
+}
+
+#[wasm_bindgen_test]
+async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "seed-004-device-status").await;
+    page.step(1).await;
+    change(&page, "#step-1-col-1", "7").await;
+    assert!(page.textarea("#scenario-json").contains("7"), "the JSON editor follows");
+    assert_eq!(page.text("#progress"), "step 1 / 2", "the position is kept");
+    page.step(1).await;
+    assert_eq!(page.texts("#op-outer .msg"), ["(true,1,1)", "(false,1,1)", "(true,7,1)"]);
+
+    change(&page, "#step-0-col-1", "abc").await;
+    assert!(
+        page.text("#table-error")
+            .starts_with("Not applied (the previous run goes on) — steps[0].row[1]: column 'status': expected INT"),
+        "{}",
+        page.text("#table-error")
+    );
+    assert_eq!(page.input_value("#step-0-col-1"), "abc", "what was typed is kept");
+    assert_eq!(page.attr("#step-0-col-1", "aria-invalid"), "true");
+    assert_eq!(page.text("#progress"), "step 2 / 2", "the previous run goes on");
+    change(&page, "#step-0-col-1", "1").await;
+    assert!(page.find("#table-error").is_none());
+
+    page.choose("#preset-select", "seed-001-one-day-two-days").await;
+    change(&page, "#idle-state-retention-max", "1 d").await;
+    assert_eq!(
+        page.text(".setting #table-error"),
+        "Not applied — idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes."
+    );
+    assert!(page.text("#retention").contains("min 1 d, max 2 d"), "still running the old settings");
+    change(&page, "#idle-state-retention-max", "3 d").await;
+    assert!(page.text("#retention").contains("min 1 d, max 3 d"));
+
+    page.click("#add-step").await;
+    assert_eq!(page.text("#progress"), "step 0 / 5");
+    page.click(r#"button[aria-label="delete step 5"]"#).await;
+    page.click(r#"button[aria-label="delete step 1"]"#).await;
+    assert_eq!(page.text("#progress"), "step 0 / 3");
+    assert_eq!(page.input_value("#step-0-at"), "2019-11-20T16:00");
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_flink_version_is_said_once_and_offers_the_conversion() {
+    let page = Page::open().await;
+    page.choose("#flink-select", "2.3").await;
+    assert!(page.text("#flink-error").starts_with(
+        "Not switched to Flink 1.19–2.3 (still running Flink 1.8–1.11 legacy planner): idle_state_retention: Flink 1.19–2.3 keeps state with state TTL"
+    ));
+    assert!(page.find("#scenario-error").is_none(), "said once");
+    assert!(!page.get("details.editor").has_attribute("open"), "the editor stays closed");
+    assert_eq!(page.select_value("#flink-select"), "1.10-legacy");
+    assert_eq!(
+        page.text("#conversion-summary"),
+        "idle_state_retention {min 1 d, max 2 d} → state_ttl 1 d (as Flink 1.12 maps it: table.exec.state.ttl = min; max is ignored)"
+    );
+    page.click("#convert").await;
+    assert!(page.find("#flink-error").is_none());
+    assert_eq!(page.select_value("#flink-select"), "2.3");
+    assert_eq!(page.text("#retention"), "table.exec.state.ttl = 1 d");
+    page.step(1).await;
+    assert_eq!(page.texts("#op-logins_per_user .msg"), ["+I[u1, 1]"]);
+}

@@ -184,3 +184,30 @@ fn a_compiled_plan_ttl_on_a_rank_or_a_deduplicate() {
     assert_eq!(emitted(&top1(""), "r"), ["+I[a, 5, 0]"]);
     assert_eq!(emitted(&top1(r#", "state_ttl": "1 h""#), "r"), ["+I[a, 5, 0]", "+I[a, 1, 7200000]"]);
 }
+
+/// A result row goes stale when its key's state becomes invisible (`lastWrite + ttl <= now`,
+/// `NeverReturnExpired`), whether or not anything reads the state afterwards: the issue-7 report
+/// of a global COUNT whose state expired at 11:10 with its row still shown as live.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_row_is_stale_from_its_keys_expiry_without_a_later_read() {
+    let json = scenario(
+        r#""state_ttl": "1 h","#,
+        r#"[{"operator": "GroupAggregate", "id": "cnt", "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}]"#,
+        r#"[{"at": 600000, "row": ["a", 1]}, {"advance_to": 4199999}, {"advance_to": 4200000}, {"advance_by": "1 h"}]"#,
+    );
+    let mut sim = Simulation::new(Scenario::from_json(&json).expect("valid"));
+    sim.step().expect("input");
+    sim.step().expect("advance");
+    let stale = |sim: &Simulation| sim.result().rows().map(|r| r.stale_since_ms).collect::<Vec<_>>();
+    assert_eq!(stale(&sim), [None], "1 ms before 0:10 + 1 h the state is visible");
+    sim.step().expect("advance");
+    assert_eq!(stale(&sim), [Some(4_200_000)], "at 0:10 + 1 h it is invisible: nothing will retract +I[1]");
+    assert_eq!(sim.result().stale_len(), 1);
+    sim.step().expect("advance");
+    // The metrics count it from its expiry on, at every later sample.
+    let samples = sim.metrics();
+    let first_stale = samples.iter().find(|s| s.stale_rows == 1).map(|s| s.time_ms);
+    assert!(first_stale.is_some_and(|t| t >= 4_200_000), "first sample counting it: {first_stale:?}");
+    assert!(samples.iter().filter(|s| s.time_ms >= 4_200_000).all(|s| s.stale_rows == 1));
+    assert!(samples.iter().filter(|s| s.time_ms < 4_200_000).all(|s| s.stale_rows == 0));
+}

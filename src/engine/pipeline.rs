@@ -102,7 +102,7 @@ pub type TraceSink<'a> = Option<&'a mut Vec<TraceEntry>>;
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
-        let nodes = scenario
+        let nodes: Vec<Node> = scenario
             .operators
             .iter()
             .enumerate()
@@ -119,6 +119,10 @@ impl Pipeline {
         let key_columns = last.map(|s| s.state_key_columns()).unwrap_or_default();
         let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
         let upsert = last.is_some_and(|s| !s.generates_update_before());
+        let mut nodes = nodes;
+        if let Some(last) = nodes.last_mut() {
+            last.op.backend_mut().keys.track_invisible();
+        }
         Pipeline {
             source_name: Rc::from(scenario.source.name.as_str()),
             proctime: scenario.source.proctime.is_some(),
@@ -209,6 +213,19 @@ impl Pipeline {
             }
         }
         Ok(())
+    }
+
+    /// Marks stale the result rows of every key whose state in the last operator became invisible
+    /// by state TTL at or before `now`, since its expiry time. This is the one place that decides
+    /// when a TTL loss makes a row stale: from the expiry on (`NeverReturnExpired`: a read finds
+    /// nothing from then, so nothing will retract the row), not when a later read happens to
+    /// remove the entry. Called before anything happens at a later time (a timer, a record, a
+    /// metrics sample).
+    pub fn settle_expiry(&mut self, now: Millis) {
+        let Pipeline { nodes, result, .. } = self;
+        if let Some(last) = nodes.last_mut() {
+            last.op.backend_mut().keys.drain_invisible(now, |key, at| result.mark_stale(key, at));
+        }
     }
 
     /// Whether any operator holds records in a mini-batch bundle.

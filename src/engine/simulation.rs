@@ -118,21 +118,28 @@ impl Engine {
             // Mini-batch intervals ending while every bundle is empty, up to the next due timer.
             self.pipeline.skip_idle_mini_batches(next.map_or(to, |(ts, _)| ts));
             let Some((ts, owner)) = next else { break };
-            if self.metrics.due_before(ts) {
-                let (pipeline, inputs) = (&self.pipeline, self.inputs);
-                self.metrics.sample_before(ts, |at| pipeline.sample(at, inputs));
-            }
+            self.sample_before(ts);
+            self.pipeline.settle_expiry(ts);
             match owner {
                 TimerOwner::Operator(i) => self.pipeline.fire_next(i, to, action, trace.as_deref_mut())?,
                 TimerOwner::MiniBatchAssigner => self.pipeline.fire_mini_batch(to, action, trace.as_deref_mut())?,
             };
         }
-        if self.metrics.due_before(to) {
-            let (pipeline, inputs) = (&self.pipeline, self.inputs);
-            self.metrics.sample_before(to, |at| pipeline.sample(at, inputs));
-        }
+        self.sample_before(to);
+        self.pipeline.settle_expiry(to);
         self.now = to;
         Ok(())
+    }
+
+    /// Samples the metrics at the grid times before `t`, each after the expiries due by then.
+    fn sample_before(&mut self, t: Millis) {
+        if self.metrics.due_before(t) {
+            let (pipeline, inputs) = (&mut self.pipeline, self.inputs);
+            self.metrics.sample_before(t, |at| {
+                pipeline.settle_expiry(at);
+                pipeline.sample(at, inputs)
+            });
+        }
     }
 }
 

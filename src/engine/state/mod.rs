@@ -25,6 +25,8 @@ use super::row::Row;
 use super::time::Millis;
 use super::timer_service::TimerService;
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use ttl::StateTtlConfig;
 
 /// An interned key of one operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +52,11 @@ pub struct KeyRegistry {
     last_write: Vec<Millis>,
     /// Keys by their latest TTL stamp, when the operator's state has a TTL.
     key_expiry: Option<ExpiryIndex>,
+    /// The TTL of the operator's states (disabled: no TTL).
+    ttl: StateTtlConfig,
+    /// When asked for ([`KeyRegistry::track_invisible`]): (TTL stamp, key) in stamp order, one per
+    /// stamp change, so the keys becoming invisible can be named as time passes.
+    invisible_queue: Option<VecDeque<(Millis, KeyId)>>,
     /// Keys with at least one holder.
     live: usize,
 }
@@ -57,7 +64,41 @@ pub struct KeyRegistry {
 impl KeyRegistry {
     /// A registry for an operator whose states expire after `ttl_ms` (0: no TTL).
     pub fn new(ttl_ms: Millis) -> Self {
-        KeyRegistry { key_expiry: (ttl_ms > 0).then(|| ExpiryIndex::new(ttl_ms)), ..KeyRegistry::default() }
+        KeyRegistry {
+            key_expiry: (ttl_ms > 0).then(|| ExpiryIndex::new(ttl_ms)),
+            ttl: StateTtlConfig::create_ttl_config(ttl_ms),
+            ..KeyRegistry::default()
+        }
+    }
+
+    /// Keeps the order in which keys become invisible, for [`KeyRegistry::drain_invisible`]
+    /// (the pipeline asks it of its last operator). A no-op without a TTL.
+    pub fn track_invisible(&mut self) {
+        if self.key_expiry.is_some() && self.invisible_queue.is_none() {
+            self.invisible_queue = Some(VecDeque::new());
+        }
+    }
+
+    /// Calls `f(key, expired_at_ms)` for every held key whose whole state became invisible at or
+    /// before `now`: its latest TTL stamp `s` has `s + ttl <= now` (`TtlUtils.expired`; with
+    /// `NeverReturnExpired`, the visibility every SQL operator's state has, a read from then on
+    /// finds nothing, whether or not the entries are still stored). Each key is reported once
+    /// per stamp; nothing without [`KeyRegistry::track_invisible`].
+    pub fn drain_invisible(&mut self, now: Millis, mut f: impl FnMut(&Row, Millis)) {
+        let Some(queue) = &mut self.invisible_queue else { return };
+        while let Some(&(stamp, id)) = queue.front() {
+            let expired_at = self.ttl.expiration_timestamp(stamp);
+            if expired_at > now {
+                break;
+            }
+            queue.pop_front();
+            let i = id.index();
+            if self.last_write[i] == stamp && self.holders[i] > 0 {
+                if let Some(row) = &self.rows[i] {
+                    f(row, expired_at);
+                }
+            }
+        }
     }
 
     /// `setCurrentKey(row)`: the key's id, interning it if it is new. The previous current key is
@@ -158,6 +199,16 @@ impl KeyRegistry {
             ix.add(now);
         }
         *last = now;
+        if let Some(queue) = &mut self.invisible_queue {
+            // Stamps are the processing time of the write, which never goes back.
+            match queue.back() {
+                Some(&(t, _)) if t > now => {
+                    let at = queue.partition_point(|&(t, _)| t <= now);
+                    queue.insert(at, (now, id));
+                }
+                _ => queue.push_back((now, id)),
+            }
+        }
     }
 
     /// Keys some state or timer holds.

@@ -47,6 +47,12 @@ pub struct StateTtlConfig {
     pub state_visibility: StateVisibility,
 }
 
+impl Default for StateTtlConfig {
+    fn default() -> Self {
+        StateTtlConfig::DISABLED
+    }
+}
+
 impl StateTtlConfig {
     /// `StateTtlConfig.DISABLED`: `newBuilder(Long.MAX_VALUE ms).setUpdateType(Disabled)`.
     pub const DISABLED: StateTtlConfig = StateTtlConfig {

@@ -16,14 +16,24 @@
 //!   `generateInsert` = `table.exec.deduplicate.insert-update-after-sensitive-enabled` (default
 //!   true) and the record equaliser `DeduplicateRowEqualiser` over the whole input row.
 //!
-//! Not modelled: the mini-batch functions (`ProcTimeMiniBatchDeduplicate*`), deduplication on
-//! event time (`RowTimeDeduplicateFunction`) and the async-state variants.
+//! - with `table.exec.mini-batch.enabled`, keep-first runs as
+//!   [`MiniBatchDeduplicateKeepFirstRowFunction`] (`ProcTimeMiniBatchDeduplicateKeepFirstRowFunction`)
+//!   in a `KeyedMapBundleOperator`, and the output is no longer labelled insert-only.
+//! - Flink 1.9.0 – 1.10.0 (`1.10-blink`, `StreamExecDeduplicate.translateToPlanInternal` of 1.10,
+//!   read from the source): keep-first runs as [`DeduplicateKeepFirstRowFunction`] on cleanup
+//!   timers from the idle state retention, or with mini-batch as `MiniBatchDeduplicateKeepFirstRowFunction`
+//!   without any retention (before FLINK-16581). The plan prints
+//!   `Deduplicate(keep=[FirstRow], key=[k], order=[PROCTIME])`.
+//!
+//! Not modelled: keep-last with mini-batch (`ProcTimeMiniBatchDeduplicateKeepLastRowFunction`),
+//! keep-last of 1.10 and the deduplication of 1.12 – 1.18, deduplication on event time
+//! (`RowTimeDeduplicateFunction`) and the async-state variants: each refused with its reason.
 
 use super::group_aggregate::column_index;
 use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
-    CompileInput, OperatorKind, OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction,
-    ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
+    CompileInput, DeduplicateKeepFirstRowFunction, MiniBatchDeduplicateKeepFirstRowFunction, OperatorKind,
+    OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction, ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
 };
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType, Row};
@@ -98,6 +108,10 @@ pub struct DeduplicateSpec {
     pub columns: Vec<Column>,
     /// Its own TTL from a compiled plan's state metadata (`deduplicateState`).
     pub state_ttl: Option<OperatorStateTtl>,
+    /// `table.exec.mini-batch.size` when mini-batch is on (a `KeyedMapBundleOperator`).
+    pub mini_batch: Option<u64>,
+    /// The Flink version whose classes and plan it follows.
+    pub flink: FlinkMode,
 }
 
 impl DeduplicateSpec {
@@ -119,13 +133,24 @@ impl DeduplicateSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawDeduplicate = parse_part(raw, input.path)?;
     let path = input.path;
-    refuse_legacy(input, &format!("{path}.operator"))?;
+    refuse_unmodelled(input, op.keep, &format!("{path}.operator"))?;
     let key = op
         .key
         .iter()
         .enumerate()
         .map(|(j, n)| column_index(input.columns, n, &format!("{path}.key[{j}]"), input.input_name))
         .collect::<Result<Vec<_>, _>>()?;
+    if input.retracts && input.flink == FlinkMode::Blink1_10 {
+        // 1.10's `StreamExecDeduplicate.translateToPlanInternal`.
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} carries retractions: TableException: Deduplicate doesn't support retraction input stream \
+                 currently.",
+                input.input_name
+            ),
+        ));
+    }
     if input.retracts {
         return Err(ScenarioError::new(
             path,
@@ -145,30 +170,50 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         state_backend: input.state_backend,
         columns: input.columns.to_vec(),
         state_ttl: OperatorStateTtl::compiled_plan(op.state_ttl, &input, "Deduplicate")?,
+        mini_batch: mini_batch_size(input)?,
+        flink: input.flink,
     }))
 }
 
-/// The legacy planner has no deduplication; the Blink planner's of 1.9 – 1.14 ran on cleanup
-/// timers and is not modelled yet.
-fn refuse_legacy(input: CompileInput, path: &str) -> Result<(), ScenarioError> {
+/// `AggregateUtil.createMiniBatchTrigger`'s size when mini-batch is on.
+fn mini_batch_size(input: CompileInput) -> Result<Option<u64>, ScenarioError> {
+    input.mini_batch.map(|m| m.trigger_size()).transpose()
+}
+
+/// The legacy planner has no deduplication; of the Blink planner's before 2.3, keep-first of
+/// 1.9 – 1.10 is modelled; keep-last with mini-batch is not.
+fn refuse_unmodelled(input: CompileInput, keep: Keep, path: &str) -> Result<(), ScenarioError> {
     if input.flink.is_legacy_planner() {
         return Err(ScenarioError::new(
             path,
             format!(
                 "deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink planner only: \
-                 the {} cannot run a Deduplicate (use \"flink\": \"2.3\")",
+                 the {} cannot run a Deduplicate (use \"flink\": \"1.10-blink\" or \"2.3\")",
                 input.flink.label()
             ),
         ));
     }
-    if input.flink != FlinkMode::Flink2_3 {
+    let modelled = match input.flink {
+        FlinkMode::Flink2_3 => true,
+        FlinkMode::Blink1_10 => keep == Keep::FirstRow,
+        _ => false,
+    };
+    if !modelled {
         return Err(ScenarioError::new(
             path,
             format!(
-                "the deduplication of the {} (DeduplicateKeepFirstRowFunction / DeduplicateKeepLastRowFunction) is not \
-                 modelled yet; the simulator models Flink 2.3's (use \"flink\": \"2.3\")",
+                "the keep-{} deduplication of the {} is not modelled yet; the simulator models Flink 2.3's and \
+                 the keep-first of Flink 1.9 – 1.10 (\"1.10-blink\")",
+                if keep == Keep::FirstRow { "first" } else { "last" },
                 input.flink.label()
             ),
+        ));
+    }
+    if keep == Keep::LastRow && input.mini_batch.is_some() {
+        return Err(ScenarioError::new(
+            path,
+            "with mini-batch on, Flink runs a keep-last Deduplicate as ProcTimeMiniBatchDeduplicateKeepLastRowFunction, \
+             which is not modelled yet: turn mini_batch off or keep FirstRow",
         ));
     }
     Ok(())
@@ -185,7 +230,7 @@ pub fn from_rank(
     generate_update_before: bool,
     state_ttl: Option<OperatorStateTtl>,
 ) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
-    refuse_legacy(input, &format!("{}.operator", input.path))?;
+    refuse_unmodelled(input, keep, &format!("{}.operator", input.path))?;
     Ok(Rc::new(DeduplicateSpec {
         key,
         keep,
@@ -194,6 +239,8 @@ pub fn from_rank(
         state_backend: input.state_backend,
         columns: input.columns.to_vec(),
         state_ttl,
+        mini_batch: mini_batch_size(input)?,
+        flink: input.flink,
     }))
 }
 
@@ -209,9 +256,12 @@ impl OperatorSpec for DeduplicateSpec {
             0
         }
     }
-    /// Keep-first is insert-only (`outputInsertOnly=[true]`); keep-last updates.
+    /// Keep-first is insert-only (`outputInsertOnly=[true]`); keep-last updates. In 2.3 with
+    /// mini-batch on, keep-first is labelled updating too (`RankUtil.outputInsertOnlyInDeduplicate`
+    /// = keep-first and mini-batch off) though it only emits `+I`; 1.10 labels it by
+    /// `producesUpdates = keepLastRow`.
     fn output_retracts(&self) -> bool {
-        self.keep == Keep::LastRow
+        self.keep == Keep::LastRow || (self.flink == FlinkMode::Flink2_3 && self.mini_batch.is_some())
     }
     /// Keep-first never updates a row, so nothing downstream waits for an UPDATE_BEFORE from it
     /// (and its result is an append table, where a key re-emitted after its state expired shows
@@ -228,25 +278,37 @@ impl OperatorSpec for DeduplicateSpec {
             Keep::LastRow => "LastRow",
         };
         let key: Vec<&str> = self.key.iter().map(|&i| self.columns[i].name.as_str()).collect();
+        if self.flink == FlinkMode::Blink1_10 {
+            // 1.10's `StreamExecDeduplicate.explainTerms`.
+            return format!("Deduplicate(keep=[{keep}], key=[{}], order=[PROCTIME])", key.join(", "));
+        }
         format!(
             "Deduplicate(keep=[{keep}], key=[{}], order=[PROCTIME], outputInsertOnly=[{}])",
             key.join(", "),
-            self.keep == Keep::FirstRow
+            !self.output_retracts()
         )
     }
     fn state_ttl(&self) -> Option<&OperatorStateTtl> {
         self.state_ttl.as_ref()
     }
-    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
-        let ttl = match retention {
-            Retention::StateTtl(ms) => ms,
-            // Never reached: compile() refuses the legacy planner, the only one with idle state
-            // retention.
-            Retention::IdleState(_) => 0,
-        };
-        match self.keep {
-            Keep::FirstRow => Box::new(ProcTimeDeduplicateKeepFirstRowFunction::new(self.clone(), ttl)),
-            Keep::LastRow => Box::new(ProcTimeDeduplicateKeepLastRowFunction::new(self.clone(), ttl)),
+    /// `StreamExecDeduplicate`'s choice of function. Only `1.10-blink` has idle state retention
+    /// (compile() refuses keep-last there); its mini-batch function ignores the retention.
+    fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        let spec = self.clone();
+        match (retention, self.mini_batch, self.keep) {
+            (Retention::IdleState(_), Some(size), _) => {
+                Box::new(MiniBatchDeduplicateKeepFirstRowFunction::new(spec, 0, size, flink))
+            }
+            (Retention::IdleState(r), None, _) => Box::new(DeduplicateKeepFirstRowFunction::new(spec, r)),
+            (Retention::StateTtl(ttl), Some(size), _) => {
+                Box::new(MiniBatchDeduplicateKeepFirstRowFunction::new(spec, ttl, size, flink))
+            }
+            (Retention::StateTtl(ttl), None, Keep::FirstRow) => {
+                Box::new(ProcTimeDeduplicateKeepFirstRowFunction::new(spec, ttl))
+            }
+            (Retention::StateTtl(ttl), None, Keep::LastRow) => {
+                Box::new(ProcTimeDeduplicateKeepLastRowFunction::new(spec, ttl))
+            }
         }
     }
 }

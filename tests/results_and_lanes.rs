@@ -27,7 +27,8 @@ fn without_update_before_the_result_upserts_by_key() {
 }
 
 /// Flink 2.3 with TTL: alice's state expires, her next login starts a new +I row, and the old
-/// row stays in the result forever (no retraction can come for it).
+/// row stays in the result forever (no retraction can come for it). bob's state (10:40) expires
+/// at 11:40 without any later read: his row is stale from then on too.
 #[wasm_bindgen_test(unsupported = test)]
 fn rows_of_expired_keys_are_stale() {
     let sim = run(r#"{"name": "t", "flink": "2.3", "state_ttl": "1 h",
@@ -37,7 +38,11 @@ fn rows_of_expired_keys_are_stale() {
         "steps": [{"at": "2024-01-01T10:00", "row": ["alice"]}, {"at": "2024-01-01T10:30", "row": ["alice"]},
                   {"at": "2024-01-01T10:40", "row": ["bob"]}, {"at": "2024-01-01T12:00", "row": ["alice"]}]}"#);
     let expired_at: i64 = 1_704_105_000_000 + 3_600_000; // 10:30 + 1 h
-    assert_eq!(result(&sim), [format!("alice,2 stale@{expired_at}"), "bob,1".into(), "alice,1".into()]);
+    let bob_expired_at = expired_at + 600_000; // 10:40 + 1 h
+    assert_eq!(
+        result(&sim),
+        [format!("alice,2 stale@{expired_at}"), format!("bob,1 stale@{bob_expired_at}"), "alice,1".into()]
+    );
 }
 
 /// Legacy cleanup: a global count whose state was cleaned up restarts; the old row is stale.

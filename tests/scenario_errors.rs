@@ -217,7 +217,7 @@ fn the_legacy_planner_has_no_deduplication() {
     assert_eq!(
         error(&v.to_string()),
         "pipeline[0].operator: deduplication (ROW_NUMBER() OVER (... ORDER BY proctime) = 1) is supported by the Blink \
-         planner only: the Flink 1.8–1.11 legacy planner cannot run a Deduplicate (use \"flink\": \"2.3\")"
+         planner only: the Flink 1.8–1.11 legacy planner cannot run a Deduplicate (use \"flink\": \"1.10-blink\" or \"2.3\")"
     );
 }
 

@@ -40,6 +40,7 @@ pub mod timer_service;
 pub mod trace;
 pub mod view;
 pub mod workload;
+mod zipf;
 
 pub use error::{ScenarioError, StepError};
 pub use scenario::{FlinkMode, Scenario};

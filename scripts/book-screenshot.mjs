@@ -22,13 +22,28 @@ for (const [width, height] of [[1280, 800], [400, 800]]) {
       el => el.shadowRoot?.querySelector('button') || el.querySelector('.flink-state-sim-error')), null, { timeout: 20000 });
     const failed = await page.locator('.flink-state-sim-error').allTextContents();
     for (const f of failed) errors.push(`${chapter}: ${f}`);
-    // The first simulator in view, stepped once (clicked first: it takes no input until then).
-    const first = page.locator('flink-state-sim').first();
-    await first.scrollIntoViewIfNeeded();
+    // Every iframe of the simulator rendered its controls too.
+    for (const frame of page.frames().filter(f => f !== page.mainFrame())) {
+      await frame.waitForSelector('#step', { timeout: 20000 });
+    }
+    let n = 0;
+    for (const frame of await page.locator('iframe').all()) {
+      await frame.scrollIntoViewIfNeeded();
+      await frame.screenshot({ path: `${out}/${chapter}-${width}-iframe${n++}.png` });
+    }
+    // The first simulator in view.
+    if (count > 0) await page.locator('flink-state-sim').first().scrollIntoViewIfNeeded();
     const name = `${out}/${chapter}-${width}`;
     await page.screenshot({ path: `${name}.png` });
     await page.screenshot({ path: `${name}-full.png`, fullPage: true });
-    console.log(`${name}.png, ${name}-full.png: ${count} simulators`);
+    // The first simulator, clicked (it takes no input until then) and stepped to its end.
+    if (count > 0) {
+      const sim = page.locator('flink-state-sim').first();
+      const step = sim.locator('#step');
+      for (let i = 0; i < 12 && !(await step.isDisabled()); i++) await step.click();
+      await sim.screenshot({ path: `${name}-stepped.png` });
+    }
+    console.log(`${name}.png, ${name}-full.png${count ? `, ${name}-stepped.png` : ''}: ${count} simulators`);
   }
   await page.close();
 }

@@ -279,3 +279,30 @@ fn a_printed_output_that_differs_is_caught() {
     assert!(matches(&block("a\nb"), &actual).unwrap_err().contains("printed more"));
     assert!(matches(&block("...\ne"), &actual).unwrap_err().contains("\"e\""));
 }
+
+/// `check --draft` prints the `expect` block a run produces: for every book scenario, exactly the
+/// block the file carries (which was read against the seeds and Flink's rules).
+#[test]
+fn check_draft_prints_the_expect_block_of_each_book_scenario() {
+    let files = scenarios();
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_flink-state-sim")).args(["check", "--draft"]).args(&files).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let drafts: Vec<serde_json::Value> =
+        serde_json::Deserializer::from_str(&out).into_iter().map(Result::unwrap).collect();
+    assert_eq!(drafts.len(), files.len());
+    for (file, draft) in files.iter().zip(drafts) {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let mut expect = v["expect"].clone();
+        // A file may state that an operator registers no timer (`"agg": []`); the draft lists
+        // only the operators that do.
+        if let Some(timers) = expect.get_mut("timers").and_then(|t| t.as_object_mut()) {
+            timers.retain(|_, events| events.as_array().is_none_or(|e| !e.is_empty()));
+            if timers.is_empty() {
+                expect.as_object_mut().unwrap().remove("timers");
+            }
+        }
+        assert_eq!(draft, expect, "{}", file.display());
+    }
+}

@@ -58,13 +58,34 @@ fn split_fences(text: &str) -> (String, Vec<(String, Vec<String>)>) {
                 open = Some((fence, info, Vec::new()));
             }
             None => {
-                prose.push_str(line);
+                prose.push_str(&strip_code_spans(line));
                 prose.push('\n');
             }
         }
     }
     assert!(open.is_none(), "a fenced code block is not closed");
     (prose, blocks)
+}
+
+/// `line` without its inline code spans (`` `<flink-state-sim>` `` is text, not an element).
+fn strip_code_spans(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let run = rest[start..].chars().take_while(|&c| c == '`').count();
+        let after = &rest[start + run..];
+        let fence = "`".repeat(run);
+        match after.find(&fence) {
+            Some(end) => rest = &after[end + run..],
+            None => {
+                out.push_str(&rest[start..]);
+                return out;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Every `<flink-state-sim …>…</flink-state-sim>` element of a chapter's prose, whole.
@@ -266,6 +287,14 @@ fn every_printed_command_output_is_what_the_cli_prints() {
         }
     }
     assert!(checked >= 10, "{checked}");
+}
+
+#[test]
+fn code_spans_are_not_elements() {
+    assert_eq!(strip_code_spans("an `<iframe>`, ``a `b` c`` and <x>"), "an ,  and <x>");
+    assert_eq!(strip_code_spans("one ` unclosed"), "one ` unclosed");
+    let (prose, _) = split_fences("`<flink-state-sim>` text\n```html\n<flink-state-sim></flink-state-sim>\n```\n<flink-state-sim>\n{{#include ../scenarios/a.json}}\n</flink-state-sim>\n");
+    assert_eq!(elements(&prose), ["<flink-state-sim>\n{{#include ../scenarios/a.json}}\n</flink-state-sim>"]);
 }
 
 #[test]

@@ -211,6 +211,18 @@ fn every_embedded_scenario_is_a_checked_book_scenario() {
 }
 
 #[test]
+fn the_browser_test_mounts_every_book_scenario() {
+    let browser = std::fs::read_to_string(root().join("tests/browser_book.rs")).unwrap();
+    for file in scenarios() {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            browser.contains(&format!("include_str!(\"../book/scenarios/{name}\")")),
+            "tests/browser_book.rs does not mount book/scenarios/{name}"
+        );
+    }
+}
+
+#[test]
 fn a_book_scenario_named_as_a_preset_runs_that_preset() {
     let run_part = |json: &str| {
         let mut v: serde_json::Value = serde_json::from_str(json).unwrap();

@@ -53,6 +53,10 @@ enum Command {
         /// Scenario JSON files.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
+        /// Check nothing: print the `expect` block each file's run produces (one JSON object per
+        /// file), a draft to read against Flink's rules before putting it into the file.
+        #[arg(long)]
+        draft: bool,
     },
     /// List the built-in scenarios.
     Presets,
@@ -96,7 +100,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Presets => list_presets(&mut out),
         Command::Schema => print_schema(&mut out),
-        Command::Check { files } => match check(&mut out, &files) {
+        Command::Check { files, draft: true } => draft(&mut out, &files),
+        Command::Check { files, draft: false } => match check(&mut out, &files) {
             Ok(0) => Ok(()),
             Ok(_) => {
                 let _ = out.flush();
@@ -188,6 +193,19 @@ fn check(out: &mut Out, files: &[std::path::PathBuf]) -> Result<usize, Failure> 
         }
     }
     Ok(failed)
+}
+
+/// Prints the `expect` block of each file's run (`check --draft`).
+fn draft(out: &mut Out, files: &[std::path::PathBuf]) -> Result<(), Failure> {
+    for path in files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?;
+        let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+        let expect = expect::observed(scenario).map_err(|e| Failure::Run(format!("{}: {e}", path.display())))?;
+        let text = serde_json::to_string_pretty(&expect).map_err(|e| Failure::Run(e.to_string()))?;
+        out.line(&text)?;
+    }
+    Ok(())
 }
 
 fn run(

@@ -52,3 +52,14 @@ fn a_wrong_expectation_names_the_first_difference() {
         "{out}"
     );
 }
+
+#[test]
+fn a_draft_of_a_bad_scenario_names_the_file_and_the_field() {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("draft-bad.json");
+    std::fs::write(&path, r#"{"name": "x", "flink": "2.3", "source": {"name": "s", "schema": [["a", "STRING"]]}, "pipeline": [], "steps": [{"at": 1, "row": [1]}]}"#).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_flink-state-sim")).args(["check", "--draft"]).arg(&path).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.starts_with(&format!("{}: ", path.display())), "{err}");
+    assert!(o.stdout.is_empty());
+}

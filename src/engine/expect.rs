@@ -288,3 +288,54 @@ pub fn check(scenario: Scenario) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The `expect` block that `scenario`'s run satisfies: every operator's changelog, every timer
+/// event (when there are any), the result table and its stale rows — what `flink-state-sim check
+/// --draft` prints. A draft: read it against Flink's rules before keeping it in the file.
+///
+/// # Errors
+/// Why the run failed.
+pub fn observed(scenario: Scenario) -> Result<serde_json::Value, String> {
+    use serde_json::{json, Map, Value};
+    let mut sim = Simulation::new(scenario);
+    sim.run_to_end().map_err(|e| format!("the run failed: {}", e.0))?;
+    let tf = sim.time_format();
+    // Times as the scenario writes them: `2019-11-22T15:00` for date-time scenarios, else ms.
+    let time = |t: i64| match tf {
+        super::time::TimeFormat::DateTime if t >= 0 => serde_json::Value::from(tf.format(t).replacen(' ', "T", 1)),
+        _ => serde_json::Value::from(t),
+    };
+    let (mut changelog, mut timers) = (Map::new(), Map::new());
+    for e in sim.trace() {
+        let what = match &e.event {
+            TraceEvent::Emitted { message } => {
+                let row = serde_json::to_value(&message.row).unwrap_or_default();
+                push_to(&mut changelog, &e.op, json!([message.change.label(), row]));
+                continue;
+            }
+            TraceEvent::TimerRegistered { .. } => "registered",
+            TraceEvent::TimerDeleted { .. } => "deleted",
+            TraceEvent::TimerFired { .. } => "fired",
+            _ => continue,
+        };
+        if let Some(t) = e.event.timer_ms() {
+            push_to(&mut timers, &e.op, json!([what, e.key_text().unwrap_or_default(), time(t)]));
+        }
+    }
+    let result: Vec<Value> = sim.result().rows().map(|r| serde_json::to_value(&r.row).unwrap_or_default()).collect();
+    let mut out = Map::new();
+    out.insert("changelog".into(), Value::Object(changelog));
+    if !timers.is_empty() {
+        out.insert("timers".into(), Value::Object(timers));
+    }
+    out.insert("result".into(), Value::Array(result));
+    out.insert("stale_rows".into(), Value::from(sim.result().stale_len()));
+    Ok(Value::Object(out))
+}
+
+/// Appends `item` to the array under `op` (a new one for a new operator).
+fn push_to(map: &mut serde_json::Map<String, serde_json::Value>, op: &str, item: serde_json::Value) {
+    if let serde_json::Value::Array(items) = map.entry(op).or_insert_with(|| serde_json::Value::Array(Vec::new())) {
+        items.push(item);
+    }
+}

@@ -2,7 +2,9 @@
 //! rule is decided here.
 
 pub mod components;
+pub mod embed;
 pub mod files_state;
+pub mod mount;
 pub mod persist;
 pub mod state;
 
@@ -17,13 +19,24 @@ use yew::prelude::*;
 /// How often Play steps, in ms of wall-clock time (the page's only clock).
 const PLAY_INTERVAL_MS: u32 = 900;
 
-/// Mounts the app into `#app` when the page has one (test pages do not).
+/// Defines `<flink-state-sim>` and mounts the app into `#app` when the page has one (test pages
+/// and pages that only embed simulators do not): the whole page, or with `?embed` the simulator
+/// alone ([`embed`]).
 #[wasm_bindgen(start)]
 pub fn start() {
-    let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
-    if let Some(root) = root {
-        yew::Renderer::<App>::with_root_and_props(root, AppProps { persist: true }).render();
-    }
+    mount::define_element(None);
+    let document = web_sys::window().and_then(|w| w.document());
+    let Some(root) = document.as_ref().and_then(|d| d.get_element_by_id("app")) else { return };
+    let props = match embed::from_location() {
+        Some(embed) => {
+            if let Some(html) = document.and_then(|d| d.document_element()) {
+                let _ = html.class_list().add_1("fss-embedded");
+            }
+            AppProps { persist: false, embed: Some(embed) }
+        }
+        None => AppProps { persist: true, embed: None },
+    };
+    yew::Renderer::<App>::with_root_and_props(root, props).render();
 }
 
 /// Everything that shows the simulation's state.
@@ -50,13 +63,22 @@ pub struct AppProps {
     /// simulator, or a test's, leaves the URL and the storage alone.
     #[prop_or_default]
     pub persist: bool,
+    /// Embedded in another page ([`embed`]): the simulator alone, its state reachable from the
+    /// `mount` handle. Never together with `persist`.
+    #[prop_or_default]
+    pub embed: Option<std::rc::Rc<embed::Embed>>,
 }
 
 /// The whole page.
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let persist = props.persist;
-    let state = use_reducer(move || if persist { persist::initial_state() } else { AppState::default() });
+    let initial = props.embed.clone();
+    let state = use_reducer(move || match (persist, initial) {
+        (true, _) => persist::initial_state(),
+        (false, Some(embed)) => embed.initial_state(),
+        (false, None) => AppState::default(),
+    });
     persist::use_persistence(&state, persist);
     let dispatch: Callback<Action> = {
         let state = state.clone();
@@ -95,6 +117,10 @@ pub fn App(props: &AppProps) -> Html {
                 textarea.set_value(json);
             }
         });
+    }
+    if let Some(embed) = &props.embed {
+        embed.attach(&state);
+        return embed::view(&state, &dispatch, embed);
     }
     html! {
         <div class="fss">

@@ -181,12 +181,34 @@ fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
                     </text>
                 }
             }) }
-            { for lane.timers.iter().map(|t| timer_view(t, mid, scale, tf)) }
+            { for lane.timers.iter().zip(labelled(&lane.timers, scale, tf)).map(|(t, label)| timer_view(t, label, mid, scale, tf)) }
         </g>
     }
 }
 
-fn timer_view(t: &TimerMark, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
+/// Width of a character of a timer's time label (10 px), in the SVG's units.
+const LABEL_CHAR_W: f64 = 6.0;
+
+/// Which timers of a lane get their time label: one that would overlap a label already placed is
+/// left out (its glyph stays, its time is in its tooltip). Live and fired timers are placed
+/// before deleted ones, each in time order.
+fn labelled(timers: &[TimerMark], scale: &Scale, tf: TimeFormat) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..timers.len()).collect();
+    order.sort_by_key(|&i| matches!(timers[i].status, TimerStatus::Deleted { .. }));
+    let mut placed: Vec<(f64, f64)> = Vec::new();
+    let mut shown = vec![false; timers.len()];
+    for i in order {
+        let x = scale.x(timers[i].timestamp_ms);
+        let half = short(tf, timers[i].timestamp_ms).chars().count() as f64 * LABEL_CHAR_W / 2.0 + 2.0;
+        if placed.iter().all(|&(lo, hi)| x + half <= lo || x - half >= hi) {
+            placed.push((x - half, x + half));
+            shown[i] = true;
+        }
+    }
+    shown
+}
+
+fn timer_view(t: &TimerMark, label: bool, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
     let x = scale.x(t.timestamp_ms);
     let (class, glyph, what) = match t.status {
         TimerStatus::Live => ("timer live", "▼", "live".to_string()),
@@ -197,7 +219,9 @@ fn timer_view(t: &TimerMark, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
     html! {
         <g class={class} data-timer={tf.format(t.timestamp_ms)}>
             <text x={x.to_string()} y={(mid + 5.0).to_string()} text-anchor="middle" class="glyph">{ glyph }</text>
-            <text x={x.to_string()} y={(mid + 19.0).to_string()} text-anchor="middle" class="tlabel">{ short(tf, t.timestamp_ms) }</text>
+            if label {
+                <text x={x.to_string()} y={(mid + 19.0).to_string()} text-anchor="middle" class="tlabel">{ short(tf, t.timestamp_ms) }</text>
+            }
             <title>{ format!("cleanup timer {} ({}): {what}", tf.format(t.timestamp_ms),
                 t.registered_at_ms.map_or("registered before the actions kept".to_string(), |r| format!("registered at {}", tf.format(r)))) }</title>
         </g>

@@ -1,0 +1,338 @@
+//! The simulator embedded in another page: the controls and the simulation's panels only (no page
+//! chrome: no preset or Flink chooser, no files, no Compare, What-if or editor), sized to its
+//! container, and inert until clicked — it scrolls and takes keys only while focus is inside it
+//! (CSS `:focus-within`, `www/embed.css`); Esc gives the focus back to the page.
+//!
+//! Two ways in, one [`Embed`]:
+//! - the page opened with `?embed` (or `#embed`), for an `<iframe>`: the scenario and position
+//!   come from the same query as a permalink (`preset=`, `s=`, `step=`), the options from
+//!   `panels=` and `heading=` ([`from_location`]);
+//! - `mount(element, scenario, options)` from JavaScript (`super::mount`).
+//!
+//! An embedded simulator never reads or writes the URL's history or `localStorage`.
+
+use super::components::{controls, happened, operators, result, timeline};
+use super::files_state::Position;
+use super::persist;
+use super::state::{Action, AppState};
+use crate::engine::scenario::describe_retentions;
+use serde::Deserialize;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+use yew::Reducible;
+
+/// What an embedded simulator shows, from `mount`'s `options` or the `?embed` link's query.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedOptions {
+    /// Open after this many scenario steps (0: at the start).
+    #[serde(default)]
+    pub step: u64,
+    /// Show the scenario's title, its retention settings and what to watch above the controls.
+    #[serde(default = "yes")]
+    pub heading: bool,
+    /// The parts shown under the controls, in this order.
+    #[serde(default = "Panel::all")]
+    pub panels: Vec<Panel>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        EmbedOptions { step: 0, heading: true, panels: Panel::all() }
+    }
+}
+
+/// A part of the simulator under its controls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Panel {
+    /// The timeline of accesses, cleanup timers and state TTL per key.
+    Timeline,
+    /// "What just happened": the last action's consequences with their rules.
+    Happened,
+    /// Each operator's keyed state and changelog.
+    Operators,
+    /// The result table.
+    Result,
+}
+
+impl Panel {
+    pub const NAMES: &'static str = "timeline, happened, operators, result";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Panel::Timeline => "timeline",
+            Panel::Happened => "happened",
+            Panel::Operators => "operators",
+            Panel::Result => "result",
+        }
+    }
+
+    pub fn all() -> Vec<Panel> {
+        vec![Panel::Timeline, Panel::Happened, Panel::Operators, Panel::Result]
+    }
+}
+
+impl EmbedOptions {
+    /// Reads options from a JSON value (`null` for the defaults). Through `serde_json`, so a
+    /// misspelt option is refused by name; `what` prefixes every message (`options`).
+    ///
+    /// # Errors
+    /// The option and the rule, e.g. `options.panels[0]: unknown variant `timelin`, expected …`.
+    pub fn from_value(value: serde_json::Value, what: &str) -> Result<EmbedOptions, String> {
+        if value.is_null() {
+            return Ok(EmbedOptions::default());
+        }
+        if !value.is_object() {
+            return Err(format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&value)));
+        }
+        let options: EmbedOptions = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let place = if path == "." { what.to_string() } else { format!("{what}.{path}") };
+            format!("{place}: {}", e.into_inner())
+        })?;
+        if options.panels.is_empty() {
+            return Err(format!("{what}.panels: name at least one of {}", Panel::NAMES));
+        }
+        for (i, p) in options.panels.iter().enumerate() {
+            if options.panels[..i].contains(p) {
+                return Err(format!("{what}.panels[{i}]: '{}' is listed twice", p.name()));
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// "a string", "an array", … for messages.
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// Where the embedded app's state is: built before the app renders (so JavaScript can step it at
+/// once), then the app's own reducer, until destroyed.
+enum Phase {
+    Waiting(Rc<AppState>),
+    Mounted(UseReducerHandle<AppState>),
+    Destroyed,
+}
+
+/// One embedded simulator: its options and the way to its state from outside the app (the
+/// `mount` handle). The app's reducer stays the only place the state changes.
+pub struct Embed {
+    pub options: EmbedOptions,
+    phase: RefCell<Phase>,
+}
+
+impl PartialEq for Embed {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Embed {
+    pub fn new(state: AppState, options: EmbedOptions) -> Rc<Embed> {
+        Rc::new(Embed { options, phase: RefCell::new(Phase::Waiting(Rc::new(state))) })
+    }
+
+    /// The state the app starts from (its reducer's initial state).
+    pub(crate) fn initial_state(&self) -> AppState {
+        match &*self.phase.borrow() {
+            Phase::Waiting(state) => (**state).clone(),
+            Phase::Mounted(handle) => (**handle).clone(),
+            Phase::Destroyed => AppState::default(),
+        }
+    }
+
+    /// Called on every render of the app: from now on its reducer holds the state.
+    pub(crate) fn attach(&self, handle: &UseReducerHandle<AppState>) {
+        let mut phase = self.phase.borrow_mut();
+        if !matches!(*phase, Phase::Destroyed) {
+            *phase = Phase::Mounted(handle.clone());
+        }
+    }
+
+    /// Reads the current state; `None` once destroyed.
+    pub fn with_state<R>(&self, f: impl FnOnce(&AppState) -> R) -> Option<R> {
+        match &*self.phase.borrow() {
+            Phase::Waiting(state) => Some(f(state)),
+            Phase::Mounted(handle) => Some(f(handle)),
+            Phase::Destroyed => None,
+        }
+    }
+
+    /// Carries out `action` as the app's own buttons do (before the first render, on the state
+    /// the app will start from). Returns false once destroyed.
+    pub fn dispatch(&self, action: Action) -> bool {
+        let handle = match &mut *self.phase.borrow_mut() {
+            Phase::Waiting(state) => {
+                *state = Reducible::reduce(state.clone(), action);
+                return true;
+            }
+            Phase::Mounted(handle) => handle.clone(),
+            Phase::Destroyed => return false,
+        };
+        handle.dispatch(action);
+        true
+    }
+
+    /// No more state: every later call says so.
+    pub fn destroyed(&self) {
+        *self.phase.borrow_mut() = Phase::Destroyed;
+    }
+
+    pub fn is_destroyed(&self) -> bool {
+        matches!(*self.phase.borrow(), Phase::Destroyed)
+    }
+}
+
+/// The embedded simulator.
+pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Html {
+    let sim = state.sim.as_ref().map(|s| s.get());
+    let scenario = sim.as_ref().map(|s| s.scenario());
+    // Esc gives the focus back to the page, so it scrolls and takes keys again.
+    let on_keydown = Callback::from(|e: KeyboardEvent| {
+        if e.key() == "Escape" {
+            if let Some(el) = e.target_dyn_into::<web_sys::HtmlElement>() {
+                let _ = el.blur();
+            }
+        }
+    });
+    html! {
+        <div class="fss embed" tabindex="-1" onkeydown={on_keydown} role="group"
+            aria-label={scenario.map(|s| format!("flink-state-sim: {}", s.name)).unwrap_or_default()}>
+            <p class="embed-hint" aria-hidden="true">{ "click to use · Esc to leave" }</p>
+            if let (true, Some(s)) = (embed.options.heading, scenario) {
+                <div class="embed-head">
+                    <strong id="scenario-title">{ if s.title.is_empty() { &s.name } else { &s.title } }</strong>
+                    <span class="retention" id="retention">{ describe_retentions(s) }</span>
+                    if !s.watch.is_empty() {
+                        <details class="watch" id="scenario-watch">
+                            <summary>{ "What to watch" }</summary>
+                            <p>{ &s.watch }</p>
+                        </details>
+                    }
+                </div>
+            }
+            if let Some(note) = &state.files.note {
+                <div id="files-note" class={classes!("files-note", note.error.then_some("error"))}>{ &note.text }</div>
+            }
+            if let Some(err) = &state.scenario_error {
+                <div class="error" id="scenario-error" role="alert">{ err }</div>
+            }
+            { controls::view(state, dispatch) }
+            if let Some(err) = &state.step_error {
+                <div class="error" id="step-error" role="alert">{ err }</div>
+            }
+            if let Some(sim) = &sim {
+                { panels(sim, &embed.options.panels) }
+            }
+        </div>
+    }
+}
+
+/// The chosen panels: the timeline full width, the others in the page's two columns.
+fn panels(sim: &crate::engine::Simulation, chosen: &[Panel]) -> Html {
+    let part = |p: &Panel| match p {
+        Panel::Timeline => timeline::view(sim),
+        Panel::Happened => happened::view(sim),
+        Panel::Operators => operators::view(sim),
+        Panel::Result => result::view(sim),
+    };
+    let (wide, rest): (Vec<&Panel>, Vec<&Panel>) = chosen.iter().partition(|p| **p == Panel::Timeline);
+    let left: Vec<&Panel> = rest.iter().copied().filter(|p| **p == Panel::Happened).collect();
+    let right: Vec<&Panel> = rest.iter().copied().filter(|p| **p != Panel::Happened).collect();
+    html! {
+        <>
+            { for wide.into_iter().map(part) }
+            if !left.is_empty() && !right.is_empty() {
+                <div class="columns">
+                    { for left.into_iter().map(part) }
+                    <div class="flow">{ for right.into_iter().map(part) }</div>
+                </div>
+            } else {
+                <div class="flow">{ for left.into_iter().chain(right).map(part) }</div>
+            }
+        </>
+    }
+}
+
+/// The query parameters an `?embed` link may carry.
+const LINK_PARAMETERS: &str = "embed, preset, s, step, actions, panels, heading";
+
+/// The embedded simulator the page's address asks for: `?embed` (with `preset=`/`s=`,
+/// `step=`, `panels=timeline,result`, `heading=false`) or `#embed`; `None` for the page itself.
+/// A link that cannot be opened opens the default preset, and the simulator says why.
+pub fn from_location() -> Option<Rc<Embed>> {
+    let location = web_sys::window()?.location();
+    let query = location.search().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    let has_embed = query.trim_start_matches('?').split('&').any(|p| p == "embed" || p.starts_with("embed="));
+    if !has_embed && hash != "#embed" {
+        return None;
+    }
+    let (state, options) = match link(&query) {
+        Ok((position, options)) => {
+            let state = match position {
+                Some(p) => AppState::open(&p, "link"),
+                None => AppState::default(),
+            };
+            (state, options)
+        }
+        Err(e) => {
+            let mut state = AppState::default();
+            state.files.note = Some(super::files_state::Note {
+                text: format!("link: {e} — the default preset is shown instead"),
+                error: true,
+            });
+            (state, EmbedOptions::default())
+        }
+    };
+    Some(Embed::new(state, options))
+}
+
+/// An `?embed` link's position and options.
+///
+/// # Errors
+/// The parameter and the rule.
+pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
+    let mut options = serde_json::Map::new();
+    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = js_sys::decode_uri_component(value).map(String::from).unwrap_or_else(|_| value.to_string());
+        match key {
+            "embed" | "preset" | "s" | "step" | "actions" => {}
+            "panels" => {
+                let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+                options.insert("panels".into(), serde_json::Value::Array(names));
+            }
+            "heading" => {
+                let on = match value.as_str() {
+                    "true" | "1" | "" => true,
+                    "false" | "0" => false,
+                    _ => return Err(format!("heading: {} is not true or false", crate::engine::error::quote(&value))),
+                };
+                options.insert("heading".into(), on.into());
+            }
+            _ => {
+                return Err(format!(
+                    "{}: not a parameter of an embed link ({LINK_PARAMETERS})",
+                    crate::engine::error::quote(key)
+                ))
+            }
+        }
+    }
+    let options = EmbedOptions::from_value(serde_json::Value::Object(options), "link")?;
+    Ok((persist::parse_query(query)?, options))
+}

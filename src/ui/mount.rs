@@ -1,0 +1,410 @@
+//! Simulators in a documentation page, from JavaScript: `mount(element, scenario, options)`
+//! returns a [`Simulator`] handle (`step()`, `seek(k)`, `destroy()`, `position`, `steps`, `now`),
+//! and the custom element `<flink-state-sim>` does the same from HTML.
+//!
+//! ```js
+//! import init, { mount } from './flink-state-sim.js';
+//! await init();                     // also defines <flink-state-sim>
+//! const a = mount(document.getElementById('a'), 'seed-001-one-day-two-days', { step: 2 });
+//! const b = mount(document.getElementById('b'), jsonText, { panels: ['operators', 'result'] });
+//! a.step(); b.seek(0); a.destroy();
+//! ```
+//!
+//! Each simulator renders into a shadow root of its element, with the page's stylesheet inside
+//! it, so the host page's CSS and the simulator's do not touch; it never writes the URL or
+//! `localStorage`. Bad arguments throw an `Error` naming the argument and the rule
+//! (`mount: options.stpe: unknown field …`); nothing is mounted then.
+
+use super::embed::{Embed, EmbedOptions};
+use super::files_state::{Position, ScenarioRef};
+use super::state::{Action, AppState};
+use super::{App, AppProps};
+use crate::engine::error::quote;
+use crate::engine::presets::{preset_json, PRESETS};
+use crate::engine::{Action as EngineAction, Scenario};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, ShadowRoot, ShadowRootInit, ShadowRootMode};
+
+/// The page's stylesheet and the embed's, put into each simulator's shadow root.
+const STYLE: &str = concat!(include_str!("../../www/style.css"), "\n", include_str!("../../www/embed.css"));
+
+/// The custom element's name.
+pub const ELEMENT_NAME: &str = "flink-state-sim";
+
+/// One embedded simulator (returned by `mount`).
+#[wasm_bindgen]
+pub struct Simulator {
+    embed: Rc<Embed>,
+    app: Option<yew::AppHandle<App>>,
+    host: Element,
+    parts: Vec<Element>,
+}
+
+fn destroyed(what: &str) -> JsError {
+    JsError::new(&format!("{what}: this simulator was destroyed"))
+}
+
+#[wasm_bindgen]
+impl Simulator {
+    /// Runs the next scenario step, as the Step button does.
+    ///
+    /// # Errors
+    /// When no step can run (all ran, time was advanced past it, the simulation stopped) or the
+    /// step fails, with the reason.
+    pub fn step(&self) -> Result<(), JsError> {
+        let why = self
+            .embed
+            .with_state(|s| {
+                let Some(handle) = &s.sim else { return Some("no scenario is loaded".to_string()) };
+                let sim = handle.get();
+                if let Some(blocked) = sim.step_blocked() {
+                    Some(blocked)
+                } else if let Some(f) = sim.failure() {
+                    Some(format!("the simulation stopped: {f}"))
+                } else if sim.is_finished() {
+                    Some(format!("all {} steps have run", sim.step_count()))
+                } else {
+                    None
+                }
+            })
+            .ok_or_else(|| destroyed("step"))?;
+        if let Some(why) = why {
+            return Err(JsError::new(&format!("step: {why}")));
+        }
+        self.embed.dispatch(Action::Step);
+        match self.embed.with_state(|s| s.step_error.clone()).flatten() {
+            Some(e) => Err(JsError::new(&format!("step: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Goes to the state after the scenario's first `k` steps (0: the start), forward by
+    /// stepping, back by the engine's checkpoint and replay.
+    ///
+    /// # Errors
+    /// When `k` is not a whole number from 0 to the number of steps, or a step on the way fails.
+    pub fn seek(&self, k: JsValue) -> Result<(), JsError> {
+        let (json, count) = self
+            .embed
+            .with_state(|s| (s.json.clone(), s.sim.as_ref().map_or(0, |h| h.get().step_count())))
+            .ok_or_else(|| destroyed("seek"))?;
+        let k = whole_number(&k).ok_or_else(|| {
+            JsError::new(&format!("seek: k: expected a whole number of steps from 0 to {count}, got {}", describe(&k)))
+        })?;
+        if k > count {
+            return Err(JsError::new(&format!("seek: k: {k} is past the scenario's last step ({count} steps)")));
+        }
+        let actions = if k == 0 { vec![] } else { vec![(EngineAction::Step, k)] };
+        self.embed.dispatch(Action::GoTo(Position { scenario: ScenarioRef::Json(json), actions }));
+        let (at, note) = self
+            .embed
+            .with_state(|s| (position_of(s), s.files.note.as_ref().map(|n| n.text.clone())))
+            .ok_or_else(|| destroyed("seek"))?;
+        if at != k {
+            return Err(JsError::new(&format!("seek: stopped at step {at}: {}", note.unwrap_or_default())));
+        }
+        Ok(())
+    }
+
+    /// Removes the simulator from its element (the element stays, empty, and can take another).
+    /// Calling it again does nothing.
+    pub fn destroy(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+        for part in self.parts.drain(..) {
+            part.remove();
+        }
+        let _ = self.host.remove_attribute("data-flink-state-sim");
+        self.embed.destroyed();
+    }
+
+    /// How many scenario steps have run.
+    ///
+    /// # Errors
+    /// Once destroyed.
+    #[wasm_bindgen(getter)]
+    pub fn position(&self) -> Result<f64, JsError> {
+        self.embed.with_state(|s| position_of(s) as f64).ok_or_else(|| destroyed("position"))
+    }
+
+    /// How many steps the scenario has.
+    ///
+    /// # Errors
+    /// Once destroyed.
+    #[wasm_bindgen(getter)]
+    pub fn steps(&self) -> Result<f64, JsError> {
+        self.embed
+            .with_state(|s| s.sim.as_ref().map_or(0, |h| h.get().step_count()) as f64)
+            .ok_or_else(|| destroyed("steps"))
+    }
+
+    /// Processing time, as the simulator shows it (`2019-11-20 15:00`, `11 ms`).
+    ///
+    /// # Errors
+    /// Once destroyed.
+    #[wasm_bindgen(getter)]
+    pub fn now(&self) -> Result<String, JsError> {
+        self.embed.with_state(AppState::now_text).ok_or_else(|| destroyed("now"))
+    }
+}
+
+fn position_of(state: &AppState) -> u64 {
+    state.sim.as_ref().map_or(0, |h| h.get().next_step())
+}
+
+/// Mounts a simulator into `element`.
+///
+/// - `element`: a DOM element (a `<div>`); the simulator fills its width and grows with its
+///   content, or scrolls inside it when the element's height is set (only once clicked).
+/// - `scenario`: a preset's name (`presets()`) or a scenario's JSON text.
+/// - `options` (optional): `{ step: 2, heading: false, panels: ["operators", "result"] }` — open
+///   after `step` steps; hide the scenario's title; show these panels (`timeline`, `happened`,
+///   `operators`, `result`) in this order.
+///
+/// # Errors
+/// Throws an `Error` naming the argument and the rule; nothing is mounted then.
+#[wasm_bindgen]
+pub fn mount(element: JsValue, scenario: JsValue, options: JsValue) -> Result<Simulator, JsError> {
+    let prepared = (|| {
+        let host = element_of(&element)?;
+        let options = EmbedOptions::from_value(json_of(&options, "options")?, "options")?;
+        let scenario = scenario_of(&scenario, "scenario")?;
+        Ok::<_, String>((host, scenario, options))
+    })();
+    let (host, scenario, options) = prepared.map_err(|e| JsError::new(&format!("mount: {e}")))?;
+    mount_on(host, scenario, options, "options.step").map_err(|e| JsError::new(&format!("mount: {e}")))
+}
+
+/// The state to open, then the shadow root, then the app: every check comes before the element
+/// is touched.
+fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_name: &str) -> Result<Simulator, String> {
+    let json = match &scenario {
+        ScenarioRef::Preset(name) => preset_json(name).unwrap_or_default(),
+        ScenarioRef::Json(json) => json.as_str(),
+    };
+    let count = Scenario::from_json(json).map(|s| s.step_count()).unwrap_or(0);
+    if options.step > count {
+        return Err(format!("{step_name}: {} is past the scenario's last step ({count} steps)", options.step));
+    }
+    let actions = if options.step == 0 { vec![] } else { vec![(EngineAction::Step, options.step)] };
+    let state = AppState::open(&Position { scenario, actions }, "replaying the steps");
+    if let Some(note) = state.files.note.as_ref().filter(|n| n.error) {
+        return Err(format!("{step_name}: {}", note.text.trim_end_matches(": opened where it stopped")));
+    }
+    let root = shadow_root(&host)?;
+    let document = host.owner_document().ok_or("element: it is not in a document")?;
+    let style = document.create_element("style").map_err(|_| "element: cannot add a stylesheet".to_string())?;
+    style.set_text_content(Some(STYLE));
+    let container = document.create_element("div").map_err(|_| "element: cannot add the simulator".to_string())?;
+    container.set_class_name("fss-host");
+    root.append_child(&style)
+        .and_then(|_| root.append_child(&container))
+        .map_err(|_| "element: cannot add the simulator".to_string())?;
+    let _ = host.set_attribute("data-flink-state-sim", "");
+    let embed = Embed::new(state, options);
+    let props = AppProps { persist: false, embed: Some(embed.clone()) };
+    let app = yew::Renderer::<App>::with_root_and_props(container.clone(), props).render();
+    Ok(Simulator { embed, app: Some(app), host, parts: vec![style, container] })
+}
+
+/// `element`'s open shadow root: a new one, or the empty one a destroyed simulator left.
+fn shadow_root(host: &Element) -> Result<ShadowRoot, String> {
+    match host.shadow_root() {
+        Some(root) if root.first_child().is_none() => Ok(root),
+        Some(_) => Err("element: it already holds a simulator (destroy() it first) or another shadow root".into()),
+        None => host.attach_shadow(&ShadowRootInit::new(ShadowRootMode::Open)).map_err(|_| {
+            format!(
+                "element: a <{}> cannot hold a simulator (a shadow root); use a <div>",
+                host.tag_name().to_lowercase()
+            )
+        }),
+    }
+}
+
+fn element_of(value: &JsValue) -> Result<Element, String> {
+    value.dyn_ref::<Element>().cloned().ok_or_else(|| {
+        let hint =
+            if value.is_null() || value.is_undefined() { " (did the element's lookup find nothing?)" } else { "" };
+        format!("element: expected a DOM element, got {}{hint}", describe(value))
+    })
+}
+
+/// `scenario`: a preset's name or a scenario's JSON text, checked.
+fn scenario_of(value: &JsValue, what: &str) -> Result<ScenarioRef, String> {
+    let Some(text) = value.as_string() else {
+        let hint = if value.is_object() { " (JSON.stringify a scenario object first)" } else { "" };
+        return Err(format!(
+            "{what}: expected a preset's name or a scenario's JSON text, got {}{hint}",
+            describe(value)
+        ));
+    };
+    scenario_text(text, what)
+}
+
+fn scenario_text(text: String, what: &str) -> Result<ScenarioRef, String> {
+    let name = text.trim();
+    if name.starts_with('{') {
+        Scenario::from_json(&text).map_err(|e| format!("{what}: {e}"))?;
+        return Ok(ScenarioRef::Json(text));
+    }
+    if preset_json(name).is_some() {
+        return Ok(ScenarioRef::Preset(name.to_string()));
+    }
+    let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+    Err(format!(
+        "{what}: no preset named {} (presets: {}); a scenario of your own is given as its JSON text",
+        quote(name),
+        names.join(", ")
+    ))
+}
+
+/// `options` as JSON: `undefined` and `null` are the defaults.
+fn json_of(value: &JsValue, what: &str) -> Result<serde_json::Value, String> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(serde_json::Value::Null);
+    }
+    if !value.is_object() || value.is_function() || js_sys::Array::is_array(value) {
+        return Err(format!("{what}: expected an object such as {{ step: 2 }}, got {}", describe(value)));
+    }
+    serde_wasm_bindgen::from_value(value.clone()).map_err(|e| format!("{what}: {e}"))
+}
+
+fn whole_number(value: &JsValue) -> Option<u64> {
+    let n = value.as_f64()?;
+    (n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0).then_some(n as u64)
+}
+
+/// A JavaScript value in a message: `null`, `undefined`, `the number 3`, `the string '…'`, ….
+fn describe(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if value.is_undefined() {
+        "undefined".into()
+    } else if let Some(s) = value.as_string() {
+        format!("the string {}", quote(&s))
+    } else if let Some(n) = value.as_f64() {
+        format!("the number {n}")
+    } else if value.as_bool().is_some() {
+        "a boolean".into()
+    } else if value.is_function() {
+        "a function".into()
+    } else if js_sys::Array::is_array(value) {
+        "an array".into()
+    } else {
+        "an object".into()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// <flink-state-sim>
+
+#[wasm_bindgen(inline_js = r#"
+export function define_custom_element(name, mountElement) {
+  if (typeof customElements === 'undefined' || customElements.get(name)) return false;
+  customElements.define(name, class extends HTMLElement {
+    connectedCallback() {
+      if (this.simulator) return;
+      // Upgraded while the parser is still inside it: wait for its children (the scenario).
+      if (document.readyState === 'loading') {
+        document.addEventListener('DOMContentLoaded', () => { if (this.isConnected) this.connectedCallback(); }, { once: true });
+        return;
+      }
+      this.simulator = mountElement(this);
+    }
+    disconnectedCallback() {
+      if (this.simulator) { this.simulator.destroy(); this.simulator = undefined; }
+    }
+  });
+  return true;
+}
+"#)]
+extern "C" {
+    fn define_custom_element(name: &str, mount_element: &JsValue) -> bool;
+}
+
+/// Defines the custom element `<flink-state-sim>` (or `name`): `scenario="PRESET"` or the
+/// scenario's JSON in a `<script type="application/json">` child, `step="2"`,
+/// `panels="operators result"`, `heading="false"`. The element's `simulator` property is its
+/// [`Simulator`]. A bad attribute shows its error in the element (and the console). Returns
+/// false when the name is taken. The module's start defines `flink-state-sim` already.
+#[wasm_bindgen(js_name = defineElement)]
+pub fn define_element(name: Option<String>) -> bool {
+    let closure = Closure::<dyn Fn(Element) -> JsValue>::new(|el: Element| match mount_element(&el) {
+        Ok(sim) => JsValue::from(sim),
+        Err(e) => {
+            show_error(&el, &format!("<{}>: {e}", el.tag_name().to_lowercase()));
+            JsValue::UNDEFINED
+        }
+    });
+    define_custom_element(name.as_deref().unwrap_or(ELEMENT_NAME), &closure.into_js_value())
+}
+
+/// The element's own attributes: everything else is HTML's.
+const ATTRIBUTES: &str = "scenario, step, panels, heading";
+const GLOBAL_ATTRIBUTES: &[&str] =
+    &["id", "class", "style", "title", "hidden", "lang", "dir", "tabindex", "slot", "part"];
+
+fn mount_element(el: &Element) -> Result<Simulator, String> {
+    if let Some(old) = el.query_selector(":scope > .flink-state-sim-error").ok().flatten() {
+        old.remove();
+    }
+    let mut options = serde_json::Map::new();
+    let mut scenario = None;
+    for name in el.get_attribute_names().iter().filter_map(|n| n.as_string()) {
+        let value = el.get_attribute(&name).unwrap_or_default();
+        match name.as_str() {
+            "scenario" => scenario = Some(value),
+            "step" => {
+                let n = value
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("attribute step: {} is not a whole number of steps", quote(&value)))?;
+                options.insert("step".into(), n.into());
+            }
+            "panels" => {
+                let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+                options.insert("panels".into(), serde_json::Value::Array(names));
+            }
+            "heading" => {
+                let on = match value.trim() {
+                    "" | "true" => true,
+                    "false" => false,
+                    other => return Err(format!("attribute heading: {} is not true or false", quote(other))),
+                };
+                options.insert("heading".into(), on.into());
+            }
+            n if GLOBAL_ATTRIBUTES.contains(&n) || ["data-", "aria-", "on"].iter().any(|p| n.starts_with(p)) => {}
+            n => return Err(format!("attribute {n}: not an attribute of this element ({ATTRIBUTES})")),
+        }
+    }
+    let inline =
+        el.query_selector(":scope > script[type='application/json']").ok().flatten().and_then(|s| s.text_content());
+    let text = match (scenario, inline) {
+        (Some(_), Some(_)) => {
+            return Err("scenario: given twice, as an attribute and as a <script type=\"application/json\"> child".into())
+        }
+        (Some(s), None) | (None, Some(s)) => s,
+        (None, None) => {
+            return Err("scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child".into())
+        }
+    };
+    let options = EmbedOptions::from_value(serde_json::Value::Object(options), "attribute")
+        .map_err(|e| e.replacen("attribute.", "attribute ", 1))?;
+    let scenario = scenario_text(text, "scenario")?;
+    mount_on(el.clone(), scenario, options, "attribute step")
+}
+
+/// An error in the element itself (it has no simulator) and in the console.
+fn show_error(el: &Element, text: &str) {
+    web_sys::console::error_1(&JsValue::from_str(text));
+    let Some(document) = el.owner_document() else { return };
+    if let Ok(p) = document.create_element("p") {
+        p.set_class_name("flink-state-sim-error");
+        let _ = p.set_attribute("role", "alert");
+        p.set_text_content(Some(text));
+        let _ = el.append_child(&p);
+    }
+}

@@ -30,7 +30,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     // An error in no field the table shows goes above it.
     let shown =
         |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
-    let width = names.len() + 4;
+    let width = names.len() + 5;
     html! {
         <div class="input-table">
             if let Some(e) = error.filter(|e| !shown(&e.path)) {
@@ -44,6 +44,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     <th scope="col">{ "at" }</th>
                     <th scope="col">{ "kind" }</th>
                     { for names.iter().map(|n| html! { <th scope="col">{ n }</th> }) }
+                    <th scope="col"><span class="visually-hidden">{ "skip and replay" }</span></th>
                     <th scope="col"><span class="visually-hidden">{ "delete" }</span></th>
                 </tr></thead>
                 <tbody>
@@ -56,6 +57,13 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                                 <tr class={class} data-step={i.to_string()}>
                                     <td class="index">{ i + 1 }</td>
                                     { step_cells(i, step, names.len(), error_path, dispatch) }
+                                    <td>
+                                        if step.get("row").is_some() {
+                                            <button class="skip" aria-label={format!("skip step {} and replay", i + 1)}
+                                                title="Replay the run without this input (the same actions otherwise); the note above the timeline brings it back"
+                                                onclick={dispatch.reform(move |_| Action::SkipStep(i as u64))}>{ "skip" }</button>
+                                        }
+                                    </td>
                                     <td><button class="delete" aria-label={format!("delete step {}", i + 1)}
                                         onclick={dispatch.reform(move |_| Action::DeleteStep(i))}>{ "✕" }</button></td>
                                 </tr>

@@ -1,8 +1,9 @@
 //! The scrubber over the whole run (every recorded action, then a Step for each scenario step
 //! not yet run), with what moving back leaves — the recorded future, which Step redoes or "fork
 //! from here" discards — and the input "skip" left out. Moving is the engine's
-//! ([`crate::engine::Simulation::go_to`]); while the handle is dragged the page goes to the
-//! latest position once per animation frame, and requests no frame otherwise.
+//! ([`crate::engine::Simulation::go_to`]); a move goes at once, and while the handle is dragged
+//! faster than the screen refreshes the page goes to the latest position once per animation
+//! frame; it requests no frame otherwise.
 
 use crate::ui::state::{Action, AppState};
 use gloo_render::{request_animation_frame, AnimationFrame};
@@ -17,8 +18,8 @@ struct Pending {
     frame: Option<AnimationFrame>,
 }
 
-/// What the scrubber calls with each position it is dragged to: goes there once per animation
-/// frame, to the latest position asked for.
+/// What the scrubber calls with each position it is dragged to: goes there at once, or, when a
+/// move was already made in this frame, to the latest position asked for at the next frame.
 #[hook]
 pub fn use_scrub(dispatch: Callback<Action>) -> Callback<usize> {
     let pending = use_mut_ref(Pending::default);
@@ -46,7 +47,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
             </div>
             if recorded_ahead > 0 {
                 <p class="future" id="future">
-                    <span>{ format!("{recorded_ahead} later action{} recorded: Step (→) redoes {}. ",
+                    <span class="future-text">{ format!("{recorded_ahead} later action{} recorded: Step (→) redoes {}.",
                         if recorded_ahead == 1 { "" } else { "s" }, if recorded_ahead == 1 { "it" } else { "them" }) }</span>
                     <button id="fork" onclick={dispatch.reform(|_| Action::DiscardFuture)}
                         title="Discard the recorded future and take another path from here: edit an input in the table below, advance, or skip one">
@@ -64,15 +65,16 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
     }
 }
 
-/// Keeps `to` as the position to go to and, unless one is already requested, asks for an
-/// animation frame that goes there: one move per frame however fast the `input` events come.
+/// Goes to `to` at once when no move was made in this animation frame, else keeps it as the
+/// position to go to at the next frame: the first move of a drag (or a click, or a key) is
+/// immediate, and however fast the `input` events come there is at most one move per frame.
 fn schedule(pending: &Rc<RefCell<Pending>>, to: usize, dispatch: &Callback<Action>) {
     let mut p = pending.borrow_mut();
-    p.to = Some(to);
     if p.frame.is_some() {
+        p.to = Some(to);
         return;
     }
-    let (pending2, dispatch) = (pending.clone(), dispatch.clone());
+    let (pending2, dispatch2) = (pending.clone(), dispatch.clone());
     p.frame = Some(request_animation_frame(move |_| {
         let to = {
             let mut p = pending2.borrow_mut();
@@ -80,7 +82,9 @@ fn schedule(pending: &Rc<RefCell<Pending>>, to: usize, dispatch: &Callback<Actio
             p.to.take()
         };
         if let Some(to) = to {
-            dispatch.emit(Action::ScrubTo(to));
+            dispatch2.emit(Action::ScrubTo(to));
         }
     }));
+    drop(p);
+    dispatch.emit(Action::ScrubTo(to));
 }

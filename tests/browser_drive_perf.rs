@@ -1,0 +1,125 @@
+//! How long the page takes to step, step back and scrub at 100 k events, in headless Chromium,
+//! timed with `performance.now()` from the click (or the scrubber's `input` event) until the DOM
+//! shows the new position: the engine's work (checkpoint + replay) and the page's render.
+//!
+//! Run on the release build by `scripts/test.sh` (`wasm-pack test --release … --test
+//! browser_drive_perf`): the figures are printed (`DRIVE …` lines, with `-- --nocapture`) and
+//! the median of each must be under 16 ms (one frame). On a debug build the engine is ~10× slower
+//! and running the 100 k events alone would pass the runner's timeout, so the test only says so.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Lets pending microtasks (Yew's render) run, without a timer's 4 ms clamp.
+async fn microtask() {
+    let promise = js_sys::Promise::resolve(&JsValue::NULL);
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Milliseconds from `act` until `#scrub-position` changes (checked after each microtask, then
+/// after each timer turn).
+async fn timed(page: &Page, act: impl FnOnce()) -> f64 {
+    let before = page.text("#scrub-position");
+    let t0 = performance_now();
+    act();
+    for i in 0..10_000 {
+        if page.text("#scrub-position") != before {
+            return performance_now() - t0;
+        }
+        if i < 50 {
+            microtask().await;
+        } else {
+            gloo_timers::future::TimeoutFuture::new(0).await;
+        }
+    }
+    panic!("the position never changed from {before}");
+}
+
+fn click(page: &Page, selector: &str) {
+    page.get(selector).dyn_into::<HtmlElement>().unwrap().click();
+}
+
+fn scrub_to(page: &Page, to: usize) {
+    let input = page.get("#scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(&to.to_string());
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+}
+
+/// (median, p90, max) of `times`.
+fn stats(mut times: Vec<f64>) -> (f64, f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    (times[n / 2], times[(n * 9 / 10).min(n - 1)], times[n - 1])
+}
+
+fn report(what: &str, times: Vec<f64>) -> f64 {
+    let n = times.len();
+    let (median, p90, max) = stats(times);
+    let line = format!("DRIVE {what}: n={n} median_ms={median:.1} p90_ms={p90:.1} max_ms={max:.1}");
+    web_sys::console::log_1(&line.clone().into());
+    wasm_bindgen_test::console_log!("{line}");
+    median
+}
+
+#[wasm_bindgen_test]
+async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
+    if cfg!(debug_assertions) {
+        wasm_bindgen_test::console_log!("DRIVE skipped: a debug build (run with --release, as scripts/test.sh does)");
+        return;
+    }
+    let page = Page::open().await;
+    page.choose("#preset-select", "what-if-100k-logins").await;
+    click(&page, "#run-all");
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 100000 / 100000");
+    let length: usize = page.attr("#scrubber", "max").parse().unwrap();
+    assert_eq!(length, 100_000);
+
+    // Warm up (first renders, caches), then time.
+    for _ in 0..3 {
+        timed(&page, || click(&page, "#step-back")).await;
+    }
+    let mut back = Vec::new();
+    for _ in 0..30 {
+        back.push(timed(&page, || click(&page, "#step-back")).await);
+    }
+    assert_eq!(page.text("#progress"), "step 99967 / 100000");
+    let mut step = Vec::new();
+    for _ in 0..30 {
+        step.push(timed(&page, || click(&page, "#step")).await);
+    }
+    assert_eq!(page.text("#progress"), "step 99997 / 100000");
+    // Scrub to positions spread over the run (a fixed LCG: the same every run), back and forth.
+    let mut scrub = Vec::new();
+    let mut x: u64 = 12_345;
+    for _ in 0..30 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let to = (x >> 33) as usize % length;
+        scrub.push(timed(&page, || scrub_to(&page, to)).await);
+        assert!(page.text("#scrub-position").starts_with(&format!("action {to} / 100000 · ")));
+        // Let the scrubber's frame pass, so the next move is timed from its own event.
+        gloo_timers::future::TimeoutFuture::new(20).await;
+    }
+    let back = report("step back at ~100k", back);
+    let step = report("step at ~100k", step);
+    let scrub = report("scrub to random positions of 100k", scrub);
+    assert!(back < 16.0, "step back: median {back:.1} ms");
+    assert!(step < 16.0, "step: median {step:.1} ms");
+    assert!(scrub < 16.0, "scrub: median {scrub:.1} ms");
+}

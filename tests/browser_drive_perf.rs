@@ -77,6 +77,39 @@ fn report(what: &str, times: Vec<f64>) -> f64 {
     median
 }
 
+/// The same moves on the engine alone, with the page's options (full trace, the window of
+/// actions it keeps, time travel): what of the page's time is checkpoint + replay.
+fn engine_only() -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    use flink_state_sim::engine::presets::load_preset;
+    use flink_state_sim::engine::{SimOptions, Simulation, TraceLevel};
+    let options = SimOptions {
+        trace: TraceLevel::Full,
+        keep_actions: Some(flink_state_sim::ui::state::TRACE_WINDOW_ACTIONS),
+        time_travel: true,
+    };
+    let mut sim = Simulation::with_options(load_preset("what-if-100k-logins").unwrap(), options);
+    while sim.can_step() {
+        sim.step().unwrap();
+    }
+    let time = |f: &mut dyn FnMut()| {
+        let t0 = performance_now();
+        f();
+        performance_now() - t0
+    };
+    let back: Vec<f64> = (0..30).map(|_| time(&mut || sim.step_back().unwrap())).collect();
+    let step: Vec<f64> = (0..30).map(|_| time(&mut || sim.step().unwrap())).collect();
+    let length = sim.run_length();
+    let mut x: u64 = 12_345;
+    let scrub = (0..30)
+        .map(|_| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let to = (x >> 33) as usize % length;
+            time(&mut || sim.go_to(to).unwrap())
+        })
+        .collect();
+    (back, step, scrub)
+}
+
 #[wasm_bindgen_test]
 async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
     if cfg!(debug_assertions) {
@@ -116,9 +149,14 @@ async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
         // Let the scrubber's frame pass, so the next move is timed from its own event.
         gloo_timers::future::TimeoutFuture::new(20).await;
     }
-    let back = report("step back at ~100k", back);
-    let step = report("step at ~100k", step);
-    let scrub = report("scrub to random positions of 100k", scrub);
+    drop(page);
+    let (engine_back, engine_step, engine_scrub) = engine_only();
+    report("engine only: step back at ~100k", engine_back);
+    report("engine only: step at ~100k", engine_step);
+    report("engine only: go_to random positions of 100k", engine_scrub);
+    let back = report("page: step back at ~100k", back);
+    let step = report("page: step at ~100k", step);
+    let scrub = report("page: scrub to random positions of 100k", scrub);
     assert!(back < 16.0, "step back: median {back:.1} ms");
     assert!(step < 16.0, "step: median {step:.1} ms");
     assert!(scrub < 16.0, "scrub: median {scrub:.1} ms");

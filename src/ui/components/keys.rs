@@ -53,7 +53,9 @@ pub fn use_keys(dispatch: Callback<Action>) {
     use_effect_with((), move |_| {
         let document = web_sys::window().and_then(|w| w.document());
         let listener = document.map(|doc| {
-            gloo_events::EventListener::new(&doc, "keydown", move |e| {
+            // Not passive (gloo's default): a key the page takes must not also scroll it (space).
+            let options = gloo_events::EventListenerOptions::enable_prevent_default();
+            gloo_events::EventListener::new_with_options(&doc, "keydown", options, move |e| {
                 let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else { return };
                 if e.ctrl_key() || e.alt_key() || e.meta_key() || e.repeat() && e.key() == " " {
                     return;

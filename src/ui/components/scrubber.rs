@@ -51,7 +51,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
                         if recorded_ahead == 1 { "" } else { "s" }, if recorded_ahead == 1 { "it" } else { "them" }) }</span>
                     <button id="fork" onclick={dispatch.reform(|_| Action::DiscardFuture)}
                         title="Discard the recorded future and take another path from here: edit an input in the table below, advance, or skip one">
-                        { "⑂ fork from here" }</button>
+                        { "↳ fork from here" }</button>
                     <span class="hint">{ " Or edit a past input in the table below: the run is replayed to here with the edit, and the recorded future is discarded." }</span>
                 </p>
             }

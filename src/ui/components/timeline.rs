@@ -78,8 +78,10 @@ pub fn Timeline(props: &Props) -> Html {
     // The SVGs' borders are outside their width.
     let w = (*width - 2.0).max(300.0);
     let layout = Layout::for_width(w);
+    // A little room after the last mark, ending on a round time (the range reads `– 11-24 06:00`).
     let pad = ((tl.to_ms - tl.from_ms) / 25).max(1);
-    let domain = Viewport { from: tl.from_ms, to: tl.to_ms + pad };
+    let round = snap_step(pad.saturating_mul(5));
+    let domain = Viewport { from: tl.from_ms, to: (tl.to_ms + pad + round - 1).div_euclid(round) * round };
     let default_view = tl.follow_ms.map_or(domain, |fw| Viewport { from: domain.from, to: domain.from + fw });
     let mut v = view.unwrap_or(default_view).inside(domain);
     if *follow {

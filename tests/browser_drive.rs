@@ -145,13 +145,14 @@ async fn skip_one_input_replays_the_rest_and_brings_it_back() {
         page.text("#skipped > span"),
         "Step 2 skipped ((true,u1) at 2019-11-20 16:00): the run was replayed without it. "
     );
+    assert_eq!(page.text("#skipped-here > span"), "Step 2 ((true,u1) at 2019-11-20 16:00) is left out of this run. ");
     assert_eq!(page.text("#progress"), "step 2 / 3");
     assert_eq!(page.text("#now"), "2019-11-21 16:00");
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)"]);
     assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-23 16:00");
     assert!(page.find(r#"#timeline .timer.deleted[data-timer="2019-11-22 15:00"]"#).is_some());
     page.click("#undo-skip").await;
-    assert!(page.find("#skipped").is_none());
+    assert!(page.find("#skipped").is_none() && page.find("#skipped-here").is_none());
     assert_eq!(page.text("#progress"), "step 3 / 4");
     assert_eq!(page.texts("#op-logins_per_user .msg").len(), 5);
 }

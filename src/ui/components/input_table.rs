@@ -37,6 +37,14 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
             }
             { settings(table, state, dispatch) }
+            // Said here too: the skip button that was clicked is in this table, the note above
+            // the timeline may be scrolled out of view.
+            if let Some(s) = &state.drive.skipped {
+                <p class="skipped" id="skipped-here" role="status">
+                    <span>{ format!("Step {} ({}) is left out of this run. ", s.step + 1, s.what) }</span>
+                    <button onclick={dispatch.reform(|_| Action::UndoSkip)}>{ "↺ bring it back" }</button>
+                </p>
+            }
             <div class="table-scroll">
             <table id="input-table" class="state" aria-label="Scenario steps">
                 <thead><tr>

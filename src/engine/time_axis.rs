@@ -236,7 +236,7 @@ pub fn human_offset(t: Millis, step: Millis) -> String {
     let sign = if t < 0 { "-" } else { "" };
     let mut rest = t.unsigned_abs();
     // The smallest unit the step needs (a 500 ms step over seconds shows milliseconds).
-    let smallest = UNITS.iter().map(|(u, _)| *u).find(|&u| step.unsigned_abs() % u as u64 == 0).unwrap_or(1);
+    let smallest = UNITS.iter().map(|(u, _)| *u).find(|&u| step.unsigned_abs().is_multiple_of(u as u64)).unwrap_or(1);
     let mut parts = Vec::new();
     for &(unit, name) in UNITS {
         if unit < smallest {

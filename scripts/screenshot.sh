@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the page, serves it on 127.0.0.1:8765 and takes screenshots with headless Chromium
 # (Playwright driving Debian's /usr/bin/chromium). Output: target/screenshots/*.png
+# SHOTS=drive: only the driving and timeline views (scripts/screenshot-drive.mjs), at 1280x800 and
+# 400 px wide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools=target/tools
@@ -14,5 +16,6 @@ server=$!
 trap 'kill $server' EXIT
 sleep 1
 # ES modules resolve packages next to the script, so run a copy that sits beside node_modules.
-cp scripts/screenshot.mjs "$tools/screenshot.mjs"
-node "$tools/screenshot.mjs" http://127.0.0.1:8765/ target/screenshots
+script=screenshot${SHOTS:+-$SHOTS}.mjs
+cp "scripts/$script" "$tools/$script"
+node "$tools/$script" http://127.0.0.1:8765/ target/screenshots

@@ -1,12 +1,40 @@
 #!/usr/bin/env bash
 # Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI) and in headless
-# Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests).
-# Installs what it needs first (scripts/setup.sh test), skipping what is already installed.
+# Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests;
+# then tests/browser_drive_perf.rs on the release build, which times step / step back / scrub at
+# 100 k events). Installs what it needs first (scripts/setup.sh test), skipping what is already
+# installed. Ends with one line: the total of tests passed, or which part failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
+log=$(mktemp)
+part="native"
+report_failure() { echo "[test] FAILED in the $part tests (see above)" >&2; }
+trap 'status=$?; [ $status -ne 0 ] && report_failure; rm -f "$log"; exit $status' EXIT
+
+# wasm-pack asks crates.io for its latest version once a day and, when the registry mirror
+# refuses, ends a passing run with "[WARN]: failed to get wasm-pack version". Its answer is
+# cached in a stamp file beside the binary: record the installed version as checked today.
+stamp="$(dirname "$(command -v wasm-pack)")/wasm-pack.stamp"
+if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1380 2>/dev/null)" ] || ! grep -q '^version ' "$stamp"; then
+  printf 'created %s\nversion %s' "$(date +%Y-%m-%dT%H:%M:%S.%N%:z)" "$(wasm-pack --version | cut -d' ' -f2)" \
+    >"$stamp" 2>/dev/null || true
+fi
+
 echo "[test] native: cargo test" >&2
-cargo test --locked
+cargo test --locked 2>&1 | tee -a "$log"
+part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.
-wasm-pack test --headless --chrome --no-default-features
+wasm-pack test --headless --chrome --no-default-features 2>&1 | tee -a "$log"
+part="browser (release, timing)"
+echo "[test] browser, release build: tests/browser_drive_perf.rs (100 k events)" >&2
+# Through cargo with wasm-pack's runner settings: `wasm-pack test --release` would first build
+# every test target with LTO (`cargo build --tests`), which takes long on two cores.
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" \
+  CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_ONLY_WEB=1 \
+  cargo test --locked --release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
+  -- --nocapture 2>&1 | tee -a "$log"
+total=$(grep -aoE '^test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
+runs=$(grep -acE '^test result: ok\.' "$log")
+echo "[test] PASSED: $total tests in $runs test binaries (native and headless Chromium), none failed"

@@ -202,6 +202,10 @@ async fn the_autosave_restores_a_reload_and_a_quota_error_is_reported() {
     );
     quota.call0(&JsValue::NULL).unwrap();
     page.click("#step").await;
+    // The autosave runs in an effect after the render, and its error is shown by the render
+    // after that: since the page has more components (the timeline's own state and effects),
+    // that can take more than the two timer turns `click` waits.
+    until("the autosave's error", || page.find("#storage-error").is_some()).await;
     let restore = js_sys::Function::new_no_args("Storage.prototype.setItem = window.__setItem;");
     restore.call0(&JsValue::NULL).unwrap();
     assert_eq!(

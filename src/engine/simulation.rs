@@ -525,6 +525,13 @@ impl Simulation {
         }
     }
 
+    /// Forgets the recorded actions after the current position, and their checkpoints: what an
+    /// action that takes another path does by itself, done on request ("fork from here").
+    pub fn discard_future(&mut self) {
+        self.history.truncate(self.engine.actions);
+        self.checkpoints.forget_after(self.engine.actions);
+    }
+
     /// The trace of actions `from..to` (of the recorded history), produced by replay on a copy:
     /// the page never has to keep a long run's trace.
     ///

@@ -1,9 +1,10 @@
 //! The timeline the page draws: one lane per (operator, key) with the key's accesses, the
 //! `[now + min, now + max]` window of its last access, its cleanup timers (live, deleted or
-//! fired), when its state was cleared, and its state TTL. Derived from the trace the simulation
-//! keeps (all of it, or the window of the last actions the page keeps) and the operators'
-//! current state of the keys on show; the page only scales it to pixels. Its cost follows the
-//! kept window, never the length of the run.
+//! fired), when its state was cleared, and its state TTL; the scenario's explicit inputs, done or
+//! still to run; and the processing-time domain of the whole run. Derived from the trace the
+//! simulation keeps (all of it, or the window of the last actions the page keeps) and the
+//! operators' current state of the keys on show; the page only scales it to pixels
+//! ([`super::time_axis`]). Its cost follows the kept window, never the length of the run.
 
 use super::row::Row;
 use super::scenario::{Retention, Step};
@@ -65,10 +66,31 @@ pub struct Lane {
     pub ttl: Option<TtlView>,
     /// Whether the last action touched this lane.
     pub changed_last: bool,
+    /// The key is the empty key of a global aggregation (no `GROUP BY`): [`Lane::key`] is
+    /// `(global)`, and a label need not repeat it after the operator.
+    pub global_key: bool,
+}
+
+/// One explicit input step of the scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputMark {
+    /// Its index in the scenario's steps.
+    pub step: u64,
+    /// The processing time it runs at (ms): its `at`, or the time the steps before it reach.
+    pub at_ms: Millis,
+    /// Whether the step has `at` (without it, the row arrives at the current time).
+    pub has_at: bool,
+    /// Whether it has run.
+    pub done: bool,
+    /// Whether it can still run: it has run, or its time is not before the current time (time
+    /// was not advanced past it).
+    pub runnable: bool,
+    /// The row in Flink's print format, as the source sends it: `+I[u1]`, `(true,u1)`.
+    pub row: String,
 }
 
 /// The most lanes a timeline holds: those of the keys touched most recently.
-pub const MAX_LANES: usize = 40;
+pub const MAX_LANES: usize = 200;
 
 /// The lanes of a simulation, in order of first appearance, and the time range to draw (ms).
 #[derive(Debug, Clone, PartialEq)]
@@ -76,25 +98,65 @@ pub struct Timeline {
     pub lanes: Vec<Lane>,
     /// Lanes left out (beyond [`MAX_LANES`]), the least recently touched.
     pub hidden_lanes: usize,
+    /// Lanes not matching the filter.
+    pub filtered_out: usize,
+    /// The whole run's processing-time domain: from the start to the last input plus the longest
+    /// retention (so the timers it registers fit), the scenario's end and whatever is drawn. It
+    /// does not change while stepping through the scenario's inputs, only when time or a mark goes
+    /// beyond it (an advance by hand).
     pub from_ms: Millis,
     pub to_ms: Millis,
     pub now_ms: Millis,
-    /// Processing times (ms) of the scenario's input steps that have not run yet.
-    pub upcoming_inputs_ms: Vec<Millis>,
+    /// The scenario's explicit input steps, in order.
+    pub inputs: Vec<InputMark>,
+    /// For a generated run, the width (ms) of a view that follows the current time (its kept
+    /// window of actions is a sliver of the whole run); `None`: show the whole domain.
+    pub follow_ms: Option<Millis>,
+}
+
+/// How long past a key's last access its state or timers reach at most, over every operator: the
+/// idle state retention's max (cleanup timers), or 1.5 × the state TTL (an OVER window's cleanup
+/// timer is at 1.5 × TTL; state TTL expiry itself is at 1 ×).
+pub fn retention_horizon(scenario: &super::scenario::Scenario) -> Millis {
+    (0..scenario.operators.len().max(1))
+        .map(|i| match scenario.operator_retention(i) {
+            Retention::IdleState(r) if r.state_cleaning_enabled() => r.max_ms,
+            Retention::StateTtl(t) if t > 0 => t.saturating_add(t / 2),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Builds the timeline of `sim` as it stands now.
 pub fn timeline(sim: &Simulation) -> Timeline {
+    timeline_filtered(sim, "")
+}
+
+/// Builds the timeline of `sim` with only the lanes whose operator id or key contains `filter`
+/// (ignoring case; every lane when it is empty): the keys matching it get lanes even when others
+/// were touched more recently.
+pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
+    let filter = filter.trim().to_lowercase();
+    let matches = |op: &str, key: &Row| {
+        filter.is_empty() || op.to_lowercase().contains(&filter) || key.key_label().to_lowercase().contains(&filter)
+    };
     let last_action = sim.last_action().map(|a| a.index);
     let mut lanes: Vec<Lane> = Vec::new();
     let mut index: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
     // Only the most recently touched keys get a lane.
     let mut recent: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
+    let mut filtered: BTreeMap<(Rc<str>, Row), ()> = BTreeMap::new();
     for (i, e) in sim.trace().iter().enumerate() {
         if let Some(key) = &e.key {
-            recent.insert((e.op.clone(), key.clone()), i);
+            if matches(&e.op, key) {
+                recent.insert((e.op.clone(), key.clone()), i);
+            } else {
+                filtered.insert((e.op.clone(), key.clone()), ());
+            }
         }
     }
+    let filtered_out = filtered.len();
     let hidden_lanes = recent.len().saturating_sub(MAX_LANES);
     if hidden_lanes > 0 {
         let mut by_recency: Vec<usize> = recent.values().copied().collect();
@@ -102,14 +164,9 @@ pub fn timeline(sim: &Simulation) -> Timeline {
         let cutoff = by_recency[hidden_lanes];
         recent.retain(|_, last| *last >= cutoff);
     }
-    let mut from_ms = sim.scenario().start_ms.min(sim.now());
-    if sim.scenario().workload.is_some() {
-        // A generated run is shown over the window the page keeps, not from its start.
-        from_ms = sim.trace().first().map_or(sim.now(), |e| e.time_ms);
-    }
     for e in sim.trace() {
         let Some(key) = &e.key else { continue };
-        if hidden_lanes > 0 && !recent.contains_key(&(e.op.clone(), key.clone())) {
+        if !recent.contains_key(&(e.op.clone(), key.clone())) {
             continue;
         }
         let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
@@ -122,6 +179,7 @@ pub fn timeline(sim: &Simulation) -> Timeline {
                 cleared: vec![],
                 ttl: None,
                 changed_last: false,
+                global_key: key.0.is_empty(),
             });
             lanes.len() - 1
         });
@@ -181,37 +239,66 @@ pub fn timeline(sim: &Simulation) -> Timeline {
             }
         }
     }
-    // The axis spans every input of the scenario from the start (so it does not rescale while
-    // stepping through them), and every timer, window and expiry; not the scenario's trailing
-    // advances, which would squash the activity to one side.
-    let mut to_ms = sim.now();
-    let mut t = sim.scenario().start_ms;
-    let mut upcoming_inputs_ms = Vec::new();
-    for (i, step) in sim.scenario().steps.iter().enumerate() {
+    let inputs = input_marks(sim);
+    // The domain spans the whole run from the start: every input plus the longest retention, and
+    // the scenario's end (a trailing advance extends it at most twofold, so the activity is not
+    // squashed to one side); then whatever is drawn, and the current time.
+    let scenario = sim.scenario();
+    let from_ms = scenario.start_ms.min(sim.now());
+    let last_input = match &scenario.workload {
+        Some(w) => w.end_ms(),
+        None => inputs.iter().map(|m| m.at_ms).max().unwrap_or(scenario.start_ms),
+    };
+    let horizon = retention_horizon(scenario);
+    let base = last_input.saturating_add(horizon).max(from_ms + 1);
+    let mut to_ms = base.max(scenario.end_ms().min(base.saturating_add(base - from_ms)));
+    to_ms = to_ms.max(sim.now());
+    for lane in &lanes {
+        to_ms = to_ms.max(lane.window.map_or(0, |w| w.1));
+        to_ms = lane.timers.iter().map(|t| t.timestamp_ms).fold(to_ms, Millis::max);
+        to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
+    }
+    let follow_ms = scenario.workload.as_ref().map(|_| {
+        let wide = if horizon > 0 { horizon.saturating_add(horizon / 4) } else { (to_ms - from_ms) / 20 };
+        wide.clamp(1, to_ms - from_ms)
+    });
+    // Group lanes by operator (pipeline order), keys in order of first appearance within each.
+    lanes.sort_by_key(|lane| op_index(&lane.op));
+    Timeline { lanes, hidden_lanes, filtered_out, from_ms, to_ms, now_ms: sim.now(), inputs, follow_ms }
+}
+
+/// The scenario's explicit input steps, with the times they run at (a step without `at` runs at
+/// the time the steps before it reach) and whether they ran or can still run.
+fn input_marks(sim: &Simulation) -> Vec<InputMark> {
+    let scenario = sim.scenario();
+    let mut t = scenario.start_ms;
+    let mut out = Vec::new();
+    for (i, step) in scenario.steps.iter().enumerate() {
         let i = i as u64;
         t = match step {
             Step::Input { at, .. } => at.unwrap_or(t),
             Step::AdvanceTo(to) => *to,
             Step::AdvanceBy(by) => t.saturating_add(*by),
         };
-        if matches!(step, Step::Input { .. }) {
-            if i >= sim.next_step() {
-                upcoming_inputs_ms.push(t);
-            }
-            to_ms = to_ms.max(t);
+        if let Step::Input { at, kind, row } = step {
+            let done = i < sim.next_step();
+            let change = if scenario.flink.has_row_kind() {
+                super::row::Change::Kind(*kind)
+            } else {
+                super::row::Change::Legacy(kind.is_accumulate())
+            };
+            let message = super::row::Message { change, row: row.clone() };
+            out.push(InputMark {
+                step: i,
+                at_ms: t,
+                has_at: at.is_some(),
+                done,
+                runnable: done || t >= sim.now(),
+                row: message.to_string(),
+            });
         }
     }
-    for lane in &lanes {
-        to_ms = to_ms.max(lane.window.map_or(0, |w| w.1));
-        to_ms = lane.timers.iter().map(|t| t.timestamp_ms).fold(to_ms, Millis::max);
-        to_ms = to_ms.max(lane.ttl.map_or(0, |t| t.expires_at_ms));
-    }
-    if to_ms <= from_ms {
-        to_ms = from_ms + 1;
-    }
-    // Group lanes by operator (pipeline order), keys in order of first appearance within each.
-    lanes.sort_by_key(|lane| op_index(&lane.op));
-    Timeline { lanes, hidden_lanes, from_ms, to_ms, now_ms: sim.now(), upcoming_inputs_ms }
+    out
 }
 
 #[cfg(test)]
@@ -235,11 +322,72 @@ mod tests {
         assert_eq!(lane.timers[0].status, TimerStatus::Deleted { at_ms: t("2019-11-21T16:00") });
         assert!(lane.timers[0].changed_last && lane.timers[1].changed_last);
         assert_eq!(lane.timers[1].status, TimerStatus::Live);
-        assert_eq!(tl.to_ms, t("2019-11-23T16:00"), "the axis reaches the last timer");
-        assert!(tl.upcoming_inputs_ms.is_empty());
+        assert_eq!(tl.to_ms, t("2019-11-24T00:00"), "the domain reaches the last timer and the scenario's end");
+        assert!(tl.inputs.iter().all(|m| m.done));
         sim.step().unwrap();
         let lane = &timeline(&sim).lanes[0];
         assert_eq!(lane.timers[1].status, TimerStatus::Fired);
         assert_eq!(lane.cleared, vec![ClearMark::CleanedUp { at_ms: t("2019-11-23T16:00") }]);
+    }
+
+    #[test]
+    fn the_domain_stays_put_while_stepping_and_grows_only_past_it() {
+        let mut sim = Simulation::new(load_preset("cleanup-harness-min5-max10").unwrap());
+        let first = timeline(&sim);
+        while sim.can_step() {
+            sim.step().unwrap();
+            let tl = timeline(&sim);
+            assert_eq!((tl.from_ms, tl.to_ms), (first.from_ms, first.to_ms), "at step {}", sim.next_step());
+        }
+        sim.advance_by(1_000).unwrap();
+        assert_eq!(timeline(&sim).to_ms, sim.now(), "an advance past the domain extends it");
+    }
+
+    #[test]
+    fn inputs_passed_by_an_advance_can_never_run() {
+        let mut sim = Simulation::new(load_preset("seed-001-one-day-two-days").unwrap());
+        sim.step().unwrap();
+        let marks = timeline(&sim).inputs;
+        assert_eq!(marks.len(), 3);
+        assert!(marks[0].done && marks[0].runnable && marks[0].has_at);
+        assert_eq!(marks[0].row, "(true,u1)");
+        assert!(!marks[1].done && marks[1].runnable);
+        sim.advance_by(crate::engine::time::DAY_MS).unwrap();
+        let marks = timeline(&sim).inputs;
+        assert!(!marks[1].runnable, "its time is before now");
+        assert!(!marks[2].done && marks[2].runnable, "11-21 16:00 is still ahead of 11-21 15:00");
+    }
+
+    #[test]
+    fn a_filter_keeps_the_matching_lanes_and_the_global_key_is_marked() {
+        let mut sim = Simulation::new(load_preset("cleanup-harness-min5-max10").unwrap());
+        for _ in 0..5 {
+            sim.step().unwrap();
+        }
+        let all = timeline(&sim);
+        assert_eq!(all.lanes.iter().map(|l| l.key.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        let b = timeline_filtered(&sim, " B ");
+        assert_eq!(b.lanes.iter().map(|l| l.key.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert_eq!(b.filtered_out, 2);
+        assert!(!b.lanes[0].global_key);
+        let global = Simulation::from_json(
+            r#"{"name": "g", "flink": "2.3", "state_ttl": "10 ms",
+            "source": {"name": "s", "schema": [["v", "INT"]]},
+            "pipeline": [{"operator": "GroupAggregate", "id": "global", "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]}],
+            "steps": [{"at": 0, "row": [1]}]}"#,
+        );
+        let mut global = global.unwrap();
+        global.step().unwrap();
+        let lane = &timeline(&global).lanes[0];
+        assert!(lane.global_key && lane.key == "(global)" && lane.op == "global");
+        assert_eq!(timeline(&global).to_ms, 15, "the domain reaches 1.5 × the state TTL past the last input");
+    }
+
+    #[test]
+    fn a_generated_run_is_followed_over_a_width_of_its_retention() {
+        let sim = Simulation::new(load_preset("what-if-100k-logins").unwrap());
+        let tl = timeline(&sim);
+        assert_eq!(tl.follow_ms, Some(15 * crate::engine::time::HOUR_MS), "12 h max + a quarter");
+        assert!(tl.to_ms - tl.from_ms > 28 * crate::engine::time::HOUR_MS, "the domain is the whole run");
     }
 }

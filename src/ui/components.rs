@@ -6,9 +6,13 @@ pub mod editor;
 pub mod happened;
 pub mod header;
 pub mod input_table;
+pub mod keys;
+pub mod measure;
 pub mod operators;
 pub mod result;
+pub mod scrubber;
 pub mod timeline;
+pub mod timeline_lanes;
 pub mod what_if;
 
 use crate::engine::row::Change;

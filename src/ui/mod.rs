@@ -2,6 +2,7 @@
 //! rule is decided here.
 
 pub mod components;
+pub mod drive_state;
 pub mod embed;
 pub mod files_state;
 pub mod mount;
@@ -9,15 +10,13 @@ pub mod persist;
 pub mod state;
 
 use components::compare::ComparePanel;
+use components::timeline::Timeline;
 use components::what_if::WhatIfPanel;
-use components::{controls, editor, happened, header, operators, result, timeline};
+use components::{controls, editor, happened, header, keys, operators, result, scrubber};
 use gloo_timers::callback::Interval;
-use state::{Action, AppState};
+use state::{Action, AppState, SPEEDS};
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
-
-/// How often Play steps, in ms of wall-clock time (the page's only clock).
-const PLAY_INTERVAL_MS: u32 = 900;
 
 /// Defines `<flink-state-sim>` and mounts the app into `#app` when the page has one (test pages
 /// and pages that only embed simulators do not): the whole page, or with `?embed` the simulator
@@ -40,10 +39,12 @@ pub fn start() {
 }
 
 /// Everything that shows the simulation's state.
-fn simulation_view(sim: &crate::engine::Simulation) -> Html {
+fn simulation_view(state: &AppState, handle: &state::SimHandle, dispatch: &Callback<Action>) -> Html {
+    let sim = handle.get();
+    let sim = &*sim;
     html! {
         <>
-            { timeline::view(sim) }
+            <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} />
             <div class="columns">
                 { happened::view(sim) }
                 <div class="flow">
@@ -85,12 +86,17 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |a| state.dispatch(a))
     };
     {
+        // Play's only clock: an interval while playing, nothing at all while paused.
         let dispatcher = state.dispatcher();
-        use_effect_with(state.playing, move |playing| {
-            let interval = playing.then(|| Interval::new(PLAY_INTERVAL_MS, move || dispatcher.dispatch(Action::Tick)));
+        let speed = SPEEDS[state.drive.speed.min(SPEEDS.len() - 1)];
+        use_effect_with((state.playing, speed.interval_ms), move |(playing, interval_ms)| {
+            let interval = playing.then(|| Interval::new(*interval_ms, move || dispatcher.dispatch(Action::Tick)));
             move || drop(interval)
         });
     }
+    // The page's keys; an embedded simulator takes keys only while focused (`embed::view`).
+    keys::use_keys(dispatch.clone(), props.embed.is_none());
+    let on_scrub = scrubber::use_scrub(dispatch.clone());
     let editor_ref = use_node_ref();
     let details_ref = use_node_ref();
     let on_flink = {
@@ -126,11 +132,13 @@ pub fn App(props: &AppProps) -> Html {
         <div class="fss">
             { header::view(&state, &dispatch, &on_flink) }
             { controls::view(&state, &dispatch) }
-            if let Some(err) = &state.step_error {
+            { scrubber::view(&state, &dispatch, &on_scrub) }
+            { keys::help(&state, &dispatch) }
+            if let Some(err) = state.step_error.as_ref().filter(|_| !state.drive.error_from_advance) {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(handle) = &state.sim {
-                { simulation_view(&handle.get()) }
+                { simulation_view(&state, handle, &dispatch) }
             }
             <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />

@@ -300,6 +300,8 @@ struct Memory {
     saved: Option<String>,
     /// Whether the last URL write was during Play.
     playing: bool,
+    /// Whether the last URL write was during a drag of an input.
+    dragging: bool,
     /// Set by Back / Forward: the next write replaces.
     from_history: bool,
     /// No URL written yet: the first write replaces the address the page was opened with.
@@ -351,12 +353,14 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
     };
     let q = query(&position, compressed.as_deref());
     if q != current_query() {
-        let replace = !m.first_done || m.from_history || state.playing || m.playing;
+        // A drag of an input on the timeline pushes one entry, at its first move, then replaces it.
+        let replace = !m.first_done || m.from_history || state.playing || m.playing || m.dragging;
         write_url(&q, replace);
     }
     m.first_done = true;
     m.from_history = false;
     m.playing = state.playing;
+    m.dragging = state.drive.dragging;
     let text = saved_text(&position);
     if m.saved.as_deref() != Some(text.as_str()) {
         let outcome = save(&text);

@@ -1,10 +1,11 @@
 //! The page's state and the actions that change it. Every Flink rule is the engine's: the
 //! reducer only calls [`Simulation`] and keeps what it says (including its errors) for display.
 
+pub use super::drive_state::{DriveState, Skipped, SPEEDS};
 pub use super::files_state::{FilesState, FlinkRefusal, Note, Position, ScenarioRef, Setting, StepField};
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
 use crate::engine::scenario::with_flink;
-use crate::engine::time::{parse_duration, TimeFormat};
+use crate::engine::time::{parse_duration, Millis, TimeFormat};
 use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
 use std::cell::{Ref, RefCell};
 use std::rc::Rc;
@@ -22,8 +23,15 @@ pub const RUN_MANY: u64 = 1000;
 #[derive(Clone)]
 pub struct SimHandle(Rc<RefCell<Simulation>>);
 
+impl PartialEq for SimHandle {
+    /// The same simulation (it changes in place: compare the state's version for its changes).
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl SimHandle {
-    fn new(scenario: Scenario) -> Self {
+    pub(super) fn new(scenario: Scenario) -> Self {
         let options =
             SimOptions { trace: TraceLevel::Full, keep_actions: Some(TRACE_WINDOW_ACTIONS), time_travel: true };
         SimHandle(Rc::new(RefCell::new(Simulation::with_options(scenario, options))))
@@ -56,6 +64,8 @@ pub struct AppState {
     pub version: u64,
     /// Files, links and the table editor ([`super::persist`], `components::input_table`).
     pub files: FilesState,
+    /// Driving: Play's speed, a skipped input, a drag, the keys help ([`super::drive_state`]).
+    pub drive: DriveState,
 }
 
 impl PartialEq for AppState {
@@ -124,6 +134,32 @@ pub enum Action {
     DismissFilesNote,
     /// Close the Flink refusal.
     DismissFlinkRefusal,
+    // --- Driving through the run (handled by `reduce_drive`, in `drive_state`) ---
+    /// One action back (checkpoint + replay); Step redoes it.
+    StepBack,
+    /// Go to position `n` (actions) of the whole run: the scrubber.
+    ScrubTo(usize),
+    /// Play's speed: an index into [`SPEEDS`].
+    SetSpeed(usize),
+    /// Play, or pause when playing (the space key).
+    TogglePlay,
+    /// Forget the recorded actions after the current position ("fork from here").
+    DiscardFuture,
+    /// Replay the run without explicit step `n` (the scenario without it, the same actions but
+    /// the one that ran it).
+    SkipStep(u64),
+    /// Bring the skipped step back: the scenario and position from before the skip.
+    UndoSkip,
+    /// Move input step `step` to `at_ms` (dragged on the timeline) and re-run to the position;
+    /// `done` when the drag ended.
+    MoveInput {
+        step: usize,
+        at_ms: Millis,
+        done: bool,
+    },
+    /// Show or hide the keyboard help (`?`); `CloseKeys`: hide it (Escape).
+    ToggleKeys,
+    CloseKeys,
 }
 
 impl Default for AppState {
@@ -139,6 +175,7 @@ impl Default for AppState {
             advance_text: String::new(),
             version: 0,
             files: FilesState::default(),
+            drive: DriveState::default(),
         };
         blank.with_preset(DEFAULT_PRESET)
     }
@@ -162,7 +199,7 @@ impl AppState {
         }
     }
 
-    fn with_json(mut self, json: String) -> Self {
+    pub(super) fn with_json(mut self, json: String) -> Self {
         match Scenario::from_json(&json) {
             Ok(scenario) => {
                 self.preset = PRESETS.iter().find(|(_, p)| *p == json).map(|(n, _)| *n);
@@ -173,6 +210,7 @@ impl AppState {
                 };
                 self.sim = Some(SimHandle::new(scenario));
                 self.files.loaded(&json);
+                self.drive.skipped = None;
                 self.json = json;
                 self.scenario_error = None;
                 self.step_error = None;
@@ -212,7 +250,8 @@ impl AppState {
         }
     }
 
-    fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
+    pub(super) fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
+        self.drive.error_from_advance = false;
         if let Some(sim) = &self.sim {
             self.step_error = f(&mut sim.0.borrow_mut()).err();
             if self.step_error.is_some() {
@@ -228,7 +267,7 @@ impl AppState {
     }
 
     /// Whether the simulation can step (false when none loaded).
-    fn can_step(&self) -> bool {
+    pub(super) fn can_step(&self) -> bool {
         self.sim.as_ref().is_some_and(|s| s.get().can_step())
     }
 }
@@ -256,10 +295,12 @@ impl Reducible for AppState {
             Action::SetAdvanceText(text) => AppState { advance_text: text, ..state },
             Action::AdvanceBy => {
                 let text = state.advance_text.clone();
-                state.drive(|s| {
+                let mut next = state.drive(|s| {
                     let by = parse_duration(&text).map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
                     s.advance_by(by).map_err(|e| format!("advance by '{}': {e}", text.trim()))
-                })
+                });
+                next.drive.error_from_advance = next.step_error.is_some();
+                next
             }
             Action::NextTimer => state.drive(|s| s.advance_to_next_timer().map_err(|e| e.to_string())),
             Action::Reset => {
@@ -277,12 +318,31 @@ impl Reducible for AppState {
             Action::Pause => AppState { playing: false, ..state },
             Action::Tick if !state.playing => return self,
             Action::Tick => {
-                let mut next = state.drive(|s| s.step().map_err(|e| e.to_string()));
+                let beat = SPEEDS[state.drive.speed.min(SPEEDS.len() - 1)].steps_per_beat;
+                let mut next = state.drive(|s| {
+                    for _ in 0..beat {
+                        if !s.can_step() {
+                            break;
+                        }
+                        s.step().map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                });
                 if !next.can_step() {
                     next.playing = false;
                 }
                 next
             }
+            Action::StepBack
+            | Action::ScrubTo(_)
+            | Action::SetSpeed(_)
+            | Action::TogglePlay
+            | Action::DiscardFuture
+            | Action::SkipStep(_)
+            | Action::UndoSkip
+            | Action::MoveInput { .. }
+            | Action::ToggleKeys
+            | Action::CloseKeys => state.reduce_drive(action),
             files_action => state.reduce_files(files_action),
         };
         Rc::new(AppState { version, ..next })
@@ -315,7 +375,7 @@ impl AppState {
     }
 
     /// Carries out `actions` one by one, stopping at the first that cannot run.
-    fn replay(&mut self, actions: impl Iterator<Item = crate::engine::Action>) -> Result<(), String> {
+    pub(super) fn replay(&mut self, actions: impl Iterator<Item = crate::engine::Action>) -> Result<(), String> {
         let Some(sim) = &self.sim else { return Ok(()) };
         let mut sim = sim.0.borrow_mut();
         for (i, a) in actions.enumerate() {
@@ -370,15 +430,18 @@ impl AppState {
     /// Applies the table editor's `table`: loaded through the engine's parser at the position the
     /// page was at (its actions replayed, up to the first that no longer runs), or, when refused,
     /// kept in the table with the error while the previous run goes on.
-    fn apply_table(mut self, table: serde_json::Value) -> Self {
+    pub(super) fn apply_table(mut self, table: serde_json::Value) -> Self {
         let text = serde_json::to_string_pretty(&table).unwrap_or_default();
         match Scenario::from_json(&text) {
             Ok(_) => {
                 let position = self.position();
                 let mut next = self.with_json(text);
                 if let Some(p) = position {
-                    // An action that no longer runs (the edit removed a step) stops the replay there.
-                    let _ = next.replay(p.actions());
+                    // An action that no longer runs (the edit removed a step, or moved one before
+                    // the time the run had reached) stops the replay there, and says so.
+                    if let Err(e) = next.replay(p.actions()) {
+                        next.step_error = Some(format!("the edited scenario replayed up to where it stopped: {e}"));
+                    }
                 }
                 next
             }

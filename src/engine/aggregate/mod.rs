@@ -311,7 +311,8 @@ pub fn accumulate_or_retract(
 }
 
 impl Accumulator {
-    /// Short text for the page: `3`, `sum=6 count=3`, `value=1 time=1574347472000`.
+    /// Short text for the page: `3`, `sum=6 count=3`, `1 @ 2019-11-21 14:44:32` (a
+    /// `LATEST_BY_TIME` accumulator: its value and its `times` field, see [`epoch_time_text`]).
     pub fn describe(&self) -> String {
         match self {
             Accumulator::Count(c) => c.to_string(),
@@ -319,13 +320,24 @@ impl Accumulator {
                 format!("sum={} count={count}", sum.map_or("null".to_string(), |s| s.to_string()))
             }
             Accumulator::LastValue(v) => v.to_string(),
-            Accumulator::LatestByTime { value, time } => format!("{value} @ {time}"),
+            Accumulator::LatestByTime { value, time } => format!("{value} @ {}", epoch_time_text(*time)),
             Accumulator::Extreme(v) => v.to_string(),
             Accumulator::ExtremeWithRetract(acc) => {
                 format!("{} (mapSize={}, map={})", acc.value(), acc.map_size, describe_map(&acc.map))
             }
             Accumulator::Distinct(acc) => format!("{} (distinct={})", acc.count, describe_map(&acc.values)),
         }
+    }
+}
+
+/// A `LATEST_BY_TIME` accumulator's `times` (a `long` of the seed's Java UDAF, compared as a
+/// number): epoch milliseconds written as a UTC date-time, `2019-11-21 14:44:32`, when it reads as
+/// one (from 1973-03-03, 10^11 ms, on); a smaller number (its initial 0, a plain counter) as it is.
+pub fn epoch_time_text(time: i64) -> String {
+    if time >= 100_000_000_000 {
+        crate::engine::time::TimeFormat::DateTime.format(time)
+    } else {
+        time.to_string()
     }
 }
 
@@ -380,6 +392,14 @@ mod tests {
             cx.accumulate(&mut b, &row).unwrap();
         }
         assert_eq!((star.get_value(&a), cx.get_value(&b)), (Value::Int(2), Value::Int(1)));
+    }
+
+    #[test]
+    fn latest_by_time_is_described_with_a_date_time() {
+        let acc = Accumulator::LatestByTime { value: Value::Int(1), time: 1_574_347_472_000 };
+        assert_eq!(acc.describe(), "1 @ 2019-11-21 14:44:32");
+        assert_eq!(Accumulator::LatestByTime { value: Value::Null, time: 0 }.describe(), "null @ 0");
+        assert_eq!(epoch_time_text(5), "5");
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! Processing time and the driving buttons: Step, Next timer, Advance by, Play/Pause, Reset.
+//! Processing time and the driving buttons: Step back, Step, run ×1000 / to the end, Next timer,
+//! Advance by (its error beside the box), Play / Pause with its speed, Reset, and the keys help.
+//! The scrubber, fork and skip are in [`super::scrubber`].
 
-use crate::ui::state::{Action, AppState, RUN_MANY};
-use web_sys::HtmlInputElement;
+use crate::engine::time::parse_duration;
+use crate::ui::state::{Action, AppState, RUN_MANY, SPEEDS};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
@@ -18,6 +21,11 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     });
     let on_input =
         dispatch.reform(|e: InputEvent| Action::SetAdvanceText(e.target_unchecked_into::<HtmlInputElement>().value()));
+    // The box is checked as it is typed, by the engine's parser of Flink's durations; what going
+    // by it failed with (a bad duration, past the latest time) is said beside it too.
+    let submitted = state.step_error.as_ref().filter(|_| state.drive.error_from_advance);
+    let typed = parse_duration(&state.advance_text).err().map(|e| format!("not a duration: {e}"));
+    let advance_error = submitted.cloned().or(typed);
     let step_disabled = !sim.can_step();
     let (blocked, hint) = match (sim.step_blocked(), sim.failure()) {
         (Some(reason), _) => (Some(reason), "time is past the next step: Reset to replay"),
@@ -27,40 +35,72 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let step_title = match (&blocked, sim.is_finished()) {
         (Some(reason), _) => reason.clone(),
         (None, true) => format!("All {} steps have run: Reset to start again", sim.step_count()),
-        (None, false) => "Run the next scenario step".into(),
+        (None, false) => "Run the next scenario step (→)".into(),
     };
     let can_play = state.playing || sim.can_step();
-    let on_play = if state.playing { dispatch.reform(|_| Action::Pause) } else { dispatch.reform(|_| Action::Play) };
+    let speed = SPEEDS[state.drive.speed.min(SPEEDS.len() - 1)];
+    let on_speed = dispatch.reform(|e: Event| {
+        Action::SetSpeed(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0))
+    });
+    let at_start = sim.action_count() == 0;
     html! {
-        <div class="controls">
+        <div class="controls" role="toolbar" aria-label="Drive the simulation">
             <div class="clock">
                 <span class="label">{ "processing time" }</span>
-                <span id="now">{ state.now_text() }</span>
+                <span id="now" aria-live="polite">{ state.now_text() }</span>
             </div>
-            <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
-                title={step_title}>{ "▶ Step" }</button>
-            <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+            <span class="group">
+                <button id="step-back" onclick={dispatch.reform(|_| Action::StepBack)} disabled={at_start}
+                    aria-keyshortcuts="ArrowLeft" title="Undo the last action exactly (checkpoint + replay); Step redoes it (←)">{ "◀ Back" }</button>
+                <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
+                    aria-keyshortcuts="ArrowRight" title={step_title}>{ "▶ Step" }</button>
+                <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+            </span>
             if sim.step_count() > RUN_MANY {
-                <button id="run-many" onclick={dispatch.reform(|_| Action::RunSteps(RUN_MANY))} disabled={step_disabled}
-                    title={format!("Run the next {RUN_MANY} steps")}>{ format!("▶▶ ×{RUN_MANY}") }</button>
-                <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
-                    title="Run every remaining step">{ "▶| to end" }</button>
+                <span class="group">
+                    <button id="run-many" onclick={dispatch.reform(|_| Action::RunSteps(RUN_MANY))} disabled={step_disabled}
+                        title={format!("Run the next {RUN_MANY} steps")}>{ format!("▶▶ ×{RUN_MANY}") }</button>
+                    <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
+                        title="Run every remaining step">{ "▶| to end" }</button>
+                </span>
             }
             if blocked.is_some() {
                 <span id="blocked" class="blocked">{ hint }</span>
             }
             <button id="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
-                title="Advance processing time to the next registered timer">
+                aria-keyshortcuts="N" title="Advance processing time to the next registered timer (n)">
                 { format!("⇥ next timer{}", next_timer.map(|t| format!(" ({t})")).unwrap_or_default()) }
             </button>
             <form class="advance" onsubmit={on_advance}>
                 <label for="advance-by">{ "advance by " }</label>
                 <input id="advance-by" value={state.advance_text.clone()} oninput={on_input} size="9"
+                    aria-invalid={advance_error.is_some().then_some("true")}
+                    aria-describedby={advance_error.is_some().then_some("advance-error")}
                     title="A duration in Flink's syntax: 300 ms, 5 min, 1 h, 1 d" />
                 <button id="advance" type="submit">{ "go" }</button>
+                if let Some(e) = &advance_error {
+                    <span class="field-error error" id={if submitted.is_some() { "step-error" } else { "advance-error" }}
+                        role="alert">{ e }</span>
+                }
             </form>
-            <button id="play" onclick={on_play} disabled={!can_play}>{ if state.playing { "❚❚ Pause" } else { "▷ Play" } }</button>
-            <button id="reset" onclick={dispatch.reform(|_| Action::Reset)}>{ "⟲ Reset" }</button>
+            <span class="group">
+                <button id="play" onclick={dispatch.reform(|_| Action::TogglePlay)} disabled={!can_play}
+                    aria-keyshortcuts="Space" aria-pressed={state.playing.to_string()}
+                    title={format!("Step by itself at {} (space)", speed.rate())}>
+                    { if state.playing { "❚❚ Pause" } else { "▷ Play" } }
+                </button>
+                <label class="speed" title="Play's speed">
+                    <span class="visually-hidden">{ "speed" }</span>
+                    <select id="speed" onchange={on_speed} aria-label="Play speed">
+                        { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
+                            <option value={i.to_string()} selected={i == state.drive.speed}>{ format!("{} ({})", s.label, s.rate()) }</option>
+                        }) }
+                    </select>
+                </label>
+            </span>
+            <button id="reset" onclick={dispatch.reform(|_| Action::Reset)} title="Start over (forgets the recorded run)">{ "⟲ Reset" }</button>
+            <button id="keys-help" onclick={dispatch.reform(|_| Action::ToggleKeys)} aria-keyshortcuts="?"
+                aria-expanded={state.drive.show_keys.to_string()} title="Keyboard keys (?)">{ "⌨ keys" }</button>
         </div>
     }
 }

@@ -30,13 +30,21 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     // An error in no field the table shows goes above it.
     let shown =
         |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
-    let width = names.len() + 4;
+    let width = names.len() + 5;
     html! {
         <div class="input-table">
             if let Some(e) = error.filter(|e| !shown(&e.path)) {
                 <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
             }
             { settings(table, state, dispatch) }
+            // Said here too: the skip button that was clicked is in this table, the note above
+            // the timeline may be scrolled out of view.
+            if let Some(s) = &state.drive.skipped {
+                <p class="skipped" id="skipped-here" role="status">
+                    <span>{ format!("Step {} ({}) is left out of this run. ", s.step + 1, s.what) }</span>
+                    <button onclick={dispatch.reform(|_| Action::UndoSkip)}>{ "↺ bring it back" }</button>
+                </p>
+            }
             <div class="table-scroll">
             <table id="input-table" class="state" aria-label="Scenario steps">
                 <thead><tr>
@@ -44,6 +52,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     <th scope="col">{ "at" }</th>
                     <th scope="col">{ "kind" }</th>
                     { for names.iter().map(|n| html! { <th scope="col">{ n }</th> }) }
+                    <th scope="col"><span class="visually-hidden">{ "skip and replay" }</span></th>
                     <th scope="col"><span class="visually-hidden">{ "delete" }</span></th>
                 </tr></thead>
                 <tbody>
@@ -56,6 +65,13 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                                 <tr class={class} data-step={i.to_string()}>
                                     <td class="index">{ i + 1 }</td>
                                     { step_cells(i, step, names.len(), error_path, dispatch) }
+                                    <td>
+                                        if step.get("row").is_some() {
+                                            <button class="skip" aria-label={format!("skip step {} and replay", i + 1)}
+                                                title="Replay the run without this input (the same actions otherwise); the note above the timeline brings it back"
+                                                onclick={dispatch.reform(move |_| Action::SkipStep(i as u64))}>{ "skip" }</button>
+                                        }
+                                    </td>
                                     <td><button class="delete" aria-label={format!("delete step {}", i + 1)}
                                         onclick={dispatch.reform(move |_| Action::DeleteStep(i))}>{ "✕" }</button></td>
                                 </tr>

@@ -96,7 +96,7 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> 
     });
     html! {
         <tr class={if expired { "expired" } else { "" }}>
-            <td class="key">{ &k.key }</td>
+            <td class={if k.row.0.is_empty() { "key global" } else { "key" }}>{ &k.key }</td>
             { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, tf)) }
             if ttl_column { <td class="ttl">{ ttl.unwrap_or_else(|| "—".into()) }</td> }
         </tr>

@@ -1,229 +1,447 @@
-//! The SVG timeline: one lane per (operator, key) with accesses, the `[now + min, now + max]`
-//! window of the last access, cleanup timers (live, deleted, fired), clears, and state TTL.
-//! The lanes come from the engine ([`crate::engine::timeline`]); this file only scales them.
+//! The timeline: a processing-time axis over the whole run that zooms and pans (buttons, Ctrl +
+//! wheel, dragging, keys), labelled in the scenario's time format with labels measured and placed
+//! so that none overlaps another; the scenario's inputs, which can be dragged to another time (the
+//! edited scenario is re-run at once, through the engine); the current time as a cursor; and one
+//! lane per operator × key ([`super::timeline_lanes`]), filtered by a search box and virtualised
+//! (only the lanes scrolled into view are drawn). The lanes, the run's domain and the inputs come
+//! from the engine ([`crate::engine::timeline`]); the axis arithmetic too
+//! ([`crate::engine::time_axis`]). Drawn at the pixel width of the page, never scaled down.
 
-use crate::engine::scenario::Retention;
-use crate::engine::time::{Millis, TimeFormat};
-use crate::engine::timeline::{timeline, ClearMark, Lane, TimerMark, TimerStatus};
-use crate::engine::Simulation;
+use super::measure::text_width;
+use super::timeline_lanes::{lane_view, mark_label, Layout};
+use crate::engine::time::Millis;
+use crate::engine::time_axis::{place_labels, snap, snap_step, tick_step, ticks, Scale, Viewport};
+use crate::engine::timeline::{timeline_filtered, InputMark};
+use crate::ui::state::{Action, SimHandle};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-const WIDTH: f64 = 1000.0;
-const LABEL_W: f64 = 175.0;
-const LANE_H: f64 = 46.0;
-const AXIS_H: f64 = 26.0;
+/// The axis: tick labels, the current time's label, the inputs.
+const AXIS_H: f64 = 54.0;
+/// The most the lanes take before they scroll (as `.timeline .scroll` in `www/style.css`).
+const SCROLL_H: f64 = 330.0;
+/// The least room between two ticks, px.
+const TICK_SPACING: f64 = 110.0;
 
-struct Scale {
-    from: Millis,
-    to: Millis,
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub sim: SimHandle,
+    /// The page state's version: the simulation changes in place.
+    pub version: u64,
+    pub dispatch: Callback<Action>,
 }
 
-impl Scale {
-    fn x(&self, t: Millis) -> f64 {
-        let span = (self.to - self.from).max(1) as f64;
-        LABEL_W + 10.0 + (t - self.from) as f64 / span * (WIDTH - LABEL_W - 30.0)
+/// A drag in progress: an input being moved (the view is frozen meanwhile, so the axis does not
+/// move under the pointer), or the view being panned.
+#[derive(Clone, Copy)]
+enum Drag {
+    Input { step: usize, at: Millis, moved: bool, view: Viewport },
+    Pan { start_x: f64, view: Viewport, ms_per_px: f64 },
+}
+
+/// What the last render drew, for the listeners (wheel, pointer) that outlive it.
+#[derive(Clone, Copy)]
+struct Drawn {
+    scale: Scale,
+    domain: Viewport,
+    view: Viewport,
+    step: Millis,
+}
+
+#[component]
+pub fn Timeline(props: &Props) -> Html {
+    let root = use_node_ref();
+    let axis_ref = use_node_ref();
+    let lanes_ref = use_node_ref();
+    let width = use_state_eq(|| 1000.0f64);
+    let view = use_state_eq(|| None::<Viewport>);
+    let follow = use_state_eq(|| true);
+    let filter = use_state_eq(String::new);
+    let scroll_top = use_state_eq(|| 0.0f64);
+    let drag = use_mut_ref(|| None::<Drag>);
+    let drawn = use_mut_ref(|| None::<Drawn>);
+    use_width(&root, &width);
+    use_wheel_zoom(&lanes_ref, &drawn, &view, &follow);
+    let sim = props.sim.get();
+    {
+        // A new scenario opens fitted (or following now); an edit of the same one keeps the zoom.
+        let (view, follow) = (view.clone(), follow.clone());
+        use_effect_with(sim.scenario().name.clone(), move |_| {
+            view.set(None);
+            follow.set(true);
+        });
     }
-}
-
-/// A short label for a time on the axis: the date-time without the year, or `11 ms`.
-fn short(tf: TimeFormat, t: Millis) -> String {
-    let full = tf.format(t);
-    let dated = full.len() > 5 && full.as_bytes()[4] == b'-';
-    match tf {
-        TimeFormat::DateTime if dated => full[5..].to_string(),
-        _ => full,
-    }
-}
-
-/// `text` cut to `max` characters with an ellipsis, for labels in a fixed width.
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        format!("{}…", text.chars().take(max - 1).collect::<String>())
-    }
-}
-
-/// Axis ticks at round multiples (1 ms … 7 d) of the epoch, at most about six of them.
-fn nice_ticks(from: Millis, to: Millis) -> Vec<Millis> {
-    const STEPS: &[Millis] = &[
-        1,
-        2,
-        5,
-        10,
-        20,
-        50,
-        100,
-        200,
-        500,
-        1_000,
-        2_000,
-        5_000,
-        10_000,
-        30_000,
-        60_000,
-        300_000,
-        900_000,
-        1_800_000,
-        3_600_000,
-        10_800_000,
-        21_600_000,
-        43_200_000,
-        86_400_000,
-        172_800_000,
-        604_800_000,
-    ];
-    let span = (to - from).max(1);
-    let step = STEPS.iter().copied().find(|s| span / s <= 5).unwrap_or(span).max(1);
-    let first = from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
-    (0..8).map(|i| first.saturating_add(i * step)).take_while(|&t| t <= to).collect()
-}
-
-pub fn view(sim: &Simulation) -> Html {
-    let tl = timeline(sim);
+    let tl = timeline_filtered(&sim, &filter);
     let tf = sim.time_format();
-    // Leave room after the last mark for its label.
-    let pad = ((tl.to_ms - tl.from_ms) / 12).max(1);
-    let scale = Scale { from: tl.from_ms, to: tl.to_ms + pad };
-    let height = AXIS_H + LANE_H * tl.lanes.len().max(1) as f64 + 8.0;
-    let ticks = nice_ticks(tl.from_ms, tl.to_ms);
+    // The SVGs' borders are outside their width.
+    let w = (*width - 2.0).max(300.0);
+    let layout = Layout::for_width(w);
+    // A little room after the last mark, ending on a round time (the range reads `– 11-24 06:00`).
+    let pad = ((tl.to_ms - tl.from_ms) / 25).max(1);
+    let round = snap_step(pad.saturating_mul(5));
+    let domain = Viewport { from: tl.from_ms, to: (tl.to_ms + pad + round - 1).div_euclid(round) * round };
+    let default_view = tl.follow_ms.map_or(domain, |fw| Viewport { from: domain.from, to: domain.from + fw });
+    let mut v = view.unwrap_or(default_view).inside(domain);
+    if *follow {
+        v = v.follow(tl.now_ms, domain);
+    }
+    if let Some(Drag::Input { view, .. }) = *drag.borrow() {
+        v = view;
+    }
+    // Room on the right for the lanes' scrollbar and the last label.
+    let scale = Scale { from: v.from, to: v.to, left: layout.label_w + 12.0, right: w - 22.0 };
+    let step = tick_step(tf, &scale, TICK_SPACING);
+    *drawn.borrow_mut() = Some(Drawn { scale, domain, view: v, step });
+    let axis = ticks(tf, &scale, step, 12.0, &|s| text_width(s, 11));
     let now_x = scale.x(tl.now_ms);
-    let timers = matches!(sim.scenario().retention, Retention::IdleState(r) if r.state_cleaning_enabled());
-    let ttl = sim.scenario().has_state_ttl();
-    html! {
-        <section class="timeline">
-            <h2>{ "Timeline" }<span class="legend">
-                <span class="lg access">{ "● access" }</span>
-                if timers {
-                    <span class="lg window">{ "▭ [last access + min, + max]" }</span>
-                    <span class="lg live">{ "▼ cleanup timer" }</span>
-                    <span class="lg deleted">{ "✕ deleted" }</span>
-                    <span class="lg fired">{ "✸ fired" }</span>
-                }
-                if ttl {
-                    <span class="lg ttl">{ "▬ state TTL (grey: expired, still stored)" }</span>
-                }
-                <span class="lg upcoming">{ "▿ upcoming input" }</span>
-                <span class="lg now">{ "│ now" }</span>
-            </span></h2>
-            <div class="scroll">
-            <svg id="timeline" viewBox={format!("0 0 {WIDTH} {height}")} width="100%" preserveAspectRatio="xMinYMin meet">
-                { for ticks.iter().map(|&t| { let x = scale.x(t); html! {
-                    <g class="tick">
-                        <line x1={x.to_string()} x2={x.to_string()} y1="18" y2={height.to_string()} />
-                        <text x={x.to_string()} y="12" text-anchor="middle">{ short(tf, t) }</text>
-                    </g>
-                }}) }
-                { for tl.lanes.iter().enumerate().map(|(i, lane)| lane_view(lane, i, &scale, tf)) }
-                if tl.lanes.is_empty() {
-                    <text class="empty" x={(LABEL_W + 10.0).to_string()} y={(AXIS_H + 26.0).to_string()}>
-                        { "No keyed state yet: press Step." }
-                    </text>
-                }
-                { for tl.upcoming_inputs_ms.iter().map(|&t| { let x = scale.x(t); html! {
-                    <g class="upcoming">
-                        <text x={x.to_string()} y="24" text-anchor="middle">{ "▿" }</text>
-                        <title>{ format!("upcoming input at {}", tf.format(t)) }</title>
-                    </g>
-                }}) }
-                <g class="now">
-                    <line x1={now_x.to_string()} x2={now_x.to_string()} y1="16" y2={height.to_string()} />
-                    <title>{ format!("now = {}", tf.format(tl.now_ms)) }</title>
-                </g>
-            </svg>
-            </div>
-            if tl.hidden_lanes > 0 {
-                <p class="hint" id="hidden-lanes">{ format!("{} more keys touched earlier are not drawn (the {} most recently touched are)", tl.hidden_lanes, tl.lanes.len()) }</p>
+    let now_shown = now_x >= scale.left - 0.5 && now_x <= scale.right + 0.5;
+    let now_label = format!("now {}", mark_label(tf, tl.now_ms));
+    let now_left = place_labels(&[(now_x, text_width(&now_label, 11))], 0.0, scale.left, scale.right)[0];
+
+    let dispatch = props.dispatch.clone();
+    let following = *follow;
+    let set_view = {
+        let (view, follow) = (view.clone(), follow.clone());
+        move |next: Option<Viewport>, keep_following: bool| {
+            view.set(next);
+            follow.set(keep_following);
+        }
+    };
+    let zoom_by = {
+        let set_view = set_view.clone();
+        let now = tl.now_ms;
+        move |factor: f64| {
+            let anchor = if now >= v.from && now <= v.to { now } else { v.from + v.width() / 2 };
+            let next = v.zoom(factor, anchor, domain);
+            set_view(Some(next), following && now >= next.from && now <= next.to);
+        }
+    };
+    let pan_by = {
+        let set_view = set_view.clone();
+        move |share: f64| set_view(Some(v.pan((v.width() as f64 * share) as Millis, domain)), false)
+    };
+    let on_plot_key = {
+        let (zoom_by, pan_by, set_view) = (zoom_by.clone(), pan_by.clone(), set_view.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            match e.key().as_str() {
+                "+" | "=" => zoom_by(0.5),
+                "-" | "_" => zoom_by(2.0),
+                "0" => set_view(None, true),
+                "ArrowLeft" => pan_by(-0.25),
+                "ArrowRight" => pan_by(0.25),
+                _ => return,
             }
+            e.prevent_default();
+        })
+    };
+    let lanes_h = layout.lane_h * tl.lanes.len().max(1) as f64 + 8.0;
+    let first = ((*scroll_top / layout.lane_h).floor() as usize).saturating_sub(2);
+    let last = (((*scroll_top + SCROLL_H) / layout.lane_h).ceil() as usize + 2).min(tl.lanes.len());
+    let on_scroll = {
+        let scroll_top = scroll_top.clone();
+        Callback::from(move |e: Event| {
+            scroll_top.set(f64::from(e.target_unchecked_into::<web_sys::Element>().scroll_top()))
+        })
+    };
+    let on_filter = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| filter.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value()))
+    };
+    let pointer = pointer_handlers(&drag, &drawn, &dispatch, &set_view, [axis_ref.clone(), lanes_ref.clone()]);
+    let zoom_in = zoom_by.clone();
+    let zoom_out = zoom_by;
+    let (pan_left, pan_right) = (pan_by.clone(), pan_by);
+    let (fit, toggle_follow) = (set_view.clone(), set_view);
+    let timers_legend = sim.scenario().operators.iter().enumerate().any(|(i, _)| {
+        matches!(sim.scenario().operator_retention(i), crate::engine::scenario::Retention::IdleState(r) if r.state_cleaning_enabled())
+    });
+    html! {
+        <section class="timeline" id="timeline" ref={root} aria-label="Timeline">
+            <div class="tl-head">
+                <h2>{ "Timeline" }</h2>
+                <ul class="legend" aria-label="Legend">
+                    <li class="lg access">{ "● access" }</li>
+                    if timers_legend {
+                        <li class="lg window">{ "▭ [last access + min, + max]" }</li>
+                        <li class="lg live">{ "▼ cleanup timer" }</li>
+                        <li class="lg deleted">{ "✕ deleted" }</li>
+                        <li class="lg fired">{ "✸ fired" }</li>
+                    }
+                    if sim.scenario().has_state_ttl() {
+                        <li class="lg ttl">{ "▬ state TTL (grey: expired, still stored)" }</li>
+                    }
+                    if !tl.inputs.is_empty() {
+                        <li class="lg input">{ "▾ input (drag to move)" }</li>
+                        <li class="lg upcoming">{ "▿ upcoming input" }</li>
+                    }
+                    <li class="lg now">{ "│ now" }</li>
+                </ul>
+            </div>
+            <div class="tl-tools" role="toolbar" aria-label="Timeline view">
+                <button id="tl-zoom-out" onclick={Callback::from(move |_| zoom_out(2.0))} aria-label="Zoom out" title="Zoom out (−)">{ "−" }</button>
+                <button id="tl-zoom-in" onclick={Callback::from(move |_| zoom_in(0.5))} aria-label="Zoom in" title="Zoom in (+; Ctrl + wheel)">{ "+" }</button>
+                <button id="tl-fit" onclick={Callback::from(move |_| fit(None, true))} title="Show the whole run (0)">{ "fit" }</button>
+                <button id="tl-pan-left" onclick={Callback::from(move |_| pan_left(-0.25))} aria-label="Pan left" title="Earlier (drag the lanes, or ←)">{ "◀" }</button>
+                <button id="tl-pan-right" onclick={Callback::from(move |_| pan_right(0.25))} aria-label="Pan right" title="Later (→)">{ "▶" }</button>
+                <button id="tl-follow" aria-pressed={following.to_string()} onclick={Callback::from(move |_| toggle_follow(Some(v), !following))}
+                    title="Turn the page when the current time leaves the view">{ "follow now" }</button>
+                <span id="tl-range" class="hint">{ format!("{} – {}", mark_label(tf, v.from), mark_label(tf, v.to)) }</span>
+                <label class="tl-filter">
+                    <span class="visually-hidden">{ "filter lanes by operator or key" }</span>
+                    <input id="tl-filter" type="search" placeholder="filter keys" value={(*filter).clone()} oninput={on_filter} size="12"
+                        aria-label="filter lanes by operator or key" />
+                </label>
+            </div>
+            <svg id="tl-axis" class="axis" ref={axis_ref} width={w.to_string()} height={AXIS_H.to_string()} role="img"
+                aria-label={format!("time axis from {} to {}", tf.format(v.from), tf.format(v.to))}
+                onpointermove={pointer.on_move.clone()} onpointerup={pointer.on_up.clone()} onpointercancel={pointer.on_up.clone()}>
+                { for axis.iter().map(|t| html! {
+                    <g class="tick">
+                        <line x1={format!("{:.1}", t.x)} x2={format!("{:.1}", t.x)} y1="17" y2={AXIS_H.to_string()} />
+                        if let Some(left) = t.label_left {
+                            <text x={format!("{left:.1}")} y="13">{ &t.label }</text>
+                        }
+                    </g>
+                }) }
+                if now_shown {
+                    <g class="now">
+                        <line x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")} y1="17" y2={AXIS_H.to_string()} />
+                        if let Some(left) = now_left {
+                            <text id="tl-now" x={format!("{left:.1}")} y="29">{ &now_label }</text>
+                        }
+                    </g>
+                }
+                { for tl.inputs.iter().filter(|m| m.runnable).map(|m| input_view(m, &scale, tf, &pointer, &dispatch, step)) }
+            </svg>
+            <div class="scroll" onscroll={on_scroll}>
+                <svg id="tl-lanes" class="lanes timeline-keys" ref={lanes_ref} width={w.to_string()} height={lanes_h.to_string()}
+                    tabindex="0" role="list" aria-label="Lanes: one per operator and key (+ − 0 zoom, ← → pan)"
+                    onkeydown={on_plot_key} onpointerdown={pointer.on_pan_start.clone()}
+                    onpointermove={pointer.on_move.clone()} onpointerup={pointer.on_up.clone()} onpointercancel={pointer.on_up}>
+                    <defs><clipPath id="tl-plot"><rect x={(scale.left - 8.0).to_string()} y="0"
+                        width={(scale.right - scale.left + 16.0).to_string()} height={lanes_h.to_string()} /></clipPath></defs>
+                    { for axis.iter().map(|t| html! {
+                        <line class="grid" x1={format!("{:.1}", t.x)} x2={format!("{:.1}", t.x)} y1="0" y2={lanes_h.to_string()} />
+                    }) }
+                    { for tl.lanes.iter().enumerate().skip(first).take(last.saturating_sub(first)).map(|(i, lane)| {
+                        lane_view(lane, layout.lane_h * i as f64, layout, &scale, tf)
+                    }) }
+                    if tl.lanes.is_empty() {
+                        <text class="empty" x={scale.left.to_string()} y="26">
+                            { if filter.trim().is_empty() { "No keyed state yet: press Step." } else { "No lane matches the filter." } }
+                        </text>
+                    }
+                    if now_shown {
+                        <line class="now-line" x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")} y1="0" y2={lanes_h.to_string()} />
+                    }
+                </svg>
+            </div>
+            <p class="hint" id="lanes-note">
+                { format!("{} lane{}", tl.lanes.len(), if tl.lanes.len() == 1 { "" } else { "s" }) }
+                if tl.filtered_out > 0 { { format!(", {} not matching the filter", tl.filtered_out) } }
+                if tl.hidden_lanes > 0 {
+                    <span id="hidden-lanes">{ format!("; {} more keys touched earlier are not drawn (the {} most recently touched are; filter to find one)", tl.hidden_lanes, tl.lanes.len()) }</span>
+                }
+                { ". Lanes come from the last actions the page keeps; older history is replayed by the engine when you go back." }
+            </p>
         </section>
     }
 }
 
-fn lane_view(lane: &Lane, i: usize, scale: &Scale, tf: TimeFormat) -> Html {
-    let y = AXIS_H + LANE_H * i as f64;
-    let mid = y + 18.0;
-    let class = if lane.changed_last { "lane changed" } else { "lane" };
+/// One of the scenario's inputs on the axis: drag it (or focus it and press ← →) to move it.
+fn input_view(
+    m: &InputMark,
+    scale: &Scale,
+    tf: crate::engine::time::TimeFormat,
+    pointer: &Pointer,
+    dispatch: &Callback<Action>,
+    step: Millis,
+) -> Html {
+    let x = scale.x(m.at_ms);
+    if x < scale.left - 0.5 || x > scale.right + 0.5 {
+        return html! {};
+    }
+    let (class, glyph, state) =
+        if m.done { ("input done", "▾", "done") } else { ("input upcoming", "▿", "upcoming") };
+    let index = m.step as usize;
+    let at = m.at_ms;
+    let on_down = pointer.on_input_start.reform(move |e: PointerEvent| (e, index, at));
+    let nudge = snap_step(step);
+    let dispatch = dispatch.clone();
+    let on_key = Callback::from(move |e: KeyboardEvent| {
+        let by = match e.key().as_str() {
+            "ArrowLeft" => -nudge,
+            "ArrowRight" => nudge,
+            _ => return,
+        };
+        e.prevent_default();
+        dispatch.emit(Action::MoveInput { step: index, at_ms: snap(at + by, nudge), done: true });
+    });
+    let label = format!(
+        "input step {}, {} at {} ({state}): drag it, or press ← → to move it",
+        m.step + 1,
+        m.row,
+        tf.format(m.at_ms)
+    );
     html! {
-        <g class={class} data-op={lane.op.clone()} data-key={lane.key.clone()}>
-            <rect class="lane-bg" x="0" y={y.to_string()} width={WIDTH.to_string()} height={(LANE_H - 4.0).to_string()} />
-            <text class="lane-label" x="6" y={(mid + 4.0).to_string()}>
-                <tspan class="op">{ format!("{} ", clip(&lane.op, 16)) }</tspan>
-                <tspan class="key">{ clip(&lane.key, 10) }</tspan>
-                <title>{ format!("operator {}, key {}", lane.op, lane.key) }</title>
-            </text>
-            if let Some((lo, hi)) = lane.window {
-                <rect class="window" x={scale.x(lo).to_string()} y={(mid - 9.0).to_string()}
-                      width={(scale.x(hi) - scale.x(lo)).max(1.0).to_string()} height="18">
-                    <title>{ format!("last access + min = {}, last access + max = {}", tf.format(lo), tf.format(hi)) }</title>
-                </rect>
-            }
-            if let Some(ttl) = lane.ttl {
-                <rect class={if ttl.expired { "ttl expired" } else { "ttl" }} x={scale.x(ttl.last_access_ms).to_string()}
-                      y={(mid + 8.0).to_string()} width={(scale.x(ttl.expires_at_ms) - scale.x(ttl.last_access_ms)).max(1.0).to_string()} height="5">
-                    <title>{ format!("state TTL: last write {} + ttl = {}{}", tf.format(ttl.last_access_ms), tf.format(ttl.expires_at_ms),
-                        if ttl.expired { " — expired, still stored, invisible to reads" } else { "" }) }</title>
-                </rect>
-            }
-            { for lane.accesses.iter().map(|&t| html! {
-                <circle class="access" cx={scale.x(t).to_string()} cy={mid.to_string()} r="4">
-                    <title>{ format!("record processed at {}", tf.format(t)) }</title>
-                </circle>
-            }) }
-            { for lane.cleared.iter().map(|&mark| {
-                let (at, label, what) = match mark {
-                    ClearMark::CleanedUp { at_ms } => (at_ms, "cleaned up", "cleanup timer cleared the state (nothing emitted)"),
-                    ClearMark::CountZero { at_ms } => (at_ms, "count 0", "the record count reached 0: the operator emitted the delete"),
-                    ClearMark::Expired { at_ms } => (at_ms, "expired", "state TTL expired (removed when read later; nothing emitted)"),
-                };
-                html! {
-                    <text class="cleared" x={scale.x(at).to_string()} y={(mid - 11.0).to_string()} text-anchor="middle">
-                        { label }<title>{ format!("{what}, at {}", tf.format(at)) }</title>
-                    </text>
-                }
-            }) }
-            { for lane.timers.iter().zip(labelled(&lane.timers, scale, tf)).map(|(t, label)| timer_view(t, label, mid, scale, tf)) }
+        <g class={classes!(class, "timeline-keys")} key={m.step.to_string()} data-step={m.step.to_string()} data-at={tf.format(m.at_ms)}
+            tabindex="0" role="slider" aria-label={label.clone()} aria-valuetext={tf.format(m.at_ms)}
+            onpointerdown={on_down} onkeydown={on_key}>
+            <rect class="hit" x={format!("{:.1}", x - 9.0)} y="32" width="18" height="22" />
+            <text x={format!("{x:.1}")} y="49" text-anchor="middle">{ glyph }</text>
+            <title>{ label }</title>
         </g>
     }
 }
 
-/// Width of a character of a timer's time label (10 px), in the SVG's units.
-const LABEL_CHAR_W: f64 = 6.0;
-
-/// Which timers of a lane get their time label: one that would overlap a label already placed is
-/// left out (its glyph stays, its time is in its tooltip). Live and fired timers are placed
-/// before deleted ones, each in time order.
-fn labelled(timers: &[TimerMark], scale: &Scale, tf: TimeFormat) -> Vec<bool> {
-    let mut order: Vec<usize> = (0..timers.len()).collect();
-    order.sort_by_key(|&i| matches!(timers[i].status, TimerStatus::Deleted { .. }));
-    let mut placed: Vec<(f64, f64)> = Vec::new();
-    let mut shown = vec![false; timers.len()];
-    for i in order {
-        let x = scale.x(timers[i].timestamp_ms);
-        let half = short(tf, timers[i].timestamp_ms).chars().count() as f64 * LABEL_CHAR_W / 2.0 + 2.0;
-        if placed.iter().all(|&(lo, hi)| x + half <= lo || x - half >= hi) {
-            placed.push((x - half, x + half));
-            shown[i] = true;
-        }
-    }
-    shown
+/// The pointer handlers of the axis (moving inputs) and the lanes (panning).
+struct Pointer {
+    on_input_start: Callback<(PointerEvent, usize, Millis)>,
+    on_pan_start: Callback<PointerEvent>,
+    on_move: Callback<PointerEvent>,
+    on_up: Callback<PointerEvent>,
 }
 
-fn timer_view(t: &TimerMark, label: bool, mid: f64, scale: &Scale, tf: TimeFormat) -> Html {
-    let x = scale.x(t.timestamp_ms);
-    let (class, glyph, what) = match t.status {
-        TimerStatus::Live => ("timer live", "▼", "live".to_string()),
-        TimerStatus::Deleted { at_ms } => ("timer deleted", "✕", format!("deleted at {}", tf.format(at_ms))),
-        TimerStatus::Fired => ("timer fired", "✸", "fired: state cleared".to_string()),
+/// `x` of a pointer event relative to the element `of` (Yew delegates events, so the event's
+/// current target is not the element its handler is on).
+fn local_x(e: &PointerEvent, of: &NodeRef) -> f64 {
+    let left = of.cast::<web_sys::Element>().map_or(0.0, |el| el.get_bounding_client_rect().left());
+    f64::from(e.client_x()) - left
+}
+
+/// Sends the pointer's later events to `to` until it is released.
+fn capture(e: &PointerEvent, to: &NodeRef) {
+    if let Some(el) = to.cast::<web_sys::Element>() {
+        // A synthetic or already-ended pointer cannot be captured; the drag works without.
+        let _ = el.set_pointer_capture(e.pointer_id());
+    }
+}
+
+fn pointer_handlers(
+    drag: &Rc<RefCell<Option<Drag>>>,
+    drawn: &Rc<RefCell<Option<Drawn>>>,
+    dispatch: &Callback<Action>,
+    set_view: &(impl Fn(Option<Viewport>, bool) + Clone + 'static),
+    [axis, lanes]: [NodeRef; 2],
+) -> Pointer {
+    let on_input_start = {
+        let (drag, drawn, axis) = (drag.clone(), drawn.clone(), axis.clone());
+        Callback::from(move |(e, step, at): (PointerEvent, usize, Millis)| {
+            e.prevent_default();
+            let Some(d) = *drawn.borrow() else { return };
+            // Captured by the axis (the input's own element is redrawn at every move).
+            capture(&e, &axis);
+            *drag.borrow_mut() = Some(Drag::Input { step, at, moved: false, view: d.view });
+        })
     };
-    let class = if t.changed_last { format!("{class} changed") } else { class.to_string() };
-    html! {
-        <g class={class} data-timer={tf.format(t.timestamp_ms)}>
-            <text x={x.to_string()} y={(mid + 5.0).to_string()} text-anchor="middle" class="glyph">{ glyph }</text>
-            if label {
-                <text x={x.to_string()} y={(mid + 19.0).to_string()} text-anchor="middle" class="tlabel">{ short(tf, t.timestamp_ms) }</text>
+    let on_pan_start = {
+        let (drag, drawn, lanes) = (drag.clone(), drawn.clone(), lanes.clone());
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
             }
-            <title>{ format!("cleanup timer {} ({}): {what}", tf.format(t.timestamp_ms),
-                t.registered_at_ms.map_or("registered before the actions kept".to_string(), |r| format!("registered at {}", tf.format(r)))) }</title>
-        </g>
+            let Some(d) = *drawn.borrow() else { return };
+            capture(&e, &lanes);
+            *drag.borrow_mut() =
+                Some(Drag::Pan { start_x: local_x(&e, &lanes), view: d.view, ms_per_px: d.scale.ms_per_px() });
+        })
+    };
+    let on_move = {
+        let (drag, drawn, dispatch, set_view) = (drag.clone(), drawn.clone(), dispatch.clone(), set_view.clone());
+        Callback::from(move |e: PointerEvent| {
+            let Some(d) = *drawn.borrow() else { return };
+            let current = *drag.borrow();
+            match current {
+                Some(Drag::Input { step, at, view, .. }) => {
+                    let scale = Scale { from: view.from, to: view.to, ..d.scale };
+                    let t = snap(scale.t(local_x(&e, &axis)), snap_step(d.step)).clamp(d.domain.from, d.domain.to);
+                    if t != at {
+                        *drag.borrow_mut() = Some(Drag::Input { step, at: t, moved: true, view });
+                        dispatch.emit(Action::MoveInput { step, at_ms: t, done: false });
+                    }
+                }
+                Some(Drag::Pan { start_x, view, ms_per_px }) => {
+                    let by = ((start_x - local_x(&e, &lanes)) * ms_per_px) as Millis;
+                    if by != 0 {
+                        set_view(Some(view.pan(by, d.domain)), false);
+                    }
+                }
+                None => {}
+            }
+        })
+    };
+    let on_up = {
+        let (drag, dispatch) = (drag.clone(), dispatch.clone());
+        Callback::from(move |_: PointerEvent| {
+            let ended = drag.borrow_mut().take();
+            if let Some(Drag::Input { step, at, moved: true, .. }) = ended {
+                dispatch.emit(Action::MoveInput { step, at_ms: at, done: true });
+            }
+        })
+    };
+    Pointer { on_input_start, on_pan_start, on_move, on_up }
+}
+
+/// Keeps `width` at the element's width: measured after each render and when the window resizes.
+#[hook]
+fn use_width(root: &NodeRef, width: &UseStateHandle<f64>) {
+    {
+        let (root, width) = (root.clone(), width.clone());
+        use_effect(move || {
+            if let Some(el) = root.cast::<web_sys::Element>() {
+                let w = f64::from(el.client_width());
+                if w > 0.0 {
+                    width.set(w);
+                }
+            }
+        });
     }
+    let (root, width) = (root.clone(), width.clone());
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().map(|window| {
+            gloo_events::EventListener::new(&window, "resize", move |_| {
+                if let Some(el) = root.cast::<web_sys::Element>() {
+                    width.set(f64::from(el.client_width()));
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// Ctrl (or ⌘) + wheel over the lanes zooms around the pointer; a sideways wheel (or Shift +
+/// wheel) pans. A plain wheel scrolls the page and the lanes as usual. Registered by hand, not
+/// passive, so the browser's own zoom is kept out.
+#[hook]
+fn use_wheel_zoom(
+    lanes: &NodeRef,
+    drawn: &Rc<RefCell<Option<Drawn>>>,
+    view: &UseStateHandle<Option<Viewport>>,
+    follow: &UseStateHandle<bool>,
+) {
+    let (lanes, drawn, view, follow) = (lanes.clone(), drawn.clone(), view.clone(), follow.clone());
+    use_effect_with((), move |_| {
+        let listener = lanes.cast::<web_sys::Element>().map(|el| {
+            let options = gloo_events::EventListenerOptions::enable_prevent_default();
+            gloo_events::EventListener::new_with_options(&el, "wheel", options, move |e| {
+                let (Some(e), Some(d)) = (e.dyn_ref::<web_sys::WheelEvent>(), *drawn.borrow()) else { return };
+                let sideways = e.shift_key() || e.delta_x().abs() > e.delta_y().abs();
+                if e.ctrl_key() || e.meta_key() {
+                    e.prevent_default();
+                    let rect = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+                    let x = f64::from(e.client_x()) - rect.map_or(0.0, |r| r.get_bounding_client_rect().left());
+                    let factor = if e.delta_y() < 0.0 { 0.8 } else { 1.25 };
+                    view.set(Some(d.view.zoom(factor, d.scale.t(x), d.domain)));
+                } else if sideways {
+                    e.prevent_default();
+                    let delta = if e.shift_key() && e.delta_x() == 0.0 { e.delta_y() } else { e.delta_x() };
+                    view.set(Some(d.view.pan((delta * d.scale.ms_per_px()) as Millis, d.domain)));
+                    follow.set(false);
+                }
+            })
+        });
+        move || drop(listener)
+    });
 }

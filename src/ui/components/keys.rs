@@ -1,0 +1,89 @@
+//! The keyboard: space plays / pauses, → steps, ← steps back, `n` advances to the next timer, `?`
+//! shows the keys (Escape hides them). One `keydown` listener on the document, idle until a key
+//! is pressed; keys typed into a field, a list or the scrubber (whose own arrows move it) are
+//! theirs, and so are keys with Ctrl, Alt or Meta.
+
+use crate::ui::state::{Action, AppState};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The keys and what they do, as the help lists them.
+pub const KEYS: &[(&str, &str)] = &[
+    ("Space", "play / pause"),
+    ("→", "step"),
+    ("←", "step back (exactly: checkpoint + replay)"),
+    ("n", "advance to the next timer"),
+    ("?", "show / hide these keys"),
+    ("Esc", "hide these keys"),
+    ("+ / − / 0", "on the timeline: zoom in / out / fit; ← → pan it, or move a focused input"),
+];
+
+/// The action a key stands for, or `None` when the key is not the page's (or belongs to the
+/// element it was typed in).
+pub fn action_for(key: &str, target_takes_keys: bool) -> Option<Action> {
+    if target_takes_keys {
+        return None;
+    }
+    match key {
+        " " | "Spacebar" => Some(Action::TogglePlay),
+        "ArrowRight" => Some(Action::Step),
+        "ArrowLeft" => Some(Action::StepBack),
+        "n" | "N" => Some(Action::NextTimer),
+        "?" => Some(Action::ToggleKeys),
+        "Escape" => Some(Action::CloseKeys),
+        _ => None,
+    }
+}
+
+/// Whether the element `key` went to uses it itself: a text field, a list, the scrubber or an
+/// editable area takes every key; the timeline's lanes and inputs take the arrows (they pan the
+/// view and move an input).
+fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let tag = el.tag_name().to_ascii_lowercase();
+    let arrow = key.starts_with("Arrow");
+    matches!(tag.as_str(), "input" | "textarea" | "select")
+        || el.closest("[contenteditable]").ok().flatten().is_some()
+        || arrow && el.closest(".timeline-keys").ok().flatten().is_some()
+}
+
+/// Listens for the page's keys on the document while the page is mounted.
+#[hook]
+pub fn use_keys(dispatch: Callback<Action>) {
+    use_effect_with((), move |_| {
+        let document = web_sys::window().and_then(|w| w.document());
+        let listener = document.map(|doc| {
+            // Not passive (gloo's default): a key the page takes must not also scroll it (space).
+            let options = gloo_events::EventListenerOptions::enable_prevent_default();
+            gloo_events::EventListener::new_with_options(&doc, "keydown", options, move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+                if e.ctrl_key() || e.alt_key() || e.meta_key() || e.repeat() && e.key() == " " {
+                    return;
+                }
+                let key = e.key();
+                if let Some(action) = action_for(&key, takes_keys(e.target(), &key)) {
+                    e.prevent_default();
+                    dispatch.emit(action);
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// The keys help, when open.
+pub fn help(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    if !state.drive.show_keys {
+        return html! {};
+    }
+    html! {
+        <div class="keys-help" id="keys" role="dialog" aria-label="Keyboard keys">
+            <h2>{ "Keys" }</h2>
+            <dl>
+                { for KEYS.iter().map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
+            </dl>
+            <p class="hint">{ "Keys typed into a field or a list are the field's. Paused, the page runs nothing." }</p>
+            <button class="close" aria-label="Close the keys" onclick={dispatch.reform(|_| Action::CloseKeys)}>{ "×" }</button>
+        </div>
+    }
+}

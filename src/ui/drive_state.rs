@@ -1,0 +1,170 @@
+//! What the page keeps for driving a run — Play's speed, a skipped input, a drag in progress, the
+//! keyboard help — and the reducer of the drive actions: step back, scrub, fork, skip, move an
+//! input. Every move through the run is the engine's ([`Simulation::go_to`],
+//! [`Simulation::step_back`]: checkpoint + replay); every edit is a change of the scenario's text
+//! loaded through the engine's parser, then the actions replayed on it.
+
+use super::files_state::{edit_step, StepField};
+use super::state::{Action, AppState};
+use crate::engine::replay::{actions_without_step, scenario_without_step};
+use crate::engine::time::{Millis, TimeFormat};
+use crate::engine::Action as EngineAction;
+use crate::engine::Simulation;
+
+/// One of Play's speeds: a beat every `interval_ms` of wall-clock time runs `steps_per_beat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Speed {
+    pub label: &'static str,
+    pub interval_ms: u32,
+    pub steps_per_beat: u64,
+}
+
+/// Play's speeds, slowest first: ×1 is a step every 0.9 s.
+pub const SPEEDS: &[Speed] = &[
+    Speed { label: "×1", interval_ms: 900, steps_per_beat: 1 },
+    Speed { label: "×2", interval_ms: 450, steps_per_beat: 1 },
+    Speed { label: "×5", interval_ms: 180, steps_per_beat: 1 },
+    Speed { label: "×10", interval_ms: 90, steps_per_beat: 1 },
+    Speed { label: "×100", interval_ms: 90, steps_per_beat: 10 },
+    Speed { label: "×1000", interval_ms: 90, steps_per_beat: 100 },
+];
+
+impl Speed {
+    /// `10 steps/s`, `1.1 steps/s`.
+    pub fn rate(&self) -> String {
+        let per_s = self.steps_per_beat as f64 * 1000.0 / f64::from(self.interval_ms);
+        if per_s >= 10.0 {
+            format!("{per_s:.0} steps/s")
+        } else {
+            format!("{per_s:.1} steps/s")
+        }
+    }
+}
+
+/// The page's driving state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DriveState {
+    /// Play's speed, an index into [`SPEEDS`].
+    pub speed: usize,
+    /// The input left out by "skip", with what brings it back.
+    pub skipped: Option<Skipped>,
+    /// An input is being dragged on the timeline (the URL is replaced, not pushed, meanwhile).
+    pub dragging: bool,
+    /// The keyboard help is open.
+    pub show_keys: bool,
+    /// The step error is the "advance by" box's (shown beside it, not above the page).
+    pub error_from_advance: bool,
+}
+
+/// An input step left out of the run, and the scenario and actions from before.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    /// Its index in the scenario's steps (1-based in what the page says).
+    pub step: u64,
+    /// The row and time, as the page says them: `+I[u1] at 2019-11-20 16:00`.
+    pub what: String,
+    pub json: String,
+    pub actions: Vec<EngineAction>,
+}
+
+/// A time as the table editor writes it: `2019-11-20T16:30` (date-time scenarios), `12`.
+pub fn time_text(tf: TimeFormat, t: Millis) -> String {
+    match tf {
+        TimeFormat::DateTime => tf.format(t).replacen(' ', "T", 1),
+        TimeFormat::Millis => t.to_string(),
+    }
+}
+
+/// The actions carried out (not those recorded after a step back).
+fn done_actions(sim: &Simulation) -> Vec<EngineAction> {
+    sim.history()[..sim.action_count().min(sim.history().len())].to_vec()
+}
+
+impl AppState {
+    pub(super) fn reduce_drive(mut self, action: Action) -> Self {
+        match action {
+            Action::StepBack => {
+                self.playing = false;
+                self.drive(|s| s.step_back().map_err(|e| format!("step back: {e}")))
+            }
+            Action::ScrubTo(n) => {
+                self.playing = false;
+                self.drive(|s| s.go_to(n).map_err(|e| e.to_string()))
+            }
+            Action::SetSpeed(i) => {
+                self.drive.speed = i.min(SPEEDS.len() - 1);
+                self
+            }
+            Action::TogglePlay => {
+                let playing = !self.playing && self.can_step();
+                AppState { playing, step_error: if playing { None } else { self.step_error.clone() }, ..self }
+            }
+            Action::DiscardFuture => self.drive(|s| {
+                s.discard_future();
+                Ok(())
+            }),
+            Action::SkipStep(step) => self.skip(step),
+            Action::UndoSkip => match self.drive.skipped.take() {
+                Some(skipped) => {
+                    let mut next = self.with_json(skipped.json);
+                    if let Err(e) = next.replay(skipped.actions.into_iter()) {
+                        next.step_error = Some(format!("bringing step {} back: {e}", skipped.step + 1));
+                    }
+                    next
+                }
+                None => self,
+            },
+            Action::MoveInput { step, at_ms, done } => {
+                let Some(tf) = self.sim.as_ref().map(|s| s.get().time_format()) else { return self };
+                let table = edit_step(&self.files.table, step, StepField::At, &time_text(tf, at_ms));
+                let mut next = if *self.files.table == table { self } else { self.apply_table(table) };
+                next.drive.dragging = !done;
+                next
+            }
+            Action::ToggleKeys => {
+                self.drive.show_keys = !self.drive.show_keys;
+                self
+            }
+            Action::CloseKeys => {
+                self.drive.show_keys = false;
+                self
+            }
+            _ => self,
+        }
+    }
+
+    /// The run replayed without explicit step `step`: the scenario without it (the engine's
+    /// [`scenario_without_step`]), the actions carried out without the Step that ran it.
+    fn skip(mut self, step: u64) -> Self {
+        let Some((actions, what)) = self.sim.as_ref().map(|s| {
+            let sim = s.get();
+            let what = crate::engine::timeline::timeline(&sim)
+                .inputs
+                .iter()
+                .find(|m| m.step == step)
+                .map(|m| format!("{} at {}", m.row, sim.time_format().format(m.at_ms)))
+                .unwrap_or_default();
+            (done_actions(&sim), what)
+        }) else {
+            return self;
+        };
+        let text = match scenario_without_step(&self.json, step) {
+            Ok(text) => text,
+            Err(e) => {
+                self.step_error = Some(format!("skip step {}: {e}", step + 1));
+                return self;
+            }
+        };
+        let original = self.json.clone();
+        let (kept, _) = actions_without_step(&actions, step);
+        let mut next = self.with_json(text);
+        if next.scenario_error.is_some() {
+            return next;
+        }
+        if let Err(e) = next.replay(kept.into_iter()) {
+            next.step_error = Some(format!("the run without step {}: {e}: it stopped there", step + 1));
+        }
+        next.drive.skipped = Some(Skipped { step, what, json: original, actions });
+        next
+    }
+}

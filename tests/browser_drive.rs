@@ -1,0 +1,268 @@
+//! Driving a run in headless Chromium, asserting what the DOM shows: step back, the scrubber,
+//! fork from here (also by editing a past input), skip one input and bring it back, Play's ticks
+//! and pause, next timer, the keyboard (and no capture while typing), dragging an input on the
+//! timeline.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use gloo_timers::future::TimeoutFuture;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{
+    Element, Event, EventInit, HtmlInputElement, KeyboardEvent, KeyboardEventInit, PointerEvent, PointerEventInit,
+};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Presses `key` on `target` (the document when `None`), as the keyboard does: a bubbling keydown.
+async fn press(page: &Page, target: Option<&str>, key: &str) {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    match target {
+        Some(selector) => page.get(selector).dispatch_event(&event).unwrap(),
+        None => web_sys::window().unwrap().document().unwrap().dispatch_event(&event).unwrap(),
+    };
+    settle().await;
+}
+
+/// Moves the scrubber to `to`, as dragging its handle does (an `input` event).
+async fn scrub(page: &Page, to: usize) {
+    let input = page.get("#scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(&to.to_string());
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    settle().await;
+}
+
+fn pointer(kind: &str, client_x: f64, client_y: f64) -> PointerEvent {
+    let init = PointerEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_pointer_id(7);
+    init.set_is_primary(true);
+    init.set_client_x(client_x as i32);
+    init.set_client_y(client_y as i32);
+    PointerEvent::new_with_event_init_dict(kind, &init).unwrap()
+}
+
+/// The `x` (in the axis's own coordinates) an input mark is drawn at.
+fn mark_x(page: &Page, step: usize) -> f64 {
+    page.get(&format!(r#"#tl-axis .input[data-step="{step}"] text"#)).get_attribute("x").unwrap().parse().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn step_back_undoes_exactly_and_step_redoes() {
+    let page = Page::open().await;
+    page.step(3).await;
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-23 16:00");
+    assert!(!page.is_disabled("#step-back"));
+    page.click("#step-back").await;
+    assert_eq!(page.text("#progress"), "step 2 / 4");
+    assert_eq!(page.text("#now"), "2019-11-20 16:00");
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00", "the moved timer is not moved yet");
+    assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)"]);
+    assert!(page.find(r#"#timeline .timer.live[data-timer="2019-11-23 16:00"]"#).is_none());
+    assert_eq!(page.text("#future .future-text"), "1 later action recorded: Step (→) redoes it.");
+    page.click("#step").await;
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-23 16:00");
+    assert!(page.find("#future").is_none(), "redone: nothing recorded ahead");
+    page.click("#step-back").await;
+    page.click("#step-back").await;
+    page.click("#step-back").await;
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+    assert!(page.is_disabled("#step-back"), "the start of the run");
+}
+
+#[wasm_bindgen_test]
+async fn the_scrubber_goes_anywhere_in_the_run() {
+    let page = Page::open().await;
+    assert_eq!(page.attr("#scrubber", "max"), "4", "the whole run: four steps");
+    scrub(&page, 4).await;
+    assert_eq!(page.text("#progress"), "step 4 / 4");
+    assert_eq!(page.text("#now"), "2019-11-24 00:00");
+    assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-23 16:00"]"#).is_some());
+    assert_eq!(page.text("#scrub-position"), "action 4 / 4 · 2019-11-24 00:00");
+    scrub(&page, 1).await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert_eq!(page.text("#now"), "2019-11-20 15:00");
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00");
+    assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
+    assert_eq!(page.text("#future .future-text"), "3 later actions recorded: Step (→) redoes them.");
+    // Several moves within one frame: the last one wins.
+    scrub(&page, 2).await;
+    scrub(&page, 3).await;
+    TimeoutFuture::new(50).await;
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 3 / 4");
+}
+
+#[wasm_bindgen_test]
+async fn fork_from_here_discards_the_recorded_future() {
+    let page = Page::open().await;
+    page.step(1).await;
+    page.click("#advance").await; // by 1 h
+    assert_eq!(page.text("#now"), "2019-11-20 16:00");
+    assert_eq!(page.attr("#scrubber", "max"), "5", "one advance and four steps");
+    page.click("#step-back").await;
+    assert_eq!(page.text("#now"), "2019-11-20 15:00");
+    assert_eq!(page.text("#future .future-text"), "1 later action recorded: Step (→) redoes it.");
+    page.click("#fork").await;
+    assert!(page.find("#future").is_none());
+    assert_eq!(page.attr("#scrubber", "max"), "4", "the advance is forgotten");
+    page.click("#step").await;
+    assert_eq!(page.text("#now"), "2019-11-20 16:00");
+    assert_eq!(page.text("#progress"), "step 2 / 4", "Step runs the next input, not the forgotten advance");
+
+    // Editing a past input replays to here with the edit and forgets the future too.
+    page.step(1).await;
+    page.click("#step-back").await;
+    page.click("#step-back").await;
+    assert!(page.find("#future").is_some());
+    let field = page.get("#step-0-at").dyn_into::<HtmlInputElement>().unwrap();
+    field.set_value("2019-11-20T14:00");
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    field.dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert_eq!(page.text("#now"), "2019-11-20 14:00");
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 14:00");
+    assert!(page.find("#future").is_none(), "the edited past has another future");
+}
+
+#[wasm_bindgen_test]
+async fn skip_one_input_replays_the_rest_and_brings_it_back() {
+    let page = Page::open().await;
+    page.step(3).await;
+    page.click(r#"button.skip[aria-label="skip step 2 and replay"]"#).await;
+    assert_eq!(
+        page.text("#skipped > span"),
+        "Step 2 skipped ((true,u1) at 2019-11-20 16:00): the run was replayed without it. "
+    );
+    assert_eq!(page.text("#skipped-here > span"), "Step 2 ((true,u1) at 2019-11-20 16:00) is left out of this run. ");
+    assert_eq!(page.text("#progress"), "step 2 / 3");
+    assert_eq!(page.text("#now"), "2019-11-21 16:00");
+    assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)"]);
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-23 16:00");
+    assert!(page.find(r#"#timeline .timer.deleted[data-timer="2019-11-22 15:00"]"#).is_some());
+    page.click("#undo-skip").await;
+    assert!(page.find("#skipped").is_none() && page.find("#skipped-here").is_none());
+    assert_eq!(page.text("#progress"), "step 3 / 4");
+    assert_eq!(page.texts("#op-logins_per_user .msg").len(), 5);
+}
+
+#[wasm_bindgen_test]
+async fn play_ticks_at_its_speed_and_pause_stops_every_tick() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    page.choose("#speed", "3").await; // ×10: a step every 90 ms
+    assert!(page.attr("#play", "title").contains("11 steps/s"));
+    page.click("#play").await;
+    assert_eq!(page.text("#play"), "❚❚ Pause");
+    TimeoutFuture::new(400).await;
+    settle().await;
+    page.click("#play").await;
+    assert_eq!(page.text("#play"), "▷ Play");
+    let paused_at = page.text("#progress");
+    let steps: u32 = paused_at.trim_start_matches("step ").split(' ').next().unwrap().parse().unwrap();
+    assert!((2..=5).contains(&steps), "about four beats of 90 ms in 400 ms: {paused_at}");
+    TimeoutFuture::new(400).await;
+    settle().await;
+    assert_eq!(page.text("#progress"), paused_at, "paused: no tick");
+    // Play runs to the end and stops by itself.
+    page.click("#play").await;
+    TimeoutFuture::new(1_200).await;
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 8 / 8");
+    assert_eq!(page.text("#play"), "▷ Play");
+    assert!(page.is_disabled("#play"));
+}
+
+#[wasm_bindgen_test]
+async fn the_keys_drive_the_page_but_not_while_typing() {
+    let page = Page::open().await;
+    press(&page, None, "ArrowRight").await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    press(&page, None, "ArrowRight").await;
+    press(&page, None, "ArrowLeft").await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert!(page.find("#keys").is_none());
+    press(&page, None, "?").await;
+    assert!(page.text("#keys").contains("Spaceplay / pause"));
+    assert!(page.text("#keys").contains("nadvance to the next timer"));
+    press(&page, None, "Escape").await;
+    assert!(page.find("#keys").is_none());
+    press(&page, None, " ").await;
+    assert_eq!(page.text("#play"), "❚❚ Pause");
+    press(&page, None, " ").await;
+    assert_eq!(page.text("#play"), "▷ Play");
+    // Typed into a field, the keys are the field's.
+    press(&page, Some("#advance-by"), "ArrowRight").await;
+    press(&page, Some("#advance-by"), "n").await;
+    press(&page, Some("#scenario-json"), " ").await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert_eq!(page.text("#play"), "▷ Play");
+    // `n`: the next timer.
+    assert_eq!(page.text("#next-timer"), "⇥ next timer (2019-11-22 15:00)");
+    press(&page, None, "n").await;
+    assert_eq!(page.text("#now"), "2019-11-22 15:00");
+    assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
+    assert!(page.find("#op-logins_per_user .cleanup-time").is_none(), "the timer cleared the key");
+}
+
+#[wasm_bindgen_test]
+async fn dragging_an_input_moves_its_timers_and_outputs() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    page.step(5).await;
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "8 ms");
+    assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.live[data-timer="18 ms"]"#).is_some());
+    // The axis is linear: inputs at 1 ms and 5 ms give its scale.
+    let (x1, x5) = (mark_x(&page, 0), mark_x(&page, 2));
+    let x_of = |t: f64| x1 + (t - 1.0) * (x5 - x1) / 4.0;
+    let axis: Element = page.get("#tl-axis");
+    let rect = axis.get_bounding_client_rect();
+    let y = rect.top() + 45.0;
+    let mark = page.get(r#"#tl-axis .input[data-step="4"]"#);
+    mark.dispatch_event(&pointer("pointerdown", rect.left() + x_of(8.0), y)).unwrap();
+    settle().await;
+    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(10.0), y)).unwrap();
+    settle().await;
+    // Live while dragging: b's second access is now at 10 ms, its cleanup time 20 ms, its first
+    // timer deleted (the view stays put under the pointer until the drop).
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
+    assert_eq!(page.texts("#op-agg .cleanup-time"), ["11 ms", "20 ms", "15 ms"]);
+    assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.deleted[data-timer="11 ms"]"#).is_some());
+    // Past the advance to 11 ms that follows it, the engine refuses the scenario: said in the
+    // table, the run stays as it was.
+    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(12.0), y)).unwrap();
+    settle().await;
+    assert!(
+        page.text("#table-error").starts_with("Not applied (the previous run goes on) — steps[5]"),
+        "{}",
+        page.text("#table-error")
+    );
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
+    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(7.0), y)).unwrap();
+    settle().await;
+    axis.dispatch_event(&pointer("pointerup", rect.left() + x_of(7.0), y)).unwrap();
+    settle().await;
+    assert!(page.find("#table-error").is_none());
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "7 ms");
+    assert_eq!(page.input_value("#step-4-at"), "7", "the table shows the moved time");
+    assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.live[data-timer="17 ms"]"#).is_some());
+    assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.deleted[data-timer="11 ms"]"#).is_some());
+    assert_eq!(page.text("#progress"), "step 5 / 8", "replayed to the same position");
+    assert_eq!(page.text("#now"), "7 ms");
+    assert_eq!(page.texts("#op-agg .cleanup-time"), ["11 ms", "17 ms", "15 ms"]);
+    // A focused input moves by the arrows too (a round step of the axis).
+    press(&page, Some(r#"#tl-axis .input[data-step="4"]"#), "ArrowLeft").await;
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "6 ms");
+    assert_eq!(page.text("#progress"), "step 5 / 8", "the arrow moved the input, it did not step back");
+}

@@ -1,0 +1,121 @@
+//! The timeline in headless Chromium, asserting what the DOM shows: an axis that does not rescale
+//! while stepping, labels in human units that never overlap, no `.500` ticks on a 2-second run,
+//! zoom, inputs that can never run not drawn, readable lanes at 400 px, the global key, and a
+//! `LATEST_BY_TIME` state written as a time.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The axis's placed tick labels.
+fn tick_labels(page: &Page) -> Vec<String> {
+    page.texts("#tl-axis .tick text")
+}
+
+/// (left, right) of every element matching `selector`, as laid out.
+fn extents(page: &Page, selector: &str) -> Vec<(f64, f64)> {
+    let list = page.root.query_selector_all(selector).unwrap();
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+        .map(|e| {
+            let r = e.get_bounding_client_rect();
+            (r.left(), r.right())
+        })
+        .collect()
+}
+
+fn assert_no_overlap(mut spans: Vec<(f64, f64)>, what: &str) {
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for w in spans.windows(2) {
+        assert!(w[1].0 >= w[0].1, "{what}: {:?} overlaps {:?}", w[0], w[1]);
+    }
+}
+
+async fn resize(page: &Page, width_px: u32) {
+    page.root.set_attribute("style", &format!("width: {width_px}px")).unwrap();
+    web_sys::window().unwrap().dispatch_event(&web_sys::Event::new("resize").unwrap()).unwrap();
+    settle().await;
+    settle().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_axis_stays_put_while_stepping_and_its_labels_never_overlap() {
+    let page = Page::open().await;
+    let first = tick_labels(&page);
+    assert!(first.iter().all(|l| !l.contains("ms") && !l.contains('.')), "{first:?}");
+    for _ in 0..4 {
+        page.click("#step").await;
+        assert_eq!(tick_labels(&page), first, "the ticks do not move at {}", page.text("#progress"));
+        assert_no_overlap(extents(&page, "#tl-axis .tick text"), "tick labels");
+        assert_no_overlap(extents(&page, "#tl-lanes .tlabel"), "timer labels");
+    }
+    assert_eq!(page.text("#tl-range"), "11-20 15:00 – 11-24 06:00");
+    // Zoomed in, the ticks get finer and are still apart.
+    page.click("#tl-zoom-in").await;
+    page.click("#tl-zoom-in").await;
+    assert_ne!(tick_labels(&page), first);
+    assert_no_overlap(extents(&page, "#tl-axis .tick text"), "zoomed tick labels");
+    page.click("#tl-fit").await;
+    assert_eq!(tick_labels(&page), first, "fit shows the whole run again");
+}
+
+#[wasm_bindgen_test]
+async fn a_two_second_run_ticks_whole_seconds_and_a_harness_run_milliseconds() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "seed-004-device-status").await;
+    assert_eq!(tick_labels(&page), ["11-21 14:44:32", "14:44:33", "14:44:34"]);
+    page.click("#step").await;
+    assert_eq!(page.text("#op-inner td:nth-child(2)"), "st: 1 @ 2019-11-21 14:44:32", "LATEST_BY_TIME's time");
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    let labels = tick_labels(&page);
+    assert!(labels.len() >= 3 && labels.iter().all(|l| l.starts_with("t = ") && l.ends_with(" ms")), "{labels:?}");
+}
+
+#[wasm_bindgen_test]
+async fn inputs_that_can_never_run_are_not_drawn() {
+    let page = Page::open().await;
+    page.click("#step").await;
+    assert!(page.find(r#"#tl-axis .input.done[data-step="0"]"#).is_some());
+    assert!(page.find(r#"#tl-axis .input.upcoming[data-step="1"]"#).is_some());
+    page.type_into("#advance-by", "1 d").await;
+    page.click("#advance").await;
+    assert_eq!(page.text("#now"), "2019-11-21 15:00");
+    assert!(page.find(r#"#tl-axis .input[data-step="1"]"#).is_none(), "11-20 16:00 is before now: it can never run");
+    assert!(page.find(r#"#tl-axis .input.upcoming[data-step="2"]"#).is_some(), "11-21 16:00 still can");
+}
+
+#[wasm_bindgen_test]
+async fn at_400_px_the_lanes_stay_readable_and_the_global_key_is_said_once() {
+    let page = Page::open().await;
+    let scenario = r#"{"name": "g", "flink": "2.3", "state_ttl": "1 h",
+        "source": {"name": "s", "schema": [["v", "INT"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "global", "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]}],
+        "steps": [{"at": "2019-11-20T10:00", "row": [1]}, {"at": "2019-11-20T10:10", "row": [2]}]}"#;
+    page.set_textarea("#scenario-json", scenario);
+    page.click("#load").await;
+    page.step(2).await;
+    resize(&page, 400).await;
+    let axis_w: f64 = page.attr("#tl-axis", "width").parse().unwrap();
+    assert!((300.0..=400.0).contains(&axis_w), "drawn at the page's width, not scaled: {axis_w}");
+    let lane_h: f64 = page.attr("#tl-lanes .lane-bg", "height").parse().unwrap();
+    assert!(lane_h >= 50.0, "a lane is {lane_h} px tall");
+    let label = page.texts("#tl-lanes .lane-label tspan").concat();
+    assert!(label.starts_with("global ") && label.matches("global").count() == 1, "{label}");
+    assert_no_overlap(extents(&page, "#tl-axis .tick text"), "tick labels at 400 px");
+    let legend = extents(&page, "#timeline .legend li");
+    let one_line = page.root.query_selector_all("#timeline .legend li").unwrap();
+    for i in 0..one_line.length() {
+        let li = one_line.item(i).unwrap().dyn_into::<web_sys::HtmlElement>().unwrap();
+        assert!(li.offset_height() < 24, "legend item '{}' wraps", li.text_content().unwrap_or_default());
+    }
+    assert!(!legend.is_empty());
+    let key_cell = page.get("#op-global td.key");
+    assert_eq!(key_cell.text_content().unwrap_or_default(), "(global)");
+    assert!(key_cell.get_bounding_client_rect().height() < 30.0, "(global) on one line");
+}

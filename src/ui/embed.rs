@@ -11,7 +11,8 @@
 //!
 //! An embedded simulator never reads or writes the URL's history or `localStorage`.
 
-use super::components::{controls, happened, operators, result, timeline};
+use super::components::timeline::Timeline;
+use super::components::{controls, happened, operators, result};
 use super::files_state::Position;
 use super::persist;
 use super::state::{Action, AppState};
@@ -235,17 +236,20 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
             if let Some(err) = &state.step_error {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
-            if let Some(sim) = &sim {
-                { panels(sim, &embed.options.panels) }
+            if let (Some(sim), Some(handle)) = (&sim, &state.sim) {
+                { panels(sim, &embed.options.panels, &html! {
+                    <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} />
+                }) }
             }
         </div>
     }
 }
 
-/// The chosen panels: the timeline full width, the others in the page's two columns.
-fn panels(sim: &crate::engine::Simulation, chosen: &[Panel]) -> Html {
+/// The chosen panels: the timeline (the `Timeline` component, `timeline`) full width, the others
+/// in the page's two columns.
+fn panels(sim: &crate::engine::Simulation, chosen: &[Panel], timeline: &Html) -> Html {
     let part = |p: &Panel| match p {
-        Panel::Timeline => timeline::view(sim),
+        Panel::Timeline => timeline.clone(),
         Panel::Happened => happened::view(sim),
         Panel::Operators => operators::view(sim),
         Panel::Result => result::view(sim),

@@ -47,11 +47,12 @@ fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
         || arrow && el.closest(".timeline-keys").ok().flatten().is_some()
 }
 
-/// Listens for the page's keys on the document while the page is mounted.
+/// Listens for the page's keys on the document while the page is mounted (not for an embedded
+/// simulator, `enabled` false: it takes keys only while focused).
 #[hook]
-pub fn use_keys(dispatch: Callback<Action>) {
-    use_effect_with((), move |_| {
-        let document = web_sys::window().and_then(|w| w.document());
+pub fn use_keys(dispatch: Callback<Action>, enabled: bool) {
+    use_effect_with(enabled, move |enabled| {
+        let document = web_sys::window().and_then(|w| w.document()).filter(|_| *enabled);
         let listener = document.map(|doc| {
             // Not passive (gloo's default): a key the page takes must not also scroll it (space).
             let options = gloo_events::EventListenerOptions::enable_prevent_default();

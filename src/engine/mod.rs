@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod operators;
 pub mod pipeline;
 pub mod presets;
+pub mod provenance;
 pub mod result_table;
 pub mod row;
 pub mod scenario;

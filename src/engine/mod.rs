@@ -17,11 +17,13 @@
 //! seeded [`workload`] generator, and the [`scenario`] format.
 
 pub mod aggregate;
+pub mod chart;
 pub mod cleanup_state;
 pub mod error;
 pub mod expect;
 pub mod expr;
 pub mod idle_state_retention;
+pub mod inspector;
 pub mod metrics;
 pub mod operators;
 pub mod pipeline;

@@ -21,6 +21,7 @@ pub mod chart;
 pub mod cleanup_state;
 pub mod error;
 pub mod expect;
+pub mod explain;
 pub mod expr;
 pub mod idle_state_retention;
 pub mod inspector;

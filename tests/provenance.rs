@@ -172,3 +172,32 @@ fn a_ttl_loss_is_located_whether_or_not_a_read_removed_the_entry() {
         ]
     );
 }
+
+/// With a kept window of one action (as the page keeps the last 400), bob's input and expiry
+/// are older than the trace: his stale row's loss is found from the key's state, still stored.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_loss_older_than_the_kept_trace_is_found_from_the_stored_entry() {
+    use flink_state_sim::engine::{SimOptions, TraceLevel};
+    let json = r#"{"name": "t", "flink": "2.3", "state_ttl": "1 h",
+        "source": {"name": "s", "schema": [["user", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["user"],
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}],
+        "steps": [{"at": "2024-01-01T10:00", "row": ["alice"]}, {"at": "2024-01-01T10:40", "row": ["bob"]},
+                  {"at": "2024-01-01T12:00", "row": ["alice"]}]}"#;
+    let scenario = flink_state_sim::engine::Scenario::from_json(json).unwrap();
+    let options = SimOptions { trace: TraceLevel::Full, keep_actions: Some(1), time_travel: true };
+    let mut sim = Simulation::with_options(scenario, options);
+    sim.run_to_end().unwrap();
+    let p = Provenance::of(&sim);
+    assert!(!p.complete);
+    assert_eq!(p.inputs.len(), 1, "only the last action's input is in the trace");
+    assert!(p.rows[0].stale.is_some(), "alice's loss: the read at 12:00 is in the kept trace");
+    assert_eq!((p.rows[1].stale, p.older_loss_of_row(&sim, 0)), (None, None));
+    let bob = p.older_loss_of_row(&sim, 1).expect("bob's expired entry is still stored");
+    assert_eq!(
+        bob.describe(TimeFormat::DateTime),
+        "agg lost key bob at 2024-01-01 11:40: state TTL expired (last access 2024-01-01 10:40 + ttl <= now); \
+         still stored, invisible to reads (NeverReturnExpired); nothing was emitted"
+    );
+    assert_eq!(p.older_loss_of_row(&sim, 2), None, "alice's fresh row is not stale");
+}

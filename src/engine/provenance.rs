@@ -318,22 +318,22 @@ impl Provenance {
         for op in 0..n_ops {
             b.flush(op);
         }
-        // Expired entries still stored now: lost since their expiry, no read has seen it yet.
-        for (op, view) in sim.operator_views().into_iter().enumerate() {
-            for k in view.keys {
-                if let Some(ttl) = k.ttl.filter(|t| t.expired) {
-                    let inputs = b.state.get(&(op, k.row.clone())).cloned().unwrap_or_default();
-                    b.out.losses.push(Loss {
-                        op,
-                        op_id: view.id.clone(),
-                        key: k.row,
-                        at_ms: ttl.expires_at_ms,
-                        rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
-                        inputs,
-                        entry: None,
-                    });
-                }
-            }
+        // Expired entries still stored now: lost since their expiry, no read has seen it yet. Only
+        // the keys the trace shows are looked at (the others share no input with anything in it):
+        // the cost follows the kept trace, not the number of keys.
+        let mut held: Vec<(&(usize, Row), &Lineage)> = b.state.iter().collect();
+        held.sort_by(|a, b| a.0.cmp(b.0));
+        for ((op, row), inputs) in held {
+            let Some(ttl) = sim.key_view(*op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
+            b.out.losses.push(Loss {
+                op: *op,
+                op_id: scenario.operators[*op].id.clone(),
+                key: row.clone(),
+                at_ms: ttl.expires_at_ms,
+                rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
+                inputs: inputs.clone(),
+                entry: None,
+            });
         }
         b.out.losses.sort_by_key(|l| l.at_ms);
         let emitted: Vec<usize> = if n_ops == 0 { Vec::new() } else { b.channels[n_ops].iter().copied().collect() };
@@ -341,6 +341,30 @@ impl Provenance {
         let mut out = b.out;
         out.rows = rows(sim, trace, &emitted, &key_columns, &out, n_ops);
         out
+    }
+
+    /// The loss behind stale result row `r` when the kept trace does not show it (it is older):
+    /// the last operator's key, if its expired entry is still stored. `None` when the row is not
+    /// stale, its loss is in [`Provenance::losses`], or the state is gone without a trace.
+    pub fn older_loss_of_row(&self, sim: &Simulation, r: usize) -> Option<Loss> {
+        let row = sim.result().rows().nth(r)?;
+        row.stale_since_ms?;
+        if self.rows.get(r)?.stale.is_some() {
+            return None;
+        }
+        let last = sim.scenario().operators.len().checked_sub(1)?;
+        let node = &sim.scenario().operators[last];
+        let key = row.row.project(&node.spec.state_key_columns());
+        let ttl = sim.key_view(last, &key)?.ttl.filter(|t| t.expired)?;
+        Some(Loss {
+            op: last,
+            op_id: node.id.clone(),
+            key,
+            at_ms: ttl.expires_at_ms,
+            rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
+            inputs: Lineage::default(),
+            entry: None,
+        })
     }
 
     /// The trace entries input `n` caused (every operator's, in order).

@@ -47,6 +47,15 @@ enum Selection {
 pub fn RetractionFlow(props: &Props) -> Html {
     let selection = use_state(|| Selection::None);
     let sim = props.sim.get();
+    // A selection belongs to the scenario it was made on.
+    let scenario_id = format!("{}/{}", sim.scenario().name, sim.step_count());
+    let made_on = use_mut_ref(String::new);
+    if *made_on.borrow() != scenario_id {
+        *made_on.borrow_mut() = scenario_id;
+        if *selection != Selection::None {
+            selection.set(Selection::None);
+        }
+    }
     let p = Provenance::of(&sim);
     let trace = sim.trace();
     let result_rows: Vec<String> = sim.result().rows().map(|r| r.row.join(", ")).collect();
@@ -136,7 +145,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
             <h2 id="flow-title">{ "Retraction flow" }</h2>
             <p class="flow-status" id="flow-status" aria-live="polite">
                 { status }
-                if *selection != Selection::None {
+                if input.is_some() || row.is_some() {
                     { " " }<button class="flow-clear" id="flow-clear" onclick={clear}>{ "clear selection" }</button>
                 }
             </p>
@@ -274,7 +283,10 @@ fn sink_box(
                     let on = lit.contains(&r);
                     let stale = result[r].stale_since_ms.map(|at| match rp.stale {
                         Some(l) => format!("⚠ stale since {}: {}", tf.format(at), p.losses[l].describe(tf)),
-                        None => format!("⚠ stale since {}: the loss is older than the kept trace", tf.format(at)),
+                        None => match p.older_loss_of_row(sim, r) {
+                            Some(loss) => format!("⚠ stale since {}: {}", tf.format(at), loss.describe(tf)),
+                            None => format!("⚠ stale since {}: the loss is older than the kept trace", tf.format(at)),
+                        },
                     });
                     let risks: Vec<String> = rp.at_risk.iter().map(|&l| format!(
                         "⚠ at risk: {}; what it had sent downstream can never be retracted", p.losses[l].describe(tf))).collect();

@@ -75,7 +75,7 @@ pub fn StateInspector(props: &Props) -> Html {
                                     <th scope="col">{ "status" }</th>
                                 </tr></thead>
                                 <tbody>
-                                    { for i.keys.iter().map(|k| key_row(k, tf)) }
+                                    { for i.keys.iter().map(|k| key_row(k, &i.state_names, tf)) }
                                     if i.keys.is_empty() {
                                         <tr><td colspan={(i.state_names.len() + 5).to_string()} class="hint">{ "no key matches" }</td></tr>
                                     }
@@ -109,13 +109,13 @@ pub fn StateInspector(props: &Props) -> Html {
     }
 }
 
-fn key_row(k: &InspectedKey, tf: TimeFormat) -> Html {
+fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
     let (class, status) = match k.status {
-        KeyStatus::Visible => ("visible", "visible".to_string()),
+        KeyStatus::Visible => ("i-visible", "visible".to_string()),
         KeyStatus::ExpiredStored { since_ms } => {
-            ("expired", format!("expired at {} — still stored, invisible to reads", tf.format(since_ms)))
+            ("i-expired", format!("expired at {} — still stored, invisible to reads", tf.format(since_ms)))
         }
-        KeyStatus::Gone { at_ms, why } => ("gone", format!("gone since {}: {}", tf.format(at_ms), why.describe())),
+        KeyStatus::Gone { at_ms, why } => ("i-gone", format!("gone since {}: {}", tf.format(at_ms), why.describe())),
     };
     let expiry = match (k.cleanup_time_ms, k.ttl_expires_ms) {
         (Some(c), _) => format!("C = {}", tf.format(c)),
@@ -126,17 +126,17 @@ fn key_row(k: &InspectedKey, tf: TimeFormat) -> Html {
     html! {
         <tr class={classes!("ikey", class)}>
             <th scope="row" class="key">{ &k.key }</th>
-            { for k.states.iter().map(|cell| match cell {
+            { for k.states.iter().zip(names).map(|(cell, name)| match cell {
                 Some(c) if c.entries != c.visible => html! {
-                    <td>{ &c.value }<span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span></td>
+                    <td data-label={*name}>{ &c.value }<span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span></td>
                 },
-                Some(c) => html! { <td>{ &c.value }</td> },
-                None => html! { <td class="hint">{ "—" }</td> },
+                Some(c) => html! { <td data-label={*name}>{ &c.value }</td> },
+                None => html! { <td data-label={*name} class="hint">{ "—" }</td> },
             }) }
-            <td>{ k.last_access_ms.map(|t| tf.format(t)).unwrap_or_else(|| "—".into()) }</td>
-            <td>{ expiry }</td>
-            <td>{ if timers.is_empty() { "—".to_string() } else { timers.join(", ") } }</td>
-            <td class="status">{ status }</td>
+            <td data-label="last access">{ k.last_access_ms.map(|t| tf.format(t)).unwrap_or_else(|| "—".into()) }</td>
+            <td data-label="cleanup / TTL">{ expiry }</td>
+            <td data-label="timers">{ if timers.is_empty() { "—".to_string() } else { timers.join(", ") } }</td>
+            <td data-label="status" class="status">{ status }</td>
         </tr>
     }
 }

@@ -405,37 +405,45 @@ fn rows(
     n_ops: usize,
 ) -> Vec<RowProvenance> {
     let result: Vec<_> = sim.result().rows().collect();
-    let mut claimed = vec![false; emitted.len()];
-    let mut produced = vec![None; result.len()];
-    let order = (0..result.len())
-        .filter(|&r| result[r].stale_since_ms.is_none())
-        .rev()
-        .chain((0..result.len()).filter(|&r| result[r].stale_since_ms.is_some()).rev());
-    for r in order {
-        let found = (0..emitted.len()).rev().find(|&i| {
-            !claimed[i]
-                && trace[emitted[i]].event.message().is_some_and(|m| m.change.is_accumulate() && m.row == result[r].row)
-        });
-        if let Some(i) = found {
-            claimed[i] = true;
-            produced[r] = Some(emitted[i]);
+    // The accumulate emissions by row, oldest first: each row claims the newest left.
+    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::new();
+    for &e in emitted {
+        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
+            by_row.entry(&m.row).or_default().push(e);
         }
     }
+    let mut produced = vec![None; result.len()];
+    if !by_row.is_empty() {
+        let order = (0..result.len())
+            .filter(|&r| result[r].stale_since_ms.is_none())
+            .rev()
+            .chain((0..result.len()).filter(|&r| result[r].stale_since_ms.is_some()).rev());
+        for r in order {
+            produced[r] = by_row.get_mut(&result[r].row).and_then(Vec::pop);
+        }
+    }
+    // The losses of the last operator by key, and the upstream ones.
+    let mut own_losses: HashMap<&Row, Vec<usize>> = HashMap::new();
     let last = n_ops.saturating_sub(1);
+    for (l, loss) in p.losses.iter().enumerate().filter(|(_, l)| l.op == last) {
+        own_losses.entry(&loss.key).or_default().push(l);
+    }
+    let upstream: Vec<usize> = (0..p.losses.len()).filter(|&l| p.losses[l].op < last).collect();
     result
         .iter()
         .zip(produced)
         .map(|(row, produced_by)| {
             let inputs = produced_by.and_then(|e| p.lineage[e].clone()).unwrap_or_default();
-            let key = row.row.project(key_columns);
-            let stale = row.stale_since_ms.and_then(|at| {
-                let own = |l: &Loss| l.op == last && l.key == key;
-                let exact = p.losses.iter().rposition(|l| own(l) && l.at_ms == at);
-                exact.or_else(|| p.losses.iter().rposition(|l| own(l) && l.at_ms <= at))
+            let stale = row.stale_since_ms.filter(|_| !own_losses.is_empty()).and_then(|at| {
+                let own = own_losses.get(&row.row.project(key_columns))?;
+                let exact = own.iter().rev().find(|&&l| p.losses[l].at_ms == at);
+                exact.or_else(|| own.iter().rev().find(|&&l| p.losses[l].at_ms <= at)).copied()
             });
-            let at_risk = (0..p.losses.len())
-                .filter(|&l| p.losses[l].op < last && !p.losses[l].inputs.is_disjoint(&inputs))
-                .collect();
+            let at_risk = if inputs.is_empty() {
+                Vec::new()
+            } else {
+                upstream.iter().copied().filter(|&l| !p.losses[l].inputs.is_disjoint(&inputs)).collect()
+            };
             RowProvenance { produced_by, inputs, stale, at_risk }
         })
         .collect()

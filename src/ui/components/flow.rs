@@ -58,14 +58,15 @@ pub fn RetractionFlow(props: &Props) -> Html {
     }
     let p = Provenance::of(&sim);
     let trace = sim.trace();
-    let result_rows: Vec<String> = sim.result().rows().map(|r| r.row.join(", ")).collect();
+    let row_count = sim.result().len();
+    let row_text = |r: usize| sim.result().rows().nth(r).map(|r| r.row.join(", ")).unwrap_or_default();
     // Resolve the selection against the trace and result now on show.
     let input = match &*selection {
         Selection::Input(action) => p.inputs.iter().position(|i| i.action == *action).map(|n| n as u32),
         _ => None,
     };
     let row = match &*selection {
-        Selection::Row(text) => result_rows.iter().position(|r| r == text),
+        Selection::Row(text) => sim.result().rows().position(|r| r.row.join(", ") == *text),
         _ => None,
     };
     // Entries lit: what the input caused, or the chain that produced the row.
@@ -128,7 +129,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
         ),
         (_, Some(r), _) => format!(
             "result row [{}]: the inputs it depends on and the messages that produced it are marked ▶",
-            result_rows[r]
+            row_text(r)
         ),
         (_, _, Some(a)) => format!("the messages of the last action (#{}) — select an input or a result row", a + 1),
         _ => "nothing ran yet — Step, then select an input or a result row".to_string(),
@@ -138,7 +139,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
         (p.inputs.len().saturating_sub(MAX_INPUTS)..p.inputs.len()).map(|n| n as u32).collect();
     listed.extend(lit_inputs.iter().copied().take(MAX_INPUTS));
     let earlier = p.inputs.len().saturating_sub(listed.len());
-    let mut rows_listed: BTreeSet<usize> = (0..result_rows.len().min(MAX_ROWS)).collect();
+    let mut rows_listed: BTreeSet<usize> = (0..row_count.min(MAX_ROWS)).collect();
     rows_listed.extend(lit_rows.iter().copied().take(MAX_ROWS));
     html! {
         <section class="see-flow" id="flow" aria-labelledby="flow-title">
@@ -181,7 +182,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
                     let node = if i < ops.len() {
                         operator_box(&sim, i, &step_entries, &lit)
                     } else {
-                        sink_box(&sim, &p, &result_rows, &rows_listed, &lit_rows, row, &select)
+                        sink_box(&sim, &p, &rows_listed, &lit_rows, row, &select)
                     };
                     html! { <>{ edge }{ node }</> }
                 }) }
@@ -263,7 +264,6 @@ fn operator_box(sim: &Simulation, i: usize, step: &[usize], lit: &BTreeSet<usize
 fn sink_box(
     sim: &Simulation,
     p: &Provenance,
-    rows: &[String],
     listed: &BTreeSet<usize>,
     lit: &BTreeSet<usize>,
     selected: Option<usize>,
@@ -277,9 +277,10 @@ fn sink_box(
             <div class="fhead"><span class="op-id">{ "result" }</span><span class="op-class">{ sink }</span></div>
             <div class="fplan">{ sink_plan(sim.scenario()) }</div>
             <ul class="flow-rows" id="flow-rows" aria-label="result rows: select one to see the inputs it depends on">
-                if rows.is_empty() { <li class="hint">{ "empty" }</li> }
+                if result.is_empty() { <li class="hint">{ "empty" }</li> }
                 { for listed.iter().map(|&r| {
                     let rp = &p.rows[r];
+                    let text = result[r].row.join(", ");
                     let on = lit.contains(&r);
                     let stale = result[r].stale_since_ms.map(|at| match rp.stale {
                         Some(l) => format!("⚠ stale since {}: {}", tf.format(at), p.losses[l].describe(tf)),
@@ -299,8 +300,8 @@ fn sink_box(
                     html! {
                         <li class={classes!("flow-row-item", stale.is_some().then_some("stale"), (!risks.is_empty()).then_some("at-risk"))}>
                             <button class={classes!("flow-row", on.then_some("hl"))} aria-pressed={(selected == Some(r)).to_string()}
-                                onclick={select(Selection::Row(rows[r].clone()))}>
-                                { if on { "▶ " } else { "" } }{ format!("[{}]", rows[r]) }
+                                onclick={select(Selection::Row(text.clone()))}>
+                                { if on { "▶ " } else { "" } }{ format!("[{text}]") }
                             </button>
                             if !depends.is_empty() { <span class="depends">{ depends }</span> }
                             if let Some(s) = stale { <div class="loss" role="note">{ s }</div> }
@@ -308,7 +309,7 @@ fn sink_box(
                         </li>
                     }
                 }) }
-                if rows.len() > listed.len() { <li class="hint">{ format!("… {} more rows", rows.len() - listed.len()) }</li> }
+                if result.len() > listed.len() { <li class="hint">{ format!("… {} more rows", result.len() - listed.len()) }</li> }
             </ul>
         </li>
     }

@@ -131,6 +131,7 @@ fn an_upstream_loss_puts_the_downstream_row_at_risk_with_where_it_happened() {
     assert!(p.rows[1].at_risk.is_empty(), "(0, 1) comes from dev1's new state only");
     assert_eq!(inputs(&p, &p.rows[1].inputs), ["(true,dev1,0)"]);
     assert_eq!(p.rows_of_input(3), [1]);
+    assert_eq!((p.rows[0].restarted_after.len(), p.rows[1].restarted_after.as_slice()), (0, &[0][..]));
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -200,4 +201,42 @@ fn a_loss_older_than_the_kept_trace_is_found_from_the_stored_entry() {
          still stored, invisible to reads (NeverReturnExpired); nothing was emitted"
     );
     assert_eq!(p.older_loss_of_row(&sim, 2), None, "alice's fresh row is not stale");
+}
+
+/// Seed 002 with one TTL for the whole query: the OVER window `t` loses users' state (its MIN
+/// restarts, so a returning user counts as new again), but it is insert-only: it would never
+/// have retracted what it sent, so no row downstream is put at risk by it; the DAU rows are
+/// stale by the last operator's own TTL.
+#[wasm_bindgen_test(unsupported = test)]
+fn an_insert_only_operator_losing_state_puts_no_row_at_risk() {
+    let sim = run(preset("seed-002-dau-new-users-global-ttl"));
+    let p = Provenance::of(&sim);
+    let tf = TimeFormat::DateTime;
+    assert!(
+        p.losses.iter().any(|l| l.describe(tf).starts_with("t lost key u1 at 2019-11-21 09:00: state TTL expired")),
+        "{:?}",
+        p.losses.iter().map(|l| l.describe(tf)).collect::<Vec<_>>()
+    );
+    assert!(p.rows.iter().all(|r| r.at_risk.is_empty()));
+    let stale: Vec<String> = p.rows.iter().filter_map(|r| r.stale).map(|l| p.losses[l].describe(tf)).collect();
+    assert_eq!(stale.len(), 4);
+    // What the loss did do: u1 returns on 11-21 and `t` starts u1 afresh, so the 11-21 row counts
+    // u1 as a new user (cnt_new 2; 1 is right) — the row says it was computed after that loss.
+    let after: Vec<(String, Vec<String>)> = sim
+        .result()
+        .rows()
+        .zip(&p.rows)
+        .filter(|(_, rp)| !rp.restarted_after.is_empty())
+        .map(|(r, rp)| (r.row.join(","), rp.restarted_after.iter().map(|&l| p.losses[l].describe(tf)).collect()))
+        .collect();
+    assert_eq!(
+        after,
+        [(
+            "2019-11-21,3,2".to_string(),
+            vec!["t lost key u1 at 2019-11-21 09:00: state TTL expired (last access 2019-11-18 09:00 + ttl <= now); \
+                  a read at 2019-11-21 10:00 removed it; nothing was emitted"
+                .to_string()]
+        )]
+    );
+    assert!(stale[0].starts_with("dau lost key 2019-11-18 at 2019-11-21 10:00: state TTL expired"), "{}", stale[0]);
 }

@@ -19,8 +19,11 @@
 //! cleanup timer clears it; `TtlValueState`/`TtlMapState` with `NeverReturnExpired`: an expired
 //! entry is invisible, removed on the next read). Flink emits nothing then, so downstream rows
 //! stay; what the lost state had sent can never be retracted. A loss in the last operator makes
-//! its result rows stale (`ResultTable`'s `stale_since_ms`); a loss upstream puts at risk every
-//! row whose lineage shares an input with the lost state. The simulator only explains this: it
+//! its result rows stale (`ResultTable`'s `stale_since_ms`); a loss upstream, in an operator whose
+//! output retracts (an aggregation, a Top-N), puts at risk every row whose lineage shares an
+//! input with the lost state. An insert-only operator would never have retracted what it sent:
+//! its loss changes what it emits afterwards (seed 002's returning user counted as new), not the
+//! rows already downstream. The simulator only explains this: it
 //! changes no row, as Flink changes none.
 
 use super::row::{Message, Row};
@@ -110,9 +113,14 @@ pub struct RowProvenance {
     pub inputs: Lineage,
     /// The loss in the last operator that made it stale (a [`Provenance::losses`] index).
     pub stale: Option<usize>,
-    /// Losses upstream of the last operator whose state the row depends on: what they sent can
-    /// never be retracted, so the row may be wrong and will not be corrected.
+    /// Losses upstream of the last operator, in operators whose output retracts, whose state the
+    /// row depends on: what they sent can never be retracted, so the row may be wrong and will
+    /// not be corrected.
     pub at_risk: Vec<usize>,
+    /// Losses after which a state the row was computed from restarted empty, in any operator:
+    /// the row counts from scratch what that state had counted before (seed 002: a user whose
+    /// first-login state expired counts as new again; seed 001: a count restarts at 1).
+    pub restarted_after: Vec<usize>,
 }
 
 /// The provenance of everything in a trace.
@@ -142,6 +150,8 @@ struct Call {
     /// The input's lineage is still to be folded into the key's state.
     pending: bool,
     timer_ms: Option<Millis>,
+    /// The losses the input's message was computed after (see [`RowProvenance::restarted_after`]).
+    tags: Lineage,
 }
 
 fn union(a: &Lineage, b: &Lineage) -> Lineage {
@@ -162,6 +172,11 @@ struct Builder<'a> {
     channels: Vec<VecDeque<usize>>,
     calls: Vec<Option<Call>>,
     state: HashMap<(usize, Row), Lineage>,
+    /// Per keyed state: the losses (by creation number) after which it restarted empty, and
+    /// those its inputs were computed after.
+    restarts: HashMap<(usize, Row), Lineage>,
+    /// Per trace entry: the same for the message it carries.
+    tags: Vec<Option<Lineage>>,
     out: Provenance,
 }
 
@@ -173,6 +188,10 @@ impl Builder<'_> {
                 if let Some(key) = &call.key {
                     let held = self.state.entry((op, key.clone())).or_default();
                     *held = union(held, &call.lineage);
+                    if !call.tags.is_empty() {
+                        let restarts = self.restarts.entry((op, key.clone())).or_default();
+                        *restarts = union(restarts, &call.tags);
+                    }
                 }
             }
         }
@@ -186,17 +205,19 @@ impl Builder<'_> {
         let entry = &self.trace[e];
         let key = entry.key.clone().unwrap_or_default();
         let inputs = self.state.remove(&(op, key.clone())).unwrap_or_default();
+        // From here the key's state starts empty: what it computes next is "after the loss".
+        self.restarts.insert((op, key.clone()), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
         self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, at_ms, rule, inputs, entry: Some(e) });
     }
 
-    fn start_call(&mut self, op: usize, e: usize, lineage: Lineage, pending: bool) {
+    fn start_call(&mut self, op: usize, e: usize, lineage: Lineage, pending: bool, tags: Lineage) {
         self.flush(op);
         let entry = &self.trace[e];
         let timer_ms = match entry.event {
             TraceEvent::TimerFired { timer_ms } => Some(timer_ms),
             _ => None,
         };
-        self.calls[op] = Some(Call { start: e, key: entry.key.clone(), lineage, pending, timer_ms });
+        self.calls[op] = Some(Call { start: e, key: entry.key.clone(), lineage, pending, timer_ms, tags });
     }
 
     fn entry(&mut self, e: usize) {
@@ -221,15 +242,17 @@ impl Builder<'_> {
             TraceEvent::Received { .. } | TraceEvent::Buffered { .. } => {
                 let from = self.channels[op].pop_front();
                 let lineage = from.and_then(|f| self.out.lineage[f].clone()).unwrap_or_default();
+                let tags = from.and_then(|f| self.tags[f].clone()).unwrap_or_default();
                 self.out.parent[e] = from;
                 self.out.lineage[e] = Some(lineage.clone());
-                self.start_call(op, e, lineage, true);
+                self.tags[e] = Some(tags.clone());
+                self.start_call(op, e, lineage, true, tags);
             }
             TraceEvent::TimerFired { .. } => {
-                self.start_call(op, e, Lineage::default(), false);
+                self.start_call(op, e, Lineage::default(), false, Lineage::default());
             }
             TraceEvent::BundleFinished { .. } => {
-                self.start_call(op, e, Lineage::default(), false);
+                self.start_call(op, e, Lineage::default(), false, Lineage::default());
                 if let Some(c) = self.calls[op].as_mut() {
                     c.key = None;
                 }
@@ -255,6 +278,7 @@ impl Builder<'_> {
                 self.flush(op);
                 if let Some(key) = &entry.key {
                     self.state.remove(&(op, key.clone()));
+                    self.restarts.remove(&(op, key.clone()));
                 }
                 self.out.parent[e] = parent;
             }
@@ -263,6 +287,10 @@ impl Builder<'_> {
                 let call_lineage = self.calls[op].as_ref().map(|c| c.lineage.clone()).unwrap_or_default();
                 let lineage = union(&self.held(op, &entry.key), &call_lineage);
                 self.out.lineage[e] = Some(lineage);
+                let call_tags = self.calls[op].as_ref().map(|c| c.tags.clone()).unwrap_or_default();
+                let restarts =
+                    entry.key.as_ref().and_then(|k| self.restarts.get(&(op, k.clone())).cloned()).unwrap_or_default();
+                self.tags[e] = Some(union(&restarts, &call_tags));
                 self.out.parent[e] = parent;
                 self.channels[op + 1].push_back(e);
             }
@@ -293,6 +321,8 @@ impl Provenance {
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
             state: HashMap::new(),
+            restarts: HashMap::new(),
+            tags: vec![None; trace.len()],
             out: Provenance {
                 inputs: Vec::new(),
                 caused_by: vec![None; trace.len()],
@@ -335,11 +365,26 @@ impl Provenance {
                 entry: None,
             });
         }
-        b.out.losses.sort_by_key(|l| l.at_ms);
+        // Losses in time order; the tags name them by creation number.
+        let mut order: Vec<usize> = (0..b.out.losses.len()).collect();
+        order.sort_by_key(|&l| (b.out.losses[l].at_ms, l));
+        let mut renumber = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u32;
+        }
+        let mut slots: Vec<Option<Loss>> = b.out.losses.drain(..).map(Some).collect();
+        b.out.losses = order.iter().filter_map(|&l| slots[l].take()).collect();
         let emitted: Vec<usize> = if n_ops == 0 { Vec::new() } else { b.channels[n_ops].iter().copied().collect() };
         let key_columns = scenario.operators.last().map(|n| n.spec.state_key_columns()).unwrap_or_default();
+        let tags = b.tags;
         let mut out = b.out;
         out.rows = rows(sim, trace, &emitted, &key_columns, &out, n_ops);
+        for row in &mut out.rows {
+            let after = row.produced_by.and_then(|e| tags[e].clone()).unwrap_or_default();
+            let mut after: Vec<usize> = after.iter().map(|&l| renumber[l as usize] as usize).collect();
+            after.sort_unstable();
+            row.restarted_after = after;
+        }
         out
     }
 
@@ -428,7 +473,13 @@ fn rows(
     for (l, loss) in p.losses.iter().enumerate().filter(|(_, l)| l.op == last) {
         own_losses.entry(&loss.key).or_default().push(l);
     }
-    let upstream: Vec<usize> = (0..p.losses.len()).filter(|&l| p.losses[l].op < last).collect();
+    // Only an operator whose output retracts would ever have corrected what it sent: a loss in an
+    // insert-only one (an OVER window, a keep-first dedup, a Calc over inserts) changes what it
+    // emits from then on, never a row already downstream.
+    let operators = &sim.scenario().operators;
+    let upstream: Vec<usize> = (0..p.losses.len())
+        .filter(|&l| p.losses[l].op < last && operators[p.losses[l].op].spec.output_retracts())
+        .collect();
     result
         .iter()
         .zip(produced)
@@ -444,7 +495,7 @@ fn rows(
             } else {
                 upstream.iter().copied().filter(|&l| !p.losses[l].inputs.is_disjoint(&inputs)).collect()
             };
-            RowProvenance { produced_by, inputs, stale, at_risk }
+            RowProvenance { produced_by, inputs, stale, at_risk, restarted_after: Vec::new() }
         })
         .collect()
 }

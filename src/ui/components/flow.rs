@@ -291,6 +291,8 @@ fn sink_box(
                     });
                     let risks: Vec<String> = rp.at_risk.iter().map(|&l| format!(
                         "⚠ at risk: {}; what it had sent downstream can never be retracted", p.losses[l].describe(tf))).collect();
+                    let restarted: Vec<String> = rp.restarted_after.iter().filter(|l| !rp.at_risk.contains(l)).map(|&l| format!(
+                        "ⓘ computed from a state that started empty again after: {}", p.losses[l].describe(tf))).collect();
                     let depends = if rp.inputs.is_empty() {
                         String::new()
                     } else {
@@ -306,6 +308,7 @@ fn sink_box(
                             if !depends.is_empty() { <span class="depends">{ depends }</span> }
                             if let Some(s) = stale { <div class="loss" role="note">{ s }</div> }
                             { for risks.into_iter().map(|r| html! { <div class="loss risk" role="note">{ r }</div> }) }
+                            { for restarted.into_iter().map(|r| html! { <div class="loss restarted" role="note">{ r }</div> }) }
                         </li>
                     }
                 }) }

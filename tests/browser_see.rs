@@ -101,6 +101,13 @@ async fn the_inspector_shows_an_expired_but_stored_entry() {
     let page = Page::open().await;
     page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
     step_to_end(&page).await;
+    // The flow says which row a restarted state made wrong: u1 counted as new again on 11-21.
+    assert_eq!(
+        page.texts("#flow-rows .loss.restarted"),
+        ["ⓘ computed from a state that started empty again after: t lost key u1 at 2019-11-21 09:00: state TTL \
+          expired (last access 2019-11-18 09:00 + ttl <= now); a read at 2019-11-21 10:00 removed it; nothing was \
+          emitted"]
+    );
     assert!(page.find("#inspector-table").is_none(), "nothing computed while closed");
     page.get("#inspector").dyn_into::<web_sys::HtmlDetailsElement>().unwrap().set_open(true);
     settle().await;

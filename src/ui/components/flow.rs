@@ -292,7 +292,7 @@ fn sink_box(
                     let risks: Vec<String> = rp.at_risk.iter().map(|&l| format!(
                         "⚠ at risk: {}; what it had sent downstream can never be retracted", p.losses[l].describe(tf))).collect();
                     let restarted: Vec<String> = rp.restarted_after.iter().filter(|l| !rp.at_risk.contains(l)).map(|&l| format!(
-                        "ⓘ computed from a state that started empty again after: {}", p.losses[l].describe(tf))).collect();
+                        "↺ computed from a state that started empty again after: {}", p.losses[l].describe(tf))).collect();
                     let depends = if rp.inputs.is_empty() {
                         String::new()
                     } else {

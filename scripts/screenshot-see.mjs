@@ -42,6 +42,25 @@ for (const [width, height, tag] of [[1280, 800, 'wide'], [400, 800, 'narrow']]) 
   await shot('charts-seed-002', '#charts');
   await page.locator('#flow').scrollIntoViewIfNeeded();
   await shot('viewport-flow');
+  if (tag === 'wide') {
+    // What the See views cost per Step on the 100 k-event preset (the page keeps the last 400 actions).
+    const timed = async (selector) => page.evaluate(async (sel) => {
+      const before = document.querySelector('#progress').textContent;
+      const t0 = performance.now();
+      document.querySelector(sel).click();
+      while (document.querySelector('#progress').textContent === before) await new Promise(r => setTimeout(r, 0));
+      return performance.now() - t0;
+    }, selector);
+    await page.selectOption('#preset-select', 'what-if-100k-logins');
+    for (let i = 0; i < 10; i++) await timed('#run-many');
+    const t = [];
+    for (let i = 0; i < 11; i++) t.push(await timed('#step'));
+    t.sort((a, b) => a - b);
+    await page.locator('#flow').scrollIntoViewIfNeeded();
+    await shot('what-if-100k-10k-flow', '#flow');
+    await shot('what-if-100k-10k-charts', '#charts');
+    console.log(`what-if-100k-logins at 10 k steps, with the See views: Step median ${t[5].toFixed(1)} ms, max ${t[10].toFixed(1)} ms`);
+  }
   await page.close();
 }
 await browser.close();

@@ -31,10 +31,14 @@ fn main() {
         }
         let insp = t.elapsed().as_secs_f64() * 1000.0 / 5.0;
         let t = std::time::Instant::now();
-        for _ in 0..20 { n += sim.operator_views_limited(0).len(); }
+        for _ in 0..20 {
+            n += sim.operator_views_limited(0).len();
+        }
         let views0 = t.elapsed().as_secs_f64() * 1000.0 / 20.0;
         let t = std::time::Instant::now();
-        for _ in 0..20 { n += sim.metrics().len(); }
+        for _ in 0..20 {
+            n += sim.metrics().len();
+        }
         let metrics = t.elapsed().as_secs_f64() * 1000.0 / 20.0;
         println!("  operator_views_limited(0) {views0:.2} ms, metrics() {metrics:.2} ms");
         println!("at {target}: provenance {prov:.2} ms, charts {charts:.2} ms, inspector (filter) {insp:.2} ms, rows {} ({n})", sim.result().len());

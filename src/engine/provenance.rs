@@ -30,7 +30,8 @@ use super::row::{Message, Row};
 use super::simulation::Simulation;
 use super::time::{Millis, TimeFormat};
 use super::trace::{ClearCause, TraceEntry, TraceEvent};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 /// Inputs, by their number in [`Provenance::inputs`].
@@ -320,8 +321,8 @@ impl Provenance {
             source: &scenario.source.name,
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
-            state: HashMap::new(),
-            restarts: HashMap::new(),
+            state: HashMap::default(),
+            restarts: HashMap::default(),
             tags: vec![None; trace.len()],
             out: Provenance {
                 inputs: Vec::new(),
@@ -353,7 +354,13 @@ impl Provenance {
         // the cost follows the kept trace, not the number of keys.
         let mut held: Vec<(&(usize, Row), &Lineage)> = b.state.iter().collect();
         held.sort_by(|a, b| a.0.cmp(b.0));
+        let ttl_ops: Vec<bool> = (0..n_ops)
+            .map(|i| matches!(scenario.operator_retention(i), super::scenario::Retention::StateTtl(t) if t > 0))
+            .collect();
         for ((op, row), inputs) in held {
+            if !ttl_ops[*op] {
+                continue;
+            }
             let Some(ttl) = sim.key_view(*op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
             b.out.losses.push(Loss {
                 op: *op,
@@ -451,7 +458,7 @@ fn rows(
 ) -> Vec<RowProvenance> {
     let result: Vec<_> = sim.result().rows().collect();
     // The accumulate emissions by row, oldest first: each row claims the newest left.
-    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::new();
+    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
     for &e in emitted {
         if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
             by_row.entry(&m.row).or_default().push(e);
@@ -468,7 +475,7 @@ fn rows(
         }
     }
     // The losses of the last operator by key, and the upstream ones.
-    let mut own_losses: HashMap<&Row, Vec<usize>> = HashMap::new();
+    let mut own_losses: HashMap<&Row, Vec<usize>> = HashMap::default();
     let last = n_ops.saturating_sub(1);
     for (l, loss) in p.losses.iter().enumerate().filter(|(_, l)| l.op == last) {
         own_losses.entry(&loss.key).or_default().push(l);

@@ -94,6 +94,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
     let step_entries: Vec<usize> = (0..trace.len()).filter(|&e| Some(trace[e].action) == shown_action).collect();
     let scenario = sim.scenario();
     let tf = sim.time_format();
+    let classes: Vec<&'static str> = sim.operator_views_limited(0).iter().map(|v| v.flink_class).collect();
     let ops: Vec<&str> = scenario.operators.iter().map(|n| n.id.as_str()).collect();
     let select = |s: Selection| {
         let selection = selection.clone();
@@ -180,7 +181,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
                     let edge = edge(trace, &edge_messages(i), &lit, if i == 0 { &scenario.source.name } else { ops[i - 1] },
                         ops.get(i).copied().unwrap_or("result"), i);
                     let node = if i < ops.len() {
-                        operator_box(&sim, i, &step_entries, &lit)
+                        operator_box(&sim, i, classes.get(i).copied().unwrap_or_default(), &step_entries, &lit)
                     } else {
                         sink_box(&sim, &p, &rows_listed, &lit_rows, row, &select)
                     };
@@ -221,11 +222,10 @@ fn edge(trace: &[TraceEntry], messages: &[usize], lit: &BTreeSet<usize>, from: &
 
 /// An operator's box: its plan, its Flink class, and what happened in it during the step on show
 /// besides receiving and emitting (the rule's decision, timers, state cleared or expired).
-fn operator_box(sim: &Simulation, i: usize, step: &[usize], lit: &BTreeSet<usize>) -> Html {
+fn operator_box(sim: &Simulation, i: usize, flink_class: &'static str, step: &[usize], lit: &BTreeSet<usize>) -> Html {
     let trace = sim.trace();
     let tf = sim.time_format();
     let node = &sim.scenario().operators[i];
-    let view = sim.operator_views_limited(0).into_iter().nth(i);
     let changes: Vec<usize> = step
         .iter()
         .copied()
@@ -237,7 +237,7 @@ fn operator_box(sim: &Simulation, i: usize, step: &[usize], lit: &BTreeSet<usize
         <li class="fnode op" id={format!("flow-op-{}", node.id)}>
             <div class="fhead">
                 <span class="op-id">{ &node.id }</span>
-                <span class="op-class">{ view.map(|v| v.flink_class).unwrap_or_default() }</span>
+                <span class="op-class">{ flink_class }</span>
             </div>
             <div class="fplan">{ node.spec.plan() }</div>
             if !changes.is_empty() {

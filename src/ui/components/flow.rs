@@ -19,6 +19,8 @@ use yew::prelude::*;
 const MAX_INPUTS: usize = 12;
 /// Result rows listed in the sink box (plus those a selected input reaches).
 const MAX_ROWS: usize = 30;
+/// Inputs named in a result row's "depends on".
+const MAX_DEPENDS: usize = 8;
 /// Messages drawn on one edge, and state changes listed in one operator box.
 const MAX_PER_EDGE: usize = 12;
 
@@ -124,7 +126,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
     let status = match (input, row, shown_action) {
         (Some(n), _, _) => format!(
             "input #{} {} at {}: what it caused is marked ▶ in every operator",
-            n + 1,
+            p.inputs[n as usize].action + 1,
             p.inputs[n as usize].message,
             tf.format(p.inputs[n as usize].time_ms)
         ),
@@ -167,7 +169,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
                                     <button class={classes!("flow-input", kind_class(i.message.change), on.then_some("hl"))}
                                         aria-pressed={(input == Some(n)).to_string()}
                                         onclick={select(Selection::Input(i.action))}>
-                                        { format!("{}#{} ", if on { "▶ " } else { "" }, n + 1) }
+                                        { format!("{}#{} ", if on { "▶ " } else { "" }, i.action + 1) }
                                         <span class="msg-text">{ i.message.to_string() }</span>
                                         <span class="when">{ format!(" {}", tf.format(i.time_ms)) }</span>
                                     </button>
@@ -296,8 +298,12 @@ fn sink_box(
                     let depends = if rp.inputs.is_empty() {
                         String::new()
                     } else {
-                        let ids: Vec<String> = rp.inputs.iter().map(|n| format!("#{}", n + 1)).collect();
-                        format!("depends on input {}", ids.join(", "))
+                        let ids: Vec<String> =
+                            rp.inputs.iter().take(MAX_DEPENDS).map(|&n| format!("#{}", p.inputs[n as usize].action + 1)).collect();
+                        let more = rp.inputs.len().saturating_sub(MAX_DEPENDS);
+                        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                        let earlier = if p.complete { "" } else { " (and inputs before the kept trace)" };
+                        format!("depends on input {}{more}{earlier}", ids.join(", "))
                     };
                     html! {
                         <li class={classes!("flow-row-item", stale.is_some().then_some("stale"), (!risks.is_empty()).then_some("at-risk"))}>

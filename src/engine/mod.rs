@@ -15,17 +15,26 @@
 //! Around the rules: the [`pipeline`] of operators and its [`result_table`], the [`simulation`]
 //! that drives it ([`time_travel`] for seeking), the [`trace`] and the [`metrics`] series, the
 //! seeded [`workload`] generator, and the [`scenario`] format.
+//!
+//! Read-only queries for the page: [`view`] (operators' state), [`timeline`], [`provenance`]
+//! (which input caused which message and result row; where state was lost without a message),
+//! [`inspector`] (per-key state, visible / expired-but-stored / gone), [`chart`] (series and
+//! time ticks from the metrics), [`explain`] (the source's and sink's `EXPLAIN` names).
 
 pub mod aggregate;
+pub mod chart;
 pub mod cleanup_state;
 pub mod error;
 pub mod expect;
+pub mod explain;
 pub mod expr;
 pub mod idle_state_retention;
+pub mod inspector;
 pub mod metrics;
 pub mod operators;
 pub mod pipeline;
 pub mod presets;
+pub mod provenance;
 pub mod replay;
 pub mod result_table;
 pub mod row;

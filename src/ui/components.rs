@@ -1,11 +1,14 @@
 //! The parts of the page, one per file. Each is a function from state to `Html`.
 
+pub mod charts;
 pub mod compare;
 pub mod controls;
 pub mod editor;
+pub mod flow;
 pub mod happened;
 pub mod header;
 pub mod input_table;
+pub mod inspector;
 pub mod keys;
 pub mod measure;
 pub mod operators;

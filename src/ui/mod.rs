@@ -56,6 +56,21 @@ fn simulation_view(state: &AppState, handle: &state::SimHandle, dispatch: &Callb
     }
 }
 
+/// The retraction flow, the charts and the state inspector ([`components::flow`],
+/// [`components::charts`], [`components::inspector`]).
+fn see_view(handle: &state::SimHandle, version: u64) -> Html {
+    use components::charts::SimCharts;
+    use components::flow::RetractionFlow;
+    use components::inspector::StateInspector;
+    html! {
+        <>
+            <RetractionFlow sim={handle.clone()} version={version} />
+            <SimCharts sim={handle.clone()} version={version} />
+            <StateInspector sim={handle.clone()} version={version} />
+        </>
+    }
+}
+
 /// How the App is mounted.
 #[derive(Properties, PartialEq, Clone, Default)]
 pub struct AppProps {
@@ -139,6 +154,7 @@ pub fn App(props: &AppProps) -> Html {
             }
             if let Some(handle) = &state.sim {
                 { simulation_view(&state, handle, &dispatch) }
+                { see_view(handle, state.version) }
             }
             <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />

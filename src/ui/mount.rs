@@ -28,7 +28,13 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, ShadowRoot, ShadowRootInit, ShadowRootMode};
 
 /// The page's stylesheet and the embed's, put into each simulator's shadow root.
-const STYLE: &str = concat!(include_str!("../../www/style.css"), "\n", include_str!("../../www/embed.css"));
+const STYLE: &str = concat!(
+    include_str!("../../www/style.css"),
+    "\n",
+    include_str!("../../www/embed.css"),
+    "\n",
+    include_str!("../../www/see.css")
+);
 
 /// The custom element's name.
 pub const ELEMENT_NAME: &str = "flink-state-sim";

@@ -6,6 +6,7 @@
 use crate::engine::scenario::what_if::{what_if_scenario, WhatIf};
 use crate::engine::summary::run_summary;
 use crate::engine::{Scenario, SimOptions, Simulation, TraceLevel};
+use crate::ui::components::charts::ChartsPanel;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,12 +37,37 @@ enum Run {
     Done {
         lines: Vec<String>,
         json: String,
+        /// The run's metrics series and what the charts need to draw it.
+        charts: Rc<WhatIfCharts>,
     },
     /// The form's scenario was refused (`path` names the field) or the run failed.
     Failed {
         path: String,
         message: String,
     },
+}
+
+/// The what-if run's metrics, for its charts ([`ChartsPanel`]).
+#[derive(Clone, PartialEq)]
+struct WhatIfCharts {
+    samples: Rc<Vec<crate::engine::metrics::Sample>>,
+    ops: Vec<String>,
+    time_format: crate::engine::time::TimeFormat,
+    from_ms: crate::engine::time::Millis,
+    to_ms: crate::engine::time::Millis,
+}
+
+impl WhatIfCharts {
+    fn of(sim: &Simulation) -> Self {
+        let scenario = sim.scenario();
+        WhatIfCharts {
+            samples: Rc::new(sim.metrics()),
+            ops: scenario.operators.iter().map(|n| n.id.clone()).collect(),
+            time_format: sim.time_format(),
+            from_ms: scenario.start_ms,
+            to_ms: sim.now().max(scenario.start_ms + 1),
+        }
+    }
 }
 
 /// Wall-clock ms, to report how long the run took (the page's clock, never the engine's).
@@ -182,7 +208,8 @@ pub fn WhatIfPanel(props: &Props) -> Html {
                     }
                     if !s.can_step() {
                         let secs = (wall_ms() - started) / 1000.0;
-                        return run.set(Run::Done { lines: run_summary(&s, secs), json: text });
+                        let charts = Rc::new(WhatIfCharts::of(&s));
+                        return run.set(Run::Done { lines: run_summary(&s, secs), json: text, charts });
                     }
                     run.set(Run::Running { done: s.next_step(), total });
                 }
@@ -227,11 +254,14 @@ pub fn WhatIfPanel(props: &Props) -> Html {
                     <div class="error" id="wi-error" role="alert">{ format!("{path}: {message}") }</div>
                 },
                 Run::Failed { .. } => html! {},
-                Run::Done { lines, json } => {
+                Run::Done { lines, json, charts } => {
                     let (on_open, json) = (props.on_open.clone(), json.clone());
                     html! {
                         <div class="wi-result" id="wi-result">
                             <pre>{ lines.join("\n") }</pre>
+                            <ChartsPanel samples={charts.samples.clone()} ops={charts.ops.clone()}
+                                time_format={charts.time_format} from_ms={charts.from_ms} to_ms={charts.to_ms}
+                                cursor_ms={charts.to_ms} id="wi-charts" />
                             <button id="wi-open" onclick={Callback::from(move |_: MouseEvent| on_open.emit(json.clone()))}>
                                 { "Open this workload in the stepper" }
                             </button>

@@ -1,0 +1,508 @@
+//! Provenance: which input caused which message, state change and result row, and where state
+//! was lost without a message. A query over the trace the simulation keeps (all of it, or the
+//! window of the last actions the page keeps; [`Simulation::trace_window`] replays any other
+//! window): nothing here changes how the pipeline runs, it only reads what it recorded.
+//!
+//! How messages are matched. Between two operators Flink's exchange is FIFO per channel, and
+//! the pipeline runs each operator over the whole batch a record caused before the next one
+//! (`pipeline.rs`), so the `n`-th `Received` of operator `i + 1` in a flow is the `n`-th
+//! `Emitted` of operator `i`: one FIFO per edge pairs them exactly. Every entry of a step after
+//! its `Input` entry is that input's doing (the pipeline handles one record per step); timers
+//! fired while time advanced to it come before it and are no input's doing.
+//!
+//! Lineage. Each keyed state holds the set of inputs whose messages were folded into it since
+//! it was last created; a message an operator emits carries the lineage of the state that
+//! produced it (an unkeyed `Calc` passes its input's on). It is what an accumulator, a Top-N
+//! partition or an OVER window *may* depend on: an over-approximation, never an omission.
+//!
+//! Losses. State can vanish without a message (`KeyedProcessFunctionWithCleanupState`: the
+//! cleanup timer clears it; `TtlValueState`/`TtlMapState` with `NeverReturnExpired`: an expired
+//! entry is invisible, removed on the next read). Flink emits nothing then, so downstream rows
+//! stay; what the lost state had sent can never be retracted. A loss in the last operator makes
+//! its result rows stale (`ResultTable`'s `stale_since_ms`); a loss upstream, in an operator whose
+//! output retracts (an aggregation, a Top-N), puts at risk every row whose lineage shares an
+//! input with the lost state. An insert-only operator would never have retracted what it sent:
+//! its loss changes what it emits afterwards (seed 002's returning user counted as new), not the
+//! rows already downstream. The simulator only explains this: it
+//! changes no row, as Flink changes none.
+
+use super::row::{Message, Row};
+use super::simulation::Simulation;
+use super::time::{Millis, TimeFormat};
+use super::trace::{ClearCause, TraceEntry, TraceEvent};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
+
+/// Inputs, by their number in [`Provenance::inputs`].
+pub type Lineage = Rc<BTreeSet<u32>>;
+
+/// One input row of the trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRef {
+    /// Its `Input` entry in the trace.
+    pub entry: usize,
+    pub action: usize,
+    pub time_ms: Millis,
+    pub message: Message,
+}
+
+/// The rule by which state was lost without a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossRule {
+    /// The idle-state-retention cleanup timer fired and cleared the key's state
+    /// (`KeyedProcessFunctionWithCleanupState.cleanupState`, `GroupAggProcessFunction.onTimer`).
+    CleanupTimer { timer_ms: Millis },
+    /// State TTL expired (`lastAccess + ttl <= now`) and a later read removed the entry
+    /// (`AbstractTtlDecorator.getWithTtlCheckAndUpdate`, `NeverReturnExpired`).
+    TtlExpiredRemoved { last_access_ms: Millis, removed_at_ms: Millis },
+    /// State TTL expired and the entry is still stored, invisible to every read
+    /// (`NeverReturnExpired`; background cleanup is not modelled).
+    TtlExpiredStored { last_access_ms: Millis },
+}
+
+/// Where and how an operator lost a key's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loss {
+    /// The operator's index in the pipeline, and its id.
+    pub op: usize,
+    pub op_id: String,
+    pub key: Row,
+    /// From this processing time on the state is gone (invisible).
+    pub at_ms: Millis,
+    pub rule: LossRule,
+    /// The inputs the lost state held.
+    pub inputs: Lineage,
+    /// The trace entry that shows it (none for an expiry no read has found yet).
+    pub entry: Option<usize>,
+}
+
+impl Loss {
+    /// Where, when and by which rule, for people:
+    /// `inner lost key dev1 at 2019-11-22 15:00: its cleanup timer fired (idle state retention); nothing was emitted`.
+    pub fn describe(&self, tf: TimeFormat) -> String {
+        let why = match self.rule {
+            LossRule::CleanupTimer { timer_ms } => {
+                format!("its cleanup timer for {} fired (idle state retention) and cleared it", tf.format(timer_ms))
+            }
+            LossRule::TtlExpiredRemoved { last_access_ms, removed_at_ms } => format!(
+                "state TTL expired (last access {} + ttl <= now); a read at {} removed it",
+                tf.format(last_access_ms),
+                tf.format(removed_at_ms)
+            ),
+            LossRule::TtlExpiredStored { last_access_ms } => format!(
+                "state TTL expired (last access {} + ttl <= now); still stored, invisible to reads (NeverReturnExpired)",
+                tf.format(last_access_ms)
+            ),
+        };
+        format!(
+            "{} lost key {} at {}: {why}; nothing was emitted",
+            self.op_id,
+            self.key.key_label(),
+            tf.format(self.at_ms)
+        )
+    }
+}
+
+/// Where one current result row comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowProvenance {
+    /// The last operator's `Emitted` entry that put the row there (none when it is older than
+    /// the trace).
+    pub produced_by: Option<usize>,
+    /// The inputs it may depend on.
+    pub inputs: Lineage,
+    /// The loss in the last operator that made it stale (a [`Provenance::losses`] index).
+    pub stale: Option<usize>,
+    /// Losses upstream of the last operator, in operators whose output retracts, whose state the
+    /// row depends on: what they sent can never be retracted, so the row may be wrong and will
+    /// not be corrected.
+    pub at_risk: Vec<usize>,
+    /// Losses after which a state the row was computed from restarted empty, in any operator:
+    /// the row counts from scratch what that state had counted before (seed 002: a user whose
+    /// first-login state expired counts as new again; seed 001: a count restarts at 1).
+    pub restarted_after: Vec<usize>,
+}
+
+/// The provenance of everything in a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    pub inputs: Vec<InputRef>,
+    /// Per trace entry: the input whose processing it belongs to.
+    pub caused_by: Vec<Option<u32>>,
+    /// Per trace entry: what it derives from directly — a `Received` from the upstream
+    /// `Emitted` (or `Input`) it got, anything else from the call it happened in (the
+    /// `Received`, `TimerFired` or `BundleFinished` that started it).
+    pub parent: Vec<Option<usize>>,
+    /// Per trace entry: the lineage of the message it carries (`Input`, `Received`, `Emitted`).
+    pub lineage: Vec<Option<Lineage>>,
+    pub losses: Vec<Loss>,
+    /// One per current result row, in [`ResultTable::rows`](super::result_table::ResultTable::rows) order.
+    pub rows: Vec<RowProvenance>,
+    /// Whether the trace starts at the first action (else inputs before it are unknown).
+    pub complete: bool,
+}
+
+/// The call an operator is in: what started it and the lineage of its input.
+struct Call {
+    start: usize,
+    key: Option<Row>,
+    lineage: Lineage,
+    /// The input's lineage is still to be folded into the key's state.
+    pending: bool,
+    timer_ms: Option<Millis>,
+    /// The losses the input's message was computed after (see [`RowProvenance::restarted_after`]).
+    tags: Lineage,
+}
+
+fn union(a: &Lineage, b: &Lineage) -> Lineage {
+    if b.is_subset(a) {
+        a.clone()
+    } else if a.is_subset(b) {
+        b.clone()
+    } else {
+        Rc::new(a.union(b).copied().collect())
+    }
+}
+
+struct Builder<'a> {
+    trace: &'a [TraceEntry],
+    ops: HashMap<&'a str, usize>,
+    source: &'a str,
+    /// Per edge into operator `i` (`ops.len()` is the result): emitted entries not yet received.
+    channels: Vec<VecDeque<usize>>,
+    calls: Vec<Option<Call>>,
+    state: HashMap<(usize, Row), Lineage>,
+    /// Per keyed state: the losses (by creation number) after which it restarted empty, and
+    /// those its inputs were computed after.
+    restarts: HashMap<(usize, Row), Lineage>,
+    /// Per trace entry: the same for the message it carries.
+    tags: Vec<Option<Lineage>>,
+    out: Provenance,
+}
+
+impl Builder<'_> {
+    fn flush(&mut self, op: usize) {
+        if let Some(call) = self.calls[op].as_mut() {
+            if call.pending {
+                call.pending = false;
+                if let Some(key) = &call.key {
+                    let held = self.state.entry((op, key.clone())).or_default();
+                    *held = union(held, &call.lineage);
+                    if !call.tags.is_empty() {
+                        let restarts = self.restarts.entry((op, key.clone())).or_default();
+                        *restarts = union(restarts, &call.tags);
+                    }
+                }
+            }
+        }
+    }
+
+    fn held(&self, op: usize, key: &Option<Row>) -> Lineage {
+        key.as_ref().and_then(|k| self.state.get(&(op, k.clone())).cloned()).unwrap_or_default()
+    }
+
+    fn lose(&mut self, op: usize, e: usize, at_ms: Millis, rule: LossRule) {
+        let entry = &self.trace[e];
+        let key = entry.key.clone().unwrap_or_default();
+        let inputs = self.state.remove(&(op, key.clone())).unwrap_or_default();
+        // From here the key's state starts empty: what it computes next is "after the loss".
+        self.restarts.insert((op, key.clone()), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
+        self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, at_ms, rule, inputs, entry: Some(e) });
+    }
+
+    fn start_call(&mut self, op: usize, e: usize, lineage: Lineage, pending: bool, tags: Lineage) {
+        self.flush(op);
+        let entry = &self.trace[e];
+        let timer_ms = match entry.event {
+            TraceEvent::TimerFired { timer_ms } => Some(timer_ms),
+            _ => None,
+        };
+        self.calls[op] = Some(Call { start: e, key: entry.key.clone(), lineage, pending, timer_ms, tags });
+    }
+
+    fn entry(&mut self, e: usize) {
+        let entry = &self.trace[e];
+        if *entry.op == *self.source {
+            if let TraceEvent::Input { message } = &entry.event {
+                let n = self.out.inputs.len() as u32;
+                self.out.inputs.push(InputRef {
+                    entry: e,
+                    action: entry.action,
+                    time_ms: entry.time_ms,
+                    message: message.clone(),
+                });
+                self.out.lineage[e] = Some(Rc::new(BTreeSet::from([n])));
+                self.channels[0].push_back(e);
+                return;
+            }
+        }
+        let Some(&op) = self.ops.get(&*entry.op) else { return };
+        let parent = self.calls[op].as_ref().map(|c| c.start);
+        match &entry.event {
+            TraceEvent::Received { .. } | TraceEvent::Buffered { .. } => {
+                let from = self.channels[op].pop_front();
+                let lineage = from.and_then(|f| self.out.lineage[f].clone()).unwrap_or_default();
+                let tags = from.and_then(|f| self.tags[f].clone()).unwrap_or_default();
+                self.out.parent[e] = from;
+                self.out.lineage[e] = Some(lineage.clone());
+                self.tags[e] = Some(tags.clone());
+                self.start_call(op, e, lineage, true, tags);
+            }
+            TraceEvent::TimerFired { .. } => {
+                self.start_call(op, e, Lineage::default(), false, Lineage::default());
+            }
+            TraceEvent::BundleFinished { .. } => {
+                self.start_call(op, e, Lineage::default(), false, Lineage::default());
+                if let Some(c) = self.calls[op].as_mut() {
+                    c.key = None;
+                }
+            }
+            TraceEvent::Dropped { .. } => {
+                if let Some(c) = self.calls[op].as_mut() {
+                    c.pending = false;
+                }
+                self.out.parent[e] = parent;
+            }
+            TraceEvent::StateExpired { last_access_ms, expired_at_ms, .. } => {
+                let rule =
+                    LossRule::TtlExpiredRemoved { last_access_ms: *last_access_ms, removed_at_ms: entry.time_ms };
+                self.lose(op, e, *expired_at_ms, rule);
+                self.out.parent[e] = parent;
+            }
+            TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => {
+                let timer_ms = self.calls[op].as_ref().and_then(|c| c.timer_ms).unwrap_or(entry.time_ms);
+                self.lose(op, e, entry.time_ms, LossRule::CleanupTimer { timer_ms });
+                self.out.parent[e] = parent;
+            }
+            TraceEvent::StateCleared { .. } => {
+                self.flush(op);
+                if let Some(key) = &entry.key {
+                    self.state.remove(&(op, key.clone()));
+                    self.restarts.remove(&(op, key.clone()));
+                }
+                self.out.parent[e] = parent;
+            }
+            TraceEvent::Emitted { .. } => {
+                self.flush(op);
+                let call_lineage = self.calls[op].as_ref().map(|c| c.lineage.clone()).unwrap_or_default();
+                let lineage = union(&self.held(op, &entry.key), &call_lineage);
+                self.out.lineage[e] = Some(lineage);
+                let call_tags = self.calls[op].as_ref().map(|c| c.tags.clone()).unwrap_or_default();
+                let restarts =
+                    entry.key.as_ref().and_then(|k| self.restarts.get(&(op, k.clone())).cloned()).unwrap_or_default();
+                self.tags[e] = Some(union(&restarts, &call_tags));
+                self.out.parent[e] = parent;
+                self.channels[op + 1].push_back(e);
+            }
+            _ => self.out.parent[e] = parent,
+        }
+    }
+}
+
+impl Provenance {
+    /// The provenance of `sim`'s kept trace, its losses (with the expired entries still stored
+    /// now) and its current result rows.
+    pub fn of(sim: &Simulation) -> Provenance {
+        let complete = match sim.options().keep_actions {
+            Some(keep) => sim.action_count() <= keep,
+            None => true,
+        } && sim.options().trace == super::TraceLevel::Full;
+        Provenance::build(sim, sim.trace(), complete)
+    }
+
+    /// The provenance of `trace` (a trace of `sim`, from its first action when `complete`).
+    pub fn build(sim: &Simulation, trace: &[TraceEntry], complete: bool) -> Provenance {
+        let scenario = sim.scenario();
+        let n_ops = scenario.operators.len();
+        let mut b = Builder {
+            trace,
+            ops: scenario.operators.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
+            source: &scenario.source.name,
+            channels: vec![VecDeque::new(); n_ops + 1],
+            calls: (0..n_ops).map(|_| None).collect(),
+            state: HashMap::default(),
+            restarts: HashMap::default(),
+            tags: vec![None; trace.len()],
+            out: Provenance {
+                inputs: Vec::new(),
+                caused_by: vec![None; trace.len()],
+                parent: vec![None; trace.len()],
+                lineage: vec![None; trace.len()],
+                losses: Vec::new(),
+                rows: Vec::new(),
+                complete,
+            },
+        };
+        let mut current: Option<(usize, u32)> = None;
+        for e in 0..trace.len() {
+            let action = trace[e].action;
+            if current.is_some_and(|(a, _)| a != action) {
+                current = None;
+            }
+            if matches!(trace[e].event, TraceEvent::Input { .. }) && *trace[e].op == *scenario.source.name {
+                current = Some((action, b.out.inputs.len() as u32));
+            }
+            b.out.caused_by[e] = current.map(|(_, n)| n);
+            b.entry(e);
+        }
+        for op in 0..n_ops {
+            b.flush(op);
+        }
+        // Expired entries still stored now: lost since their expiry, no read has seen it yet. Only
+        // the keys the trace shows are looked at (the others share no input with anything in it):
+        // the cost follows the kept trace, not the number of keys.
+        let mut held: Vec<(&(usize, Row), &Lineage)> = b.state.iter().collect();
+        held.sort_by(|a, b| a.0.cmp(b.0));
+        let ttl_ops: Vec<bool> = (0..n_ops)
+            .map(|i| matches!(scenario.operator_retention(i), super::scenario::Retention::StateTtl(t) if t > 0))
+            .collect();
+        for ((op, row), inputs) in held {
+            if !ttl_ops[*op] {
+                continue;
+            }
+            let Some(ttl) = sim.key_view(*op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
+            b.out.losses.push(Loss {
+                op: *op,
+                op_id: scenario.operators[*op].id.clone(),
+                key: row.clone(),
+                at_ms: ttl.expires_at_ms,
+                rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
+                inputs: inputs.clone(),
+                entry: None,
+            });
+        }
+        // Losses in time order; the tags name them by creation number.
+        let mut order: Vec<usize> = (0..b.out.losses.len()).collect();
+        order.sort_by_key(|&l| (b.out.losses[l].at_ms, l));
+        let mut renumber = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u32;
+        }
+        let mut slots: Vec<Option<Loss>> = b.out.losses.drain(..).map(Some).collect();
+        b.out.losses = order.iter().filter_map(|&l| slots[l].take()).collect();
+        let emitted: Vec<usize> = if n_ops == 0 { Vec::new() } else { b.channels[n_ops].iter().copied().collect() };
+        let key_columns = scenario.operators.last().map(|n| n.spec.state_key_columns()).unwrap_or_default();
+        let tags = b.tags;
+        let mut out = b.out;
+        out.rows = rows(sim, trace, &emitted, &key_columns, &out, n_ops);
+        for row in &mut out.rows {
+            let after = row.produced_by.and_then(|e| tags[e].clone()).unwrap_or_default();
+            let mut after: Vec<usize> = after.iter().map(|&l| renumber[l as usize] as usize).collect();
+            after.sort_unstable();
+            row.restarted_after = after;
+        }
+        out
+    }
+
+    /// The loss behind stale result row `r` when the kept trace does not show it (it is older):
+    /// the last operator's key, if its expired entry is still stored. `None` when the row is not
+    /// stale, its loss is in [`Provenance::losses`], or the state is gone without a trace.
+    pub fn older_loss_of_row(&self, sim: &Simulation, r: usize) -> Option<Loss> {
+        let row = sim.result().rows().nth(r)?;
+        row.stale_since_ms?;
+        if self.rows.get(r)?.stale.is_some() {
+            return None;
+        }
+        let last = sim.scenario().operators.len().checked_sub(1)?;
+        let node = &sim.scenario().operators[last];
+        let key = row.row.project(&node.spec.state_key_columns());
+        let ttl = sim.key_view(last, &key)?.ttl.filter(|t| t.expired)?;
+        Some(Loss {
+            op: last,
+            op_id: node.id.clone(),
+            key,
+            at_ms: ttl.expires_at_ms,
+            rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
+            inputs: Lineage::default(),
+            entry: None,
+        })
+    }
+
+    /// The trace entries input `n` caused (every operator's, in order).
+    pub fn entries_of_input(&self, n: u32) -> Vec<usize> {
+        (0..self.caused_by.len()).filter(|&e| self.caused_by[e] == Some(n)).collect()
+    }
+
+    /// The current result rows (indices) that may depend on input `n`.
+    pub fn rows_of_input(&self, n: u32) -> Vec<usize> {
+        (0..self.rows.len()).filter(|&r| self.rows[r].inputs.contains(&n)).collect()
+    }
+
+    /// The entries a message derives from, from `e` back to the input (or the timer) that
+    /// started it: each `Emitted`, the `Received` it answered, the upstream `Emitted`, …
+    pub fn chain(&self, e: usize) -> Vec<usize> {
+        let mut out = vec![e];
+        let mut at = e;
+        while let Some(p) = self.parent.get(at).copied().flatten() {
+            if out.len() > self.parent.len() {
+                break;
+            }
+            out.push(p);
+            at = p;
+        }
+        out
+    }
+}
+
+/// Matches each current result row to the last operator's emission that put it there (the
+/// newest unclaimed accumulate message equal to it; fresh rows first, stale ones take older
+/// ones), and to the losses that made it stale or put it at risk.
+fn rows(
+    sim: &Simulation,
+    trace: &[TraceEntry],
+    emitted: &[usize],
+    key_columns: &[usize],
+    p: &Provenance,
+    n_ops: usize,
+) -> Vec<RowProvenance> {
+    let result: Vec<_> = sim.result().rows().collect();
+    // The accumulate emissions by row, oldest first: each row claims the newest left.
+    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
+    for &e in emitted {
+        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
+            by_row.entry(&m.row).or_default().push(e);
+        }
+    }
+    let mut produced = vec![None; result.len()];
+    if !by_row.is_empty() {
+        let order = (0..result.len())
+            .filter(|&r| result[r].stale_since_ms.is_none())
+            .rev()
+            .chain((0..result.len()).filter(|&r| result[r].stale_since_ms.is_some()).rev());
+        for r in order {
+            produced[r] = by_row.get_mut(&result[r].row).and_then(Vec::pop);
+        }
+    }
+    // The losses of the last operator by key, and the upstream ones.
+    let mut own_losses: HashMap<&Row, Vec<usize>> = HashMap::default();
+    let last = n_ops.saturating_sub(1);
+    for (l, loss) in p.losses.iter().enumerate().filter(|(_, l)| l.op == last) {
+        own_losses.entry(&loss.key).or_default().push(l);
+    }
+    // Only an operator whose output retracts would ever have corrected what it sent: a loss in an
+    // insert-only one (an OVER window, a keep-first dedup, a Calc over inserts) changes what it
+    // emits from then on, never a row already downstream.
+    let operators = &sim.scenario().operators;
+    let upstream: Vec<usize> = (0..p.losses.len())
+        .filter(|&l| p.losses[l].op < last && operators[p.losses[l].op].spec.output_retracts())
+        .collect();
+    result
+        .iter()
+        .zip(produced)
+        .map(|(row, produced_by)| {
+            let inputs = produced_by.and_then(|e| p.lineage[e].clone()).unwrap_or_default();
+            let stale = row.stale_since_ms.filter(|_| !own_losses.is_empty()).and_then(|at| {
+                let own = own_losses.get(&row.row.project(key_columns))?;
+                let exact = own.iter().rev().find(|&&l| p.losses[l].at_ms == at);
+                exact.or_else(|| own.iter().rev().find(|&&l| p.losses[l].at_ms <= at)).copied()
+            });
+            let at_risk = if inputs.is_empty() {
+                Vec::new()
+            } else {
+                upstream.iter().copied().filter(|&l| !p.losses[l].inputs.is_disjoint(&inputs)).collect()
+            };
+            RowProvenance { produced_by, inputs, stale, at_risk, restarted_after: Vec::new() }
+        })
+        .collect()
+}

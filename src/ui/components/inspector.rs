@@ -1,0 +1,142 @@
+//! The state inspector: per operator and key, what each keyed state holds (accumulators, a
+//! Top-N's sorted map, a dedup flag, an OVER window's rows), the last access, the cleanup time
+//! or TTL expiry, the timers, and whether the state is visible, expired but still stored, or
+//! gone. A filter box and a cap keep an operator of thousands of keys light; nothing is computed
+//! while the inspector is closed. The query is the engine's ([`crate::engine::inspector`]).
+
+use crate::engine::inspector::{inspect, InspectedKey, KeyStatus};
+use crate::engine::time::TimeFormat;
+use crate::ui::state::SimHandle;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The most keys listed at once.
+pub const MAX_KEYS: usize = 100;
+
+#[derive(Properties, Clone)]
+pub struct Props {
+    pub sim: SimHandle,
+    pub version: u64,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version
+    }
+}
+
+#[component]
+pub fn StateInspector(props: &Props) -> Html {
+    let open = use_state(|| false);
+    let op = use_state(|| 0usize);
+    let filter = use_state(String::new);
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            let d = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok());
+            open.set(d.is_some_and(|d| d.open()));
+        })
+    };
+    let on_op = {
+        let op = op.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
+            op.set(v.and_then(|v| v.parse().ok()).unwrap_or(0));
+        })
+    };
+    let on_filter = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value());
+            filter.set(v.unwrap_or_default());
+        })
+    };
+    let sim = props.sim.get();
+    let ops: Vec<String> = sim.scenario().operators.iter().map(|n| n.id.clone()).collect();
+    let chosen = (*op).min(ops.len().saturating_sub(1));
+    let body = if *open {
+        match inspect(&sim, chosen, &filter, MAX_KEYS) {
+            Some(i) => {
+                let tf = sim.time_format();
+                let shown = i.keys.len();
+                html! {
+                    <>
+                        <p class="hint" id="inspector-count">{ format!(
+                            "{} {}: {shown} of {} matching keys shown ({} stored; gone keys from the kept trace)",
+                            i.op_id, i.flink_class, i.matched, i.stored) }</p>
+                        <div class="inspector-scroll">
+                            <table class="state inspector-table" id="inspector-table">
+                                <thead><tr>
+                                    <th scope="col">{ "key" }</th>
+                                    { for i.state_names.iter().map(|n| html! { <th scope="col">{ *n }</th> }) }
+                                    <th scope="col">{ "last access" }</th>
+                                    <th scope="col">{ "cleanup time / TTL expiry" }</th>
+                                    <th scope="col">{ "timers" }</th>
+                                    <th scope="col">{ "status" }</th>
+                                </tr></thead>
+                                <tbody>
+                                    { for i.keys.iter().map(|k| key_row(k, &i.state_names, tf)) }
+                                    if i.keys.is_empty() {
+                                        <tr><td colspan={(i.state_names.len() + 5).to_string()} class="hint">{ "no key matches" }</td></tr>
+                                    }
+                                </tbody>
+                            </table>
+                        </div>
+                    </>
+                }
+            }
+            None => html! { <p class="hint">{ "no operator" }</p> },
+        }
+    } else {
+        html! {}
+    };
+    html! {
+        <details class="see-inspector" id="inspector" ontoggle={on_toggle}>
+            <summary>{ "State inspector — every key's state entries, last access, expiry, and visible / expired-but-stored / gone" }</summary>
+            <div class="inspector-controls">
+                <label for="inspector-op">{ "operator " }</label>
+                <select id="inspector-op" onchange={on_op}>
+                    { for ops.iter().enumerate().map(|(i, id)| html! {
+                        <option value={i.to_string()} selected={i == chosen}>{ id }</option>
+                    }) }
+                </select>
+                <label for="inspector-filter">{ " key contains " }</label>
+                <input id="inspector-filter" type="search" value={(*filter).clone()} oninput={on_filter}
+                    placeholder="filter keys" aria-label="filter keys by their value" />
+            </div>
+            { body }
+        </details>
+    }
+}
+
+fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
+    let (class, status) = match k.status {
+        KeyStatus::Visible => ("i-visible", "visible".to_string()),
+        KeyStatus::ExpiredStored { since_ms } => {
+            ("i-expired", format!("expired at {} — still stored, invisible to reads", tf.format(since_ms)))
+        }
+        KeyStatus::Gone { at_ms, why } => ("i-gone", format!("gone since {}: {}", tf.format(at_ms), why.describe())),
+    };
+    let expiry = match (k.cleanup_time_ms, k.ttl_expires_ms) {
+        (Some(c), _) => format!("C = {}", tf.format(c)),
+        (None, Some(t)) => format!("TTL {}", tf.format(t)),
+        (None, None) => "—".into(),
+    };
+    let timers: Vec<String> = k.timers_ms.iter().map(|t| tf.format(*t)).collect();
+    html! {
+        <tr class={classes!("ikey", class)}>
+            <th scope="row" class="key">{ &k.key }</th>
+            { for k.states.iter().zip(names).map(|(cell, name)| match cell {
+                Some(c) if c.entries != c.visible => html! {
+                    <td data-label={*name}>{ &c.value }<span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span></td>
+                },
+                Some(c) => html! { <td data-label={*name}>{ &c.value }</td> },
+                None => html! { <td data-label={*name} class="hint">{ "—" }</td> },
+            }) }
+            <td data-label="last access">{ k.last_access_ms.map(|t| tf.format(t)).unwrap_or_else(|| "—".into()) }</td>
+            <td data-label="cleanup / TTL">{ expiry }</td>
+            <td data-label="timers">{ if timers.is_empty() { "—".to_string() } else { timers.join(", ") } }</td>
+            <td data-label="status" class="status">{ status }</td>
+        </tr>
+    }
+}

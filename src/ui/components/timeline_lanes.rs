@@ -1,11 +1,11 @@
 //! One lane of the timeline in SVG: the operator and key, accesses (●), the `[last access + min,
 //! + max]` window, cleanup timers (▼ live, ✕ deleted, ✸ fired) with their times, clears and
 //! state TTL. Labels are measured and placed so that none overlaps another
-//! ([`place_labels`]); an elided one keeps its mark and tooltip. The lane comes from the engine.
+//! ([`place_labels_by_priority`]); an elided one keeps its mark and tooltip. The lane comes from the engine.
 
 use super::measure::{clip_to, text_width};
 use crate::engine::time::TimeFormat;
-use crate::engine::time_axis::{place_labels, Scale};
+use crate::engine::time_axis::{place_labels_by_priority, Scale};
 use crate::engine::timeline::{ClearMark, Lane, TimerMark, TimerStatus};
 use yew::prelude::*;
 
@@ -38,15 +38,15 @@ pub fn mark_label(tf: TimeFormat, t: i64) -> String {
     }
 }
 
-/// Text marks of one row (labels of timers, clears), placed so none overlaps another: (x, label,
-/// class, tooltip).
-fn placed_row(marks: Vec<(f64, String, &'static str, String)>, y: f64, scale: &Scale) -> Html {
-    let mut marks = marks;
-    marks.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let items: Vec<(f64, f64)> = marks.iter().map(|(x, label, _, _)| (*x, text_width(label, 10))).collect();
-    let placed = place_labels(&items, 6.0, scale.left, scale.right);
+/// Text marks of one row (labels of timers, clears), placed so none overlaps another, the lower
+/// priority first (a fired or live timer's label before a deleted one's): (x, label, class,
+/// tooltip, priority).
+fn placed_row(marks: Vec<(f64, String, &'static str, String, u8)>, y: f64, scale: &Scale) -> Html {
+    let items: Vec<(f64, f64, u8)> =
+        marks.iter().map(|(x, label, _, _, priority)| (*x, text_width(label, 10), *priority)).collect();
+    let placed = place_labels_by_priority(&items, 6.0, scale.left, scale.right);
     html! {
-        { for marks.into_iter().zip(placed).filter_map(|((_, label, class, tip), left)| left.map(|left| html! {
+        { for marks.into_iter().zip(placed).filter_map(|((_, label, class, tip, _), left)| left.map(|left| html! {
             <text class={class} x={format!("{left:.1}")} y={y.to_string()}>{ label }<title>{ tip }</title></text>
         })) }
     }
@@ -70,14 +70,17 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
     let timer_labels = lane
         .timers
         .iter()
-        .map(|t| (scale.x(t.timestamp_ms), mark_label(tf, t.timestamp_ms), "tlabel", timer_tip(t, tf)))
+        .map(|t| {
+            let priority = u8::from(matches!(t.status, TimerStatus::Deleted { .. }));
+            (scale.x(t.timestamp_ms), mark_label(tf, t.timestamp_ms), "tlabel", timer_tip(t, tf), priority)
+        })
         .collect();
     let clear_labels = lane
         .cleared
         .iter()
         .map(|&mark| {
             let (at, label, what) = clear_text(mark);
-            (scale.x(at), label.to_string(), "cleared", format!("{what}, at {}", tf.format(at)))
+            (scale.x(at), label.to_string(), "cleared", format!("{what}, at {}", tf.format(at)), 0)
         })
         .collect();
     html! {

@@ -43,6 +43,11 @@ for (const [width, height] of [[1280, 800], [400, 800]]) {
       for (let i = 0; i < 12 && !(await step.isDisabled()); i++) await step.click();
       await sim.screenshot({ path: `${name}-stepped.png` });
     }
+    // A chapter's demo buttons (the embedding chapter drives a handle): click each, print what it shows.
+    for (const button of await page.locator('.demo-buttons button').all()) {
+      await button.click();
+      console.log(`  ${await button.textContent()} → ${await page.locator('.demo-buttons output').textContent()}`);
+    }
     console.log(`${name}.png, ${name}-full.png${count ? `, ${name}-stepped.png` : ''}: ${count} simulators`);
   }
   await page.close();

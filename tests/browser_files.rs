@@ -148,9 +148,12 @@ async fn a_permalink_opens_its_step_and_back_steps_back() {
     let page = open_persistent().await;
     assert_eq!(page.text("#progress"), "step 3 / 8");
     assert_eq!(page.text("#now"), "5 ms");
+    // The URL follows the page in an effect after the render: wait for it, then compare.
     page.click("#step").await;
+    until("the URL after Step", || query() != "?preset=cleanup-harness-min5-max10&step=3").await;
     assert_eq!(query(), "?preset=cleanup-harness-min5-max10&step=4");
     page.click("#next-timer").await;
+    until("the URL after the next timer", || query() != "?preset=cleanup-harness-min5-max10&step=4").await;
     assert_eq!(query(), "?preset=cleanup-harness-min5-max10&actions=s4.n");
     window().history().unwrap().back().unwrap();
     until("Back", || page.text("#now") == "5 ms").await;

@@ -207,13 +207,7 @@ impl StreamOperator for MiniBatchDeduplicateKeepFirstRowFunction {
     }
 
     fn ttl_of(&self, key: KeyId, now: Millis) -> Option<TtlView> {
-        let config = &self.state.config;
-        let stored = self.state.peek(key)?;
-        config.is_enabled().then(|| TtlView {
-            last_access_ms: stored.last_access_ms,
-            expires_at_ms: config.expiration_timestamp(stored.last_access_ms),
-            expired: config.expired(stored.last_access_ms, now),
-        })
+        self.state.ttl_view(key, now)
     }
 
     fn entries_stored(&self) -> u64 {

@@ -235,13 +235,7 @@ pub(super) fn acc_state_cell(
 
 /// The TTL of a key's `accState` entry.
 pub(super) fn acc_ttl(acc_state: &ValueState<Accumulators>, key: KeyId, now: Millis) -> Option<TtlView> {
-    let config = &acc_state.config;
-    let stored = acc_state.peek(key)?;
-    config.is_enabled().then(|| TtlView {
-        last_access_ms: stored.last_access_ms,
-        expires_at_ms: config.expiration_timestamp(stored.last_access_ms),
-        expired: config.expired(stored.last_access_ms, now),
-    })
+    acc_state.ttl_view(key, now)
 }
 
 impl StreamOperator for MiniBatchGroupAggFunction {

@@ -10,6 +10,7 @@
 use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
 use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize};
 use crate::engine::time::Millis;
+use crate::engine::view::TtlView;
 
 /// A keyed value state, named as its Flink state descriptor (`"accState"`, `"CleanupTime"`).
 #[derive(Debug, Clone)]
@@ -108,6 +109,17 @@ impl<T: Clone> ValueState<T> {
     /// What is stored for `key` (expired or not), without the side effects of a read.
     pub fn peek(&self, key: KeyId) -> Option<&TtlValue<T>> {
         self.entries.get(key.index()).and_then(Option::as_ref)
+    }
+
+    /// The TTL of what is stored for `key`, for the page: last access, `lastAccess + ttl`, and
+    /// whether it is expired at `now` (`None` without TTL or without an entry).
+    pub fn ttl_view(&self, key: KeyId, now: Millis) -> Option<TtlView> {
+        let stored = self.peek(key)?;
+        self.config.is_enabled().then(|| TtlView {
+            last_access_ms: stored.last_access_ms,
+            expires_at_ms: self.config.expiration_timestamp(stored.last_access_ms),
+            expired: self.config.expired(stored.last_access_ms, now),
+        })
     }
 
     /// Entries stored, and how many of them are expired at `now`.

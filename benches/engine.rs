@@ -6,7 +6,10 @@
 //! events over 100 k keys; (f) Flink 2.3 `SUM` per (key, item) then Top-3 items per key
 //! (`RetractableTopNFunction`), 1 M events; each at the `metrics` trace level, and (a) at the
 //! `full` level; (d) `seek` to random actions of a 100 k-event run. The same workloads run in headless Chromium on the wasm build:
-//! `scripts/bench-wasm.sh`.
+//! `scripts/bench-wasm.sh`. (p) what the page asks of the engine at each render, on the preset
+//! `what-if-100k-logins` stepped 10 k times with the page's options (full trace of the last 400
+//! actions, time travel): the timeline's lanes, the retraction flow's provenance, the operator
+//! cards' keys, the charts' series.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
@@ -79,5 +82,24 @@ fn seek(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workloads, seek);
+/// (p): the engine's part of one page render after a Step, at 10 k steps of a 100 k-event run
+/// over 20 k users (`src/ui`: `TRACE_WINDOW_ACTIONS` = 400, the operator cards' 50 keys).
+fn page(c: &mut Criterion) {
+    use flink_state_sim::engine::{chart, presets, provenance::Provenance, timeline};
+    let json = presets::preset_json("what-if-100k-logins").expect("the preset exists");
+    let scenario = Scenario::from_json(json).expect("valid");
+    let options = SimOptions { trace: TraceLevel::Full, keep_actions: Some(400), time_travel: true };
+    let mut sim = Simulation::with_options(scenario, options);
+    for _ in 0..10_000 {
+        sim.step().expect("runs");
+    }
+    let mut g = c.benchmark_group("page");
+    g.bench_function("p_timeline_lanes", |b| b.iter(|| timeline::timeline_filtered(&sim, "").lanes.len()));
+    g.bench_function("p_provenance", |b| b.iter(|| Provenance::of(&sim).rows.len()));
+    g.bench_function("p_operator_cards", |b| b.iter(|| sim.operator_views_limited(50).len()));
+    g.bench_function("p_charts", |b| b.iter(|| chart::operator_charts(&sim.metrics(), 0).len()));
+    g.finish();
+}
+
+criterion_group!(benches, workloads, seek, page);
 criterion_main!(benches);

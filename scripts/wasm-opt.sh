@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Trunk's post_build hook (Trunk.toml): on release builds, shrinks the page's wasm with
 # binaryen's wasm-opt -Oz (installed by `scripts/setup.sh serve` into target/tools) and prints
-# its size before and after, raw and gzipped. Debug builds are left alone.
+# its size before and after, raw and gzipped. Debug builds are left alone, and so is a release
+# build with WASM_OPT=0 (it keeps the function names, for profiling the page in Chromium).
 set -euo pipefail
 [ "${TRUNK_PROFILE:-}" = release ] || exit 0
+[ "${WASM_OPT:-1}" != 0 ] || exit 0
 cd "$(dirname "$0")/.."
 opt=target/tools/node_modules/.bin/wasm-opt
 if [ ! -x "$opt" ]; then

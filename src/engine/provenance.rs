@@ -172,10 +172,13 @@ struct Builder<'a> {
     /// Per edge into operator `i` (`ops.len()` is the result): emitted entries not yet received.
     channels: Vec<VecDeque<usize>>,
     calls: Vec<Option<Call>>,
-    state: HashMap<(usize, Row), Lineage>,
-    /// Per keyed state: the losses (by creation number) after which it restarted empty, and
-    /// those its inputs were computed after.
-    restarts: HashMap<(usize, Row), Lineage>,
+    /// Per operator, by key (looked up without cloning the key).
+    state: Vec<HashMap<Row, Lineage>>,
+    /// Per operator and key: the losses (by creation number) after which its state restarted
+    /// empty, and those its inputs were computed after.
+    restarts: Vec<HashMap<Row, Lineage>>,
+    /// The empty lineage, shared (one allocation, not one per use).
+    empty: Lineage,
     /// Per trace entry: the same for the message it carries.
     tags: Vec<Option<Lineage>>,
     out: Provenance,
@@ -187,10 +190,10 @@ impl Builder<'_> {
             if call.pending {
                 call.pending = false;
                 if let Some(key) = &call.key {
-                    let held = self.state.entry((op, key.clone())).or_default();
+                    let held = self.state[op].entry(key.clone()).or_insert_with(|| self.empty.clone());
                     *held = union(held, &call.lineage);
                     if !call.tags.is_empty() {
-                        let restarts = self.restarts.entry((op, key.clone())).or_default();
+                        let restarts = self.restarts[op].entry(key.clone()).or_insert_with(|| self.empty.clone());
                         *restarts = union(restarts, &call.tags);
                     }
                 }
@@ -199,15 +202,15 @@ impl Builder<'_> {
     }
 
     fn held(&self, op: usize, key: &Option<Row>) -> Lineage {
-        key.as_ref().and_then(|k| self.state.get(&(op, k.clone())).cloned()).unwrap_or_default()
+        key.as_ref().and_then(|k| self.state[op].get(k).cloned()).unwrap_or_else(|| self.empty.clone())
     }
 
     fn lose(&mut self, op: usize, e: usize, at_ms: Millis, rule: LossRule) {
         let entry = &self.trace[e];
         let key = entry.key.clone().unwrap_or_default();
-        let inputs = self.state.remove(&(op, key.clone())).unwrap_or_default();
+        let inputs = self.state[op].remove(&key).unwrap_or_else(|| self.empty.clone());
         // From here the key's state starts empty: what it computes next is "after the loss".
-        self.restarts.insert((op, key.clone()), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
+        self.restarts[op].insert(key.clone(), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
         self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, at_ms, rule, inputs, entry: Some(e) });
     }
 
@@ -242,18 +245,18 @@ impl Builder<'_> {
         match &entry.event {
             TraceEvent::Received { .. } | TraceEvent::Buffered { .. } => {
                 let from = self.channels[op].pop_front();
-                let lineage = from.and_then(|f| self.out.lineage[f].clone()).unwrap_or_default();
-                let tags = from.and_then(|f| self.tags[f].clone()).unwrap_or_default();
+                let lineage = from.and_then(|f| self.out.lineage[f].clone()).unwrap_or_else(|| self.empty.clone());
+                let tags = from.and_then(|f| self.tags[f].clone()).unwrap_or_else(|| self.empty.clone());
                 self.out.parent[e] = from;
                 self.out.lineage[e] = Some(lineage.clone());
                 self.tags[e] = Some(tags.clone());
                 self.start_call(op, e, lineage, true, tags);
             }
             TraceEvent::TimerFired { .. } => {
-                self.start_call(op, e, Lineage::default(), false, Lineage::default());
+                self.start_call(op, e, self.empty.clone(), false, self.empty.clone());
             }
             TraceEvent::BundleFinished { .. } => {
-                self.start_call(op, e, Lineage::default(), false, Lineage::default());
+                self.start_call(op, e, self.empty.clone(), false, self.empty.clone());
                 if let Some(c) = self.calls[op].as_mut() {
                     c.key = None;
                 }
@@ -278,19 +281,22 @@ impl Builder<'_> {
             TraceEvent::StateCleared { .. } => {
                 self.flush(op);
                 if let Some(key) = &entry.key {
-                    self.state.remove(&(op, key.clone()));
-                    self.restarts.remove(&(op, key.clone()));
+                    self.state[op].remove(key);
+                    self.restarts[op].remove(key);
                 }
                 self.out.parent[e] = parent;
             }
             TraceEvent::Emitted { .. } => {
                 self.flush(op);
-                let call_lineage = self.calls[op].as_ref().map(|c| c.lineage.clone()).unwrap_or_default();
+                let call_lineage = self.calls[op].as_ref().map_or_else(|| self.empty.clone(), |c| c.lineage.clone());
                 let lineage = union(&self.held(op, &entry.key), &call_lineage);
                 self.out.lineage[e] = Some(lineage);
-                let call_tags = self.calls[op].as_ref().map(|c| c.tags.clone()).unwrap_or_default();
-                let restarts =
-                    entry.key.as_ref().and_then(|k| self.restarts.get(&(op, k.clone())).cloned()).unwrap_or_default();
+                let call_tags = self.calls[op].as_ref().map_or_else(|| self.empty.clone(), |c| c.tags.clone());
+                let restarts = entry
+                    .key
+                    .as_ref()
+                    .and_then(|k| self.restarts[op].get(k).cloned())
+                    .unwrap_or_else(|| self.empty.clone());
                 self.tags[e] = Some(union(&restarts, &call_tags));
                 self.out.parent[e] = parent;
                 self.channels[op + 1].push_back(e);
@@ -321,8 +327,9 @@ impl Provenance {
             source: &scenario.source.name,
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
-            state: HashMap::default(),
-            restarts: HashMap::default(),
+            state: vec![HashMap::default(); n_ops],
+            restarts: vec![HashMap::default(); n_ops],
+            empty: Lineage::default(),
             tags: vec![None; trace.len()],
             out: Provenance {
                 inputs: Vec::new(),
@@ -352,19 +359,20 @@ impl Provenance {
         // Expired entries still stored now: lost since their expiry, no read has seen it yet. Only
         // the keys the trace shows are looked at (the others share no input with anything in it):
         // the cost follows the kept trace, not the number of keys.
-        let mut held: Vec<(&(usize, Row), &Lineage)> = b.state.iter().collect();
-        held.sort_by(|a, b| a.0.cmp(b.0));
+        let mut held: Vec<(usize, &Row, &Lineage)> =
+            b.state.iter().enumerate().flat_map(|(op, keys)| keys.iter().map(move |(k, l)| (op, k, l))).collect();
+        held.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let ttl_ops: Vec<bool> = (0..n_ops)
             .map(|i| matches!(scenario.operator_retention(i), super::scenario::Retention::StateTtl(t) if t > 0))
             .collect();
-        for ((op, row), inputs) in held {
-            if !ttl_ops[*op] {
+        for (op, row, inputs) in held {
+            if !ttl_ops[op] {
                 continue;
             }
-            let Some(ttl) = sim.key_view(*op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
+            let Some(ttl) = sim.key_view(op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
             b.out.losses.push(Loss {
-                op: *op,
-                op_id: scenario.operators[*op].id.clone(),
+                op,
+                op_id: scenario.operators[op].id.clone(),
                 key: row.clone(),
                 at_ms: ttl.expires_at_ms,
                 rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
@@ -387,10 +395,11 @@ impl Provenance {
         let mut out = b.out;
         out.rows = rows(sim, trace, &emitted, &key_columns, &out, n_ops);
         for row in &mut out.rows {
-            let after = row.produced_by.and_then(|e| tags[e].clone()).unwrap_or_default();
-            let mut after: Vec<usize> = after.iter().map(|&l| renumber[l as usize] as usize).collect();
-            after.sort_unstable();
-            row.restarted_after = after;
+            if let Some(after) = row.produced_by.and_then(|e| tags[e].as_ref()).filter(|t| !t.is_empty()) {
+                let mut after: Vec<usize> = after.iter().map(|&l| renumber[l as usize] as usize).collect();
+                after.sort_unstable();
+                row.restarted_after = after;
+            }
         }
         out
     }
@@ -487,11 +496,12 @@ fn rows(
     let upstream: Vec<usize> = (0..p.losses.len())
         .filter(|&l| p.losses[l].op < last && operators[p.losses[l].op].spec.output_retracts())
         .collect();
+    let empty = Lineage::default();
     result
         .iter()
         .zip(produced)
         .map(|(row, produced_by)| {
-            let inputs = produced_by.and_then(|e| p.lineage[e].clone()).unwrap_or_default();
+            let inputs = produced_by.and_then(|e| p.lineage[e].clone()).unwrap_or_else(|| empty.clone());
             let stale = row.stale_since_ms.filter(|_| !own_losses.is_empty()).and_then(|at| {
                 let own = own_losses.get(&row.row.project(key_columns))?;
                 let exact = own.iter().rev().find(|&&l| p.losses[l].at_ms == at);

@@ -12,8 +12,7 @@ use super::simulation::Simulation;
 use super::time::Millis;
 use super::trace::{ClearCause, TraceEvent};
 use super::view::TtlView;
-use std::collections::BTreeMap;
-use std::rc::Rc;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What became of a timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,17 +141,17 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
         filter.is_empty() || op.to_lowercase().contains(&filter) || key.key_label().to_lowercase().contains(&filter)
     };
     let last_action = sim.last_action().map(|a| a.index);
-    let mut lanes: Vec<Lane> = Vec::new();
-    let mut index: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
-    // Only the most recently touched keys get a lane.
-    let mut recent: BTreeMap<(Rc<str>, Row), usize> = BTreeMap::new();
-    let mut filtered: BTreeMap<(Rc<str>, Row), ()> = BTreeMap::new();
-    for (i, e) in sim.trace().iter().enumerate() {
+    let trace = sim.trace();
+    // By (operator, key), borrowed from the trace: the last entry touching it, or the number of
+    // filtered-out keys. Hash maps, not ordered ones: the lanes' order is decided below.
+    let mut recent: FxHashMap<(&str, &Row), usize> = FxHashMap::default();
+    let mut filtered: FxHashSet<(&str, &Row)> = FxHashSet::default();
+    for (i, e) in trace.iter().enumerate() {
         if let Some(key) = &e.key {
             if matches(&e.op, key) {
-                recent.insert((e.op.clone(), key.clone()), i);
+                recent.insert((&*e.op, key), i);
             } else {
-                filtered.insert((e.op.clone(), key.clone()), ());
+                filtered.insert((&*e.op, key));
             }
         }
     }
@@ -160,16 +159,21 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
     let hidden_lanes = recent.len().saturating_sub(MAX_LANES);
     if hidden_lanes > 0 {
         let mut by_recency: Vec<usize> = recent.values().copied().collect();
-        by_recency.sort_unstable();
+        by_recency.select_nth_unstable(hidden_lanes);
         let cutoff = by_recency[hidden_lanes];
         recent.retain(|_, last| *last >= cutoff);
     }
-    for e in sim.trace() {
+    let mut lanes: Vec<Lane> = Vec::new();
+    // Lane index by (operator, key), then the keys in lane order, for the current state below.
+    let mut index: FxHashMap<(&str, &Row), usize> = FxHashMap::default();
+    let mut lane_keys: Vec<(&str, &Row)> = Vec::new();
+    for e in trace {
         let Some(key) = &e.key else { continue };
-        if !recent.contains_key(&(e.op.clone(), key.clone())) {
+        let id = (&*e.op, key);
+        if !recent.contains_key(&id) {
             continue;
         }
-        let i = *index.entry((e.op.clone(), key.clone())).or_insert_with(|| {
+        let i = *index.entry(id).or_insert_with(|| {
             lanes.push(Lane {
                 op: e.op.to_string(),
                 key: key.key_label(),
@@ -181,6 +185,7 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
                 changed_last: false,
                 global_key: key.0.is_empty(),
             });
+            lane_keys.push(id);
             lanes.len() - 1
         });
         let lane = &mut lanes[i];
@@ -223,7 +228,7 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
         }
     }
     let op_index = |op: &str| sim.scenario().operators.iter().position(|o| o.id == op).unwrap_or(usize::MAX);
-    for ((op, key), &i) in &index {
+    for (i, &(op, key)) in lane_keys.iter().enumerate() {
         let Some(view) = sim.key_view(op_index(op), key) else { continue };
         let lane = &mut lanes[i];
         lane.ttl = view.ttl;

@@ -306,34 +306,82 @@ struct Memory {
     from_history: bool,
     /// No URL written yet: the first write replaces the address the page was opened with.
     first_done: bool,
+    /// The state of the latest render, written by the pending write.
+    latest: Option<UseReducerHandle<AppState>>,
+    /// A write is scheduled (after the next frame is painted) and not yet done.
+    scheduled: bool,
+    /// The animation frame the pending write waits for.
+    frame: Option<gloo_render::AnimationFrame>,
 }
 
-/// Keeps the URL and the autosave in step with `state`, and answers Back / Forward. A no-op
-/// unless `enabled`.
+/// Schedules the write of the URL and the autosave for the latest state, after the next frame is
+/// painted (an animation frame, then a task): `history.pushState` and `localStorage` are
+/// synchronous calls into the browser that take several ms each, so they would delay every Step's
+/// paint. Renders before the write coalesce into it (a burst of steps within one frame is one
+/// history entry, at its last position).
+fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
+    let mut m = memory.borrow_mut();
+    m.latest = Some(state.clone());
+    if m.scheduled {
+        return;
+    }
+    m.scheduled = true;
+    let memory = memory.clone();
+    m.frame = Some(gloo_render::request_animation_frame(move |_| {
+        gloo_timers::callback::Timeout::new(0, move || flush(&memory)).forget();
+    }));
+}
+
+/// Carries out the scheduled write now, if one is pending.
+fn flush(memory: &Rc<RefCell<Memory>>) {
+    let latest = {
+        let mut m = memory.borrow_mut();
+        if !m.scheduled {
+            return;
+        }
+        m.scheduled = false;
+        m.latest.clone()
+    };
+    if let Some(state) = latest {
+        sync(&state, memory);
+    }
+}
+
+/// Keeps the URL and the autosave in step with `state` (written just after the frame that shows
+/// it, [`schedule`]; at once when the page is left), and answers Back / Forward. A no-op unless
+/// `enabled`.
 #[hook]
 pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
     let memory = use_mut_ref(Memory::default);
     {
         let (memory, dispatcher) = (memory.clone(), state.dispatcher());
         use_effect_with(enabled, move |enabled| {
-            let listener = enabled.then(|| {
+            let listeners = enabled.then(|| {
                 let window = web_sys::window().expect("a page has a window");
-                gloo_events::EventListener::new(&window, "popstate", move |_| match parse_query(&current_query()) {
-                    Ok(Some(position)) => {
-                        memory.borrow_mut().from_history = true;
-                        dispatcher.dispatch(Action::GoTo(position));
+                let on_leave = memory.clone();
+                let leave = gloo_events::EventListener::new(&window, "pagehide", move |_| flush(&on_leave));
+                let history = gloo_events::EventListener::new(&window, "popstate", move |_| {
+                    // A write still pending (the position being left, within a frame of Back) is dropped:
+                    // it would push over the entry Back went to.
+                    memory.borrow_mut().scheduled = false;
+                    match parse_query(&current_query()) {
+                        Ok(Some(position)) => {
+                            memory.borrow_mut().from_history = true;
+                            dispatcher.dispatch(Action::GoTo(position));
+                        }
+                        Ok(None) => {}
+                        Err(e) => dispatcher.dispatch(Action::LinkCopied(Err((current_query(), e)))),
                     }
-                    Ok(None) => {}
-                    Err(e) => dispatcher.dispatch(Action::LinkCopied(Err((current_query(), e)))),
-                })
+                });
+                (leave, history)
             });
-            move || drop(listener)
+            move || drop(listeners)
         });
     }
     let state = state.clone();
     use_effect_with((state.version, enabled), move |(_, enabled)| {
         if *enabled {
-            sync(&state, &memory);
+            schedule(&state, &memory);
         }
     });
 }

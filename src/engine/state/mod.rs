@@ -233,6 +233,9 @@ impl KeyRegistry {
 
     /// The first `limit` held keys in key order (a partial sort: linear in the keys held).
     pub fn first_sorted(&self, limit: usize) -> Vec<KeyId> {
+        if limit == 0 {
+            return Vec::new();
+        }
         let mut ids: Vec<KeyId> = self.held().collect();
         let by_row = |a: &KeyId, b: &KeyId| self.row(*a).cmp(self.row(*b));
         if limit < ids.len() {

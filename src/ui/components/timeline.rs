@@ -15,6 +15,7 @@ use crate::engine::timeline::{timeline_filtered, InputMark};
 use crate::ui::state::{Action, SimHandle};
 use std::cell::RefCell;
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -384,30 +385,29 @@ fn pointer_handlers(
     Pointer { on_input_start, on_pan_start, on_move, on_up }
 }
 
-/// Keeps `width` at the element's width: measured after each render and when the window resizes.
+/// Keeps `width` at the element's width, told by a `ResizeObserver` (after the browser's own
+/// layout, at mount and on every resize): reading `clientWidth` after each render instead forces a
+/// layout of the whole page in the middle of every Step.
 #[hook]
 fn use_width(root: &NodeRef, width: &UseStateHandle<f64>) {
-    {
-        let (root, width) = (root.clone(), width.clone());
-        use_effect(move || {
-            if let Some(el) = root.cast::<web_sys::Element>() {
-                let w = f64::from(el.client_width());
-                if w > 0.0 {
-                    width.set(w);
-                }
-            }
-        });
-    }
     let (root, width) = (root.clone(), width.clone());
     use_effect_with((), move |_| {
-        let listener = web_sys::window().map(|window| {
-            gloo_events::EventListener::new(&window, "resize", move |_| {
-                if let Some(el) = root.cast::<web_sys::Element>() {
-                    width.set(f64::from(el.client_width()));
+        let observed = root.cast::<web_sys::Element>().and_then(|el| {
+            let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                let entry = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>().ok();
+                if let Some(w) = entry.map(|e| e.target().client_width()).filter(|w| *w > 0) {
+                    width.set(f64::from(w));
                 }
-            })
+            });
+            let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+            observer.observe(&el);
+            Some((observer, on_resize))
         });
-        move || drop(listener)
+        move || {
+            if let Some((observer, _on_resize)) = observed {
+                observer.disconnect();
+            }
+        }
     });
 }
 

@@ -13,6 +13,7 @@ use components::compare::ComparePanel;
 use components::timeline::Timeline;
 use components::what_if::WhatIfPanel;
 use components::{controls, editor, happened, header, keys, operators, result, scrubber};
+use crate::engine::time::Millis;
 use gloo_timers::callback::Interval;
 use state::{Action, AppState, SPEEDS};
 use wasm_bindgen::prelude::*;
@@ -38,13 +39,18 @@ pub fn start() {
     yew::Renderer::<App>::with_root_and_props(root, props).render();
 }
 
-/// Everything that shows the simulation's state.
-fn simulation_view(state: &AppState, handle: &state::SimHandle, dispatch: &Callback<Action>) -> Html {
+/// Everything that shows the simulation's state; `on_view` is told the timeline's time range.
+fn simulation_view(
+    state: &AppState,
+    handle: &state::SimHandle,
+    dispatch: &Callback<Action>,
+    on_view: &Callback<(Millis, Millis)>,
+) -> Html {
     let sim = handle.get();
     let sim = &*sim;
     html! {
         <>
-            <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} />
+            <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} on_view={on_view.clone()} />
             <div class="columns">
                 { happened::view(sim) }
                 <div class="flow">
@@ -56,16 +62,16 @@ fn simulation_view(state: &AppState, handle: &state::SimHandle, dispatch: &Callb
     }
 }
 
-/// The retraction flow, the charts and the state inspector ([`components::flow`],
-/// [`components::charts`], [`components::inspector`]).
-fn see_view(handle: &state::SimHandle, version: u64) -> Html {
+/// The retraction flow, the charts (over the timeline's time range `view`) and the state
+/// inspector ([`components::flow`], [`components::charts`], [`components::inspector`]).
+fn see_view(handle: &state::SimHandle, version: u64, view: Option<(Millis, Millis)>) -> Html {
     use components::charts::SimCharts;
     use components::flow::RetractionFlow;
     use components::inspector::StateInspector;
     html! {
         <>
             <RetractionFlow sim={handle.clone()} version={version} />
-            <SimCharts sim={handle.clone()} version={version} />
+            <SimCharts sim={handle.clone()} version={version} view={view} />
             <StateInspector sim={handle.clone()} version={version} />
         </>
     }
@@ -112,6 +118,12 @@ pub fn App(props: &AppProps) -> Html {
     // The page's keys; an embedded simulator takes keys only while focused (`embed::view`).
     keys::use_keys(dispatch.clone(), props.embed.is_none());
     let on_scrub = scrubber::use_scrub(dispatch.clone());
+    // The timeline's time range on show, which the charts follow.
+    let timeline_view = use_state_eq(|| None::<(Millis, Millis)>);
+    let on_view = {
+        let timeline_view = timeline_view.clone();
+        Callback::from(move |range: (Millis, Millis)| timeline_view.set(Some(range)))
+    };
     let editor_ref = use_node_ref();
     let details_ref = use_node_ref();
     let on_flink = {
@@ -153,8 +165,8 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(handle) = &state.sim {
-                { simulation_view(&state, handle, &dispatch) }
-                { see_view(handle, state.version) }
+                { simulation_view(&state, handle, &dispatch, &on_view) }
+                { see_view(handle, state.version, *timeline_view) }
             }
             <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />

@@ -62,7 +62,8 @@ pub fn ChartsPanel(props: &Props) -> Html {
                         <option value={i.to_string()} selected={i == chosen}>{ id }</option>
                     }) }
                 </select>
-                <span class="hint">{ format!("{} samples; cursor at {}", props.samples.len(), props.time_format.format(props.cursor_ms)) }</span>
+                <span class="hint" id={format!("{}-range", props.id)}>{ format!("{} samples; {} – {}; cursor at {}", props.samples.len(),
+                    props.time_format.format(props.from_ms), props.time_format.format(props.to_ms), props.time_format.format(props.cursor_ms)) }</span>
             </div>
             <div class="charts">
                 { for charts.iter().enumerate().map(|(c, chart)| one_chart(props, chart, c, &x, &ticks)) }
@@ -71,13 +72,17 @@ pub fn ChartsPanel(props: &Props) -> Html {
     }
 }
 
-/// A step line: the value holds until the next sample.
-fn points(chart: &Chart, s: usize, x: &impl Fn(Millis) -> f64) -> String {
+/// A step line over `[from, to]`: the value holds until the next sample (the last sample before
+/// the range holds at its left edge, the first after it ends the line at the right edge).
+fn points(chart: &Chart, s: usize, from: Millis, to: Millis, x: &impl Fn(Millis) -> f64) -> String {
     let max = chart.max.max(1) as f64;
     let y = |v: u64| H - v as f64 / max * (H - 4.0) - 2.0;
+    let all = &chart.series[s].points;
+    let start = all.partition_point(|p| p.0 <= from).saturating_sub(1);
+    let end = (all.partition_point(|p| p.0 <= to) + 1).min(all.len());
     let mut out = Vec::new();
     let mut prev: Option<u64> = None;
-    for &(t, v) in &chart.series[s].points {
+    for &(t, v) in &all[start..end] {
         if let Some(p) = prev {
             out.push(format!("{:.1},{:.1}", x(t), y(p)));
         }
@@ -117,7 +122,7 @@ fn one_chart(props: &Props, chart: &Chart, c: usize, x: &impl Fn(Millis) -> f64,
                 <svg x="0" y="14" width="100%" height="90" viewBox={format!("0 0 {W} {H}")} preserveAspectRatio="none">
                     <rect class="plot" x="0" y="0" width={W.to_string()} height={H.to_string()} />
                     { for chart.series.iter().enumerate().map(|(s, _)| html! {
-                        <polyline class={format!("line s{s}")} points={points(chart, s, x)} vector-effect="non-scaling-stroke" />
+                        <polyline class={format!("line s{s}")} points={points(chart, s, props.from_ms, props.to_ms, x)} vector-effect="non-scaling-stroke" />
                     }) }
                     <line class="cursor" id={format!("{id}-cursor")} x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")}
                         y1="0" y2={H.to_string()} vector-effect="non-scaling-stroke" />
@@ -141,24 +146,31 @@ fn one_chart(props: &Props, chart: &Chart, c: usize, x: &impl Fn(Millis) -> f64,
 pub struct SimProps {
     pub sim: SimHandle,
     pub version: u64,
+    /// The time range to show (the timeline's view, ms); `None`: the scenario's run.
+    #[prop_or_default]
+    pub view: Option<(Millis, Millis)>,
 }
 
 impl PartialEq for SimProps {
     fn eq(&self, other: &Self) -> bool {
-        self.version == other.version
+        self.version == other.version && self.view == other.view
     }
 }
 
-/// The stepper's charts: the series so far, over the scenario's run, the cursor at "now".
+/// The stepper's charts: the series so far, over the timeline's time range (or the scenario's
+/// run), the cursor at "now".
 #[component]
 pub fn SimCharts(props: &SimProps) -> Html {
     let sim = props.sim.get();
     let scenario = sim.scenario();
     let samples = Rc::new(sim.metrics());
     let ops: Vec<String> = scenario.operators.iter().map(|n| n.id.clone()).collect();
-    let to = scenario.end_ms().max(sim.now()).max(scenario.start_ms + 1);
+    let (from, to) = props
+        .view
+        .filter(|(from, to)| to > from)
+        .unwrap_or((scenario.start_ms, scenario.end_ms().max(sim.now()).max(scenario.start_ms + 1)));
     html! {
-        <ChartsPanel samples={samples} ops={ops} time_format={sim.time_format()} from_ms={scenario.start_ms}
+        <ChartsPanel samples={samples} ops={ops} time_format={sim.time_format()} from_ms={from}
             to_ms={to} cursor_ms={sim.now()} id="charts" />
     }
 }

@@ -32,6 +32,10 @@ pub struct Props {
     /// The page state's version: the simulation changes in place.
     pub version: u64,
     pub dispatch: Callback<Action>,
+    /// Told the time range on show (ms) whenever it changes (zoom, pan, a page turned), so the
+    /// charts can show the same range.
+    #[prop_or_default]
+    pub on_view: Option<Callback<(Millis, Millis)>>,
 }
 
 /// A drag in progress: an input being moved (the view is frozen meanwhile, so the axis does not
@@ -95,6 +99,14 @@ pub fn Timeline(props: &Props) -> Html {
     let scale = Scale { from: v.from, to: v.to, left: layout.label_w + 12.0, right: w - 22.0 };
     let step = tick_step(tf, &scale, TICK_SPACING);
     *drawn.borrow_mut() = Some(Drawn { scale, domain, view: v, step });
+    {
+        let on_view = props.on_view.clone();
+        use_effect_with((v.from, v.to), move |range| {
+            if let Some(on_view) = on_view {
+                on_view.emit(*range);
+            }
+        });
+    }
     let axis = ticks(tf, &scale, step, 12.0, &|s| text_width(s, 11));
     let now_x = scale.x(tl.now_ms);
     let now_shown = now_x >= scale.left - 0.5 && now_x <= scale.right + 0.5;

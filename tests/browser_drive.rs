@@ -217,6 +217,39 @@ async fn the_keys_drive_the_page_but_not_while_typing() {
 }
 
 #[wasm_bindgen_test]
+async fn an_input_dropped_at_a_refused_time_goes_back_to_where_it_was() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    page.step(5).await;
+    let (x1, x5) = (mark_x(&page, 0), mark_x(&page, 2));
+    let x_of = |t: f64| x1 + (t - 1.0) * (x5 - x1) / 4.0;
+    let axis: Element = page.get("#tl-axis");
+    let rect = axis.get_bounding_client_rect();
+    let y = rect.top() + 45.0;
+    let mark = page.get(r#"#tl-axis .input[data-step="4"]"#);
+    mark.dispatch_event(&pointer("pointerdown", rect.left() + x_of(8.0), y)).unwrap();
+    settle().await;
+    // Through 10 ms (accepted, run live), then let go past the advance to 11 ms that follows it.
+    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(10.0), y)).unwrap();
+    settle().await;
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
+    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(12.0), y)).unwrap();
+    settle().await;
+    axis.dispatch_event(&pointer("pointerup", rect.left() + x_of(12.0), y)).unwrap();
+    settle().await;
+    // Mark, table and run agree again, at the time before the drag (not the 10 ms it passed).
+    assert!(page.find("#table-error").is_none(), "{}", page.text("#table-error"));
+    assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "8 ms");
+    assert_eq!(page.input_value("#step-4-at"), "8");
+    assert_eq!(page.texts("#op-agg .cleanup-time"), ["11 ms", "18 ms", "15 ms"]);
+    assert_eq!(page.text("#progress"), "step 5 / 8");
+    let note = page.text("#files-note");
+    assert!(note.starts_with("Input #5 was not moved to 12 ms: steps[5]"), "{note}");
+    assert!(note.contains("processing time never goes backwards: 11 ms is before 12 ms"), "{note}");
+    assert!(note.contains("— it stays at 8"), "{note}");
+}
+
+#[wasm_bindgen_test]
 async fn dragging_an_input_moves_its_timers_and_outputs() {
     let page = Page::open().await;
     page.choose("#preset-select", "cleanup-harness-min5-max10").await;

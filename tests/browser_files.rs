@@ -192,6 +192,8 @@ async fn the_autosave_restores_a_reload_and_a_quota_error_is_reported() {
     page.set_textarea("#scenario-json", &custom);
     page.click("#load").await;
     page.step(1).await;
+    // A reload: the page is hidden (the autosave of the last frame is written then), then gone.
+    window().dispatch_event(&web_sys::Event::new("pagehide").unwrap()).unwrap();
     drop(page);
     set_query("");
     let page = open_persistent().await;
@@ -254,6 +256,17 @@ async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
         "Not applied — idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes."
     );
     assert!(page.text("#retention").contains("min 1 d, max 2 d"), "still running the old settings");
+    // Edits made meanwhile wait with the refused one, and the table says it is a draft.
+    assert!(page.text("#table-pending").starts_with("This table is a draft"), "{}", page.text("#table-pending"));
+    page.click(r#"button[aria-label="delete step 1"]"#).await;
+    assert_eq!(page.texts("#input-table tbody tr").len(), 3, "the draft lost the row");
+    assert_eq!(page.text("#progress"), "step 0 / 4", "the run still has it");
+    page.click("#discard-edits").await;
+    assert!(page.find("#table-pending").is_none());
+    assert!(page.find("#table-error").is_none());
+    assert_eq!(page.texts("#input-table tbody tr").len(), 4, "the table shows the run's scenario again");
+    assert_eq!(page.input_value("#idle-state-retention-max"), "2 d");
+    change(&page, "#idle-state-retention-max", "1 d").await;
     change(&page, "#idle-state-retention-max", "3 d").await;
     assert!(page.text("#retention").contains("min 1 d, max 3 d"));
 

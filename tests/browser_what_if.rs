@@ -65,7 +65,21 @@ async fn a_bad_field_is_named_next_to_it_and_nothing_runs() {
     page.click("#wi-run").await;
     assert_eq!(page.text("label[for=wi-returning-share] .wi-error"), "1.5 is not a share between 0 and 1");
     assert!(page.find("#wi-result").is_none() && page.find("#wi-progress").is_none());
+    set_field(&page, "#wi-returning-share", "0").await;
     set_field(&page, "#wi-events", "lots").await;
     assert_eq!(page.text("label[for=wi-events] .wi-error"), "expected a whole number, found 'lots'");
+    assert_eq!(page.input_value("#wi-events"), "lots", "what was typed stays on show");
     assert_eq!(page.text("#progress"), "step 0 / 4", "the stepper's scenario is untouched");
+    // Run refuses while a field is not valid: it never runs the value from before.
+    page.click("#wi-run").await;
+    assert_eq!(page.text("#wi-error"), "form: not run: the field 'events' is not valid");
+    assert!(page.find("#wi-result").is_none() && page.find("#wi-progress").is_none());
+    assert_eq!(page.input_value("#wi-events"), "lots");
+    // A whole number in exponent notation is one.
+    set_field(&page, "#wi-events", "2e3").await;
+    assert!(page.find("label[for=wi-events] .wi-error").is_none());
+    assert_eq!(page.input_value("#wi-events"), "2000");
+    page.click("#wi-run").await;
+    wait_for(&page, "#wi-result").await;
+    assert!(page.text("#wi-result pre").contains("2000 inputs"), "{}", page.text("#wi-result pre"));
 }

@@ -38,6 +38,11 @@ fn names_the_field_and_the_rule() {
         (with("idle_state_retention", r#"{"min": "1 h", "max": "2 h"}"#), "idle_state_retention: Flink 1.19–2.3 keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead."),
         (with("steps", r#"[{"at": 5, "row": ["a", 1]}, {"at": 4, "row": ["a", 1]}]"#),
             "steps[1].at: processing time never goes backwards: 4 ms is before 5 ms"),
+        // Written in the scenario's own terms: date-times once it writes one, not epoch ms.
+        (with("steps", r#"[{"at": "2019-11-20T16:00", "row": ["a", 1]}, {"at": "2019-11-20T15:00", "row": ["a", 1]}]"#),
+            "steps[1].at: processing time never goes backwards: 2019-11-20 15:00 is before 2019-11-20 16:00, the time reached before this step"),
+        (with("steps", r#"[{"at": "2019-11-20T16:00", "row": ["a", 1]}, {"advance_to": "2019-11-20T15:30"}]"#),
+            "steps[1].advance_to: processing time never goes backwards: 2019-11-20 15:30 is before 2019-11-20 16:00"),
         (with("steps", r#"[{"at": "2019-13-01T00:00", "row": ["a", 1]}]"#), "steps[0].at: '2019-13-01T00:00' is not an ISO-8601 date-time"),
         (with("steps", r#"[{"row": ["a"]}]"#), "steps[0].row: has 1 values, source 'src' has 2 columns (k, v)"),
         (with("steps", r#"[{"row": ["a", "x"]}]"#), "steps[0].row[1]: column 'v': expected INT or null, found \"x\""),

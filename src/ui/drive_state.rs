@@ -4,7 +4,7 @@
 //! [`Simulation::step_back`]: checkpoint + replay); every edit is a change of the scenario's text
 //! loaded through the engine's parser, then the actions replayed on it.
 
-use super::files_state::{edit_step, StepField};
+use super::files_state::{cell_text, edit_step, Note, StepField};
 use super::state::{Action, AppState};
 use crate::engine::replay::{actions_without_step, scenario_without_step};
 use crate::engine::time::{Millis, TimeFormat};
@@ -50,6 +50,9 @@ pub struct DriveState {
     pub skipped: Option<Skipped>,
     /// An input is being dragged on the timeline (the URL is replaced, not pushed, meanwhile).
     pub dragging: bool,
+    /// The dragged input's step and its `at` before the drag (the table's text), to go back to
+    /// when it is dropped at a time the engine refuses.
+    pub drag_origin: Option<(usize, String)>,
     /// The keyboard help is open.
     pub show_keys: bool,
     /// The step error is the "advance by" box's (shown beside it, not above the page).
@@ -116,9 +119,16 @@ impl AppState {
             },
             Action::MoveInput { step, at_ms, done } => {
                 let Some(tf) = self.sim.as_ref().map(|s| s.get().time_format()) else { return self };
+                if self.drive.drag_origin.is_none() {
+                    let at = self.files.table.get("steps").and_then(|s| s.get(step)).and_then(|s| s.get("at"));
+                    self.drive.drag_origin = Some((step, cell_text(at)));
+                }
                 let table = edit_step(&self.files.table, step, StepField::At, &time_text(tf, at_ms));
                 let mut next = if *self.files.table == table { self } else { self.apply_table(table) };
                 next.drive.dragging = !done;
+                if done {
+                    next = next.dropped_input(tf, at_ms);
+                }
                 next
             }
             Action::ToggleKeys => {
@@ -131,6 +141,22 @@ impl AppState {
             }
             _ => self,
         }
+    }
+
+    /// An input dragged on the timeline was let go at `at_ms`. When the engine refuses that time,
+    /// the input goes back to where it was before the drag (table, marks and run agree again) and
+    /// a note says why; the positions the drag passed through are forgotten.
+    fn dropped_input(mut self, tf: TimeFormat, at_ms: Millis) -> Self {
+        let Some((step, original)) = self.drive.drag_origin.take() else { return self };
+        let Some(error) = self.files.table_error.clone() else { return self };
+        let table = edit_step(&self.files.table, step, StepField::At, &original);
+        let mut next = self.apply_table(table);
+        let stays = if original.is_empty() { "the time the steps before it reach".to_string() } else { original };
+        next.files.note = Some(Note {
+            text: format!("Input #{} was not moved to {}: {error} — it stays at {stays}", step + 1, tf.format(at_ms)),
+            error: true,
+        });
+        next
     }
 
     /// The run replayed without explicit step `step`: the scenario without it (the engine's

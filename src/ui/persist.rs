@@ -321,6 +321,12 @@ struct Memory {
 /// history entry, at its last position).
 fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
     let mut m = memory.borrow_mut();
+    if !m.first_done {
+        // The first write, at mount, replaces the address the page was opened with: at once, so
+        // that the page's first action pushes an entry of its own.
+        drop(m);
+        return sync(state, memory);
+    }
     m.latest = Some(state.clone());
     if m.scheduled {
         return;
@@ -356,6 +362,7 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
     {
         let (memory, dispatcher) = (memory.clone(), state.dispatcher());
         use_effect_with(enabled, move |enabled| {
+            let on_unmount = enabled.then(|| memory.clone());
             let listeners = enabled.then(|| {
                 let window = web_sys::window().expect("a page has a window");
                 let on_leave = memory.clone();
@@ -375,7 +382,13 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
                 });
                 (leave, history)
             });
-            move || drop(listeners)
+            move || {
+                drop(listeners);
+                // Unmounted (an embedding page removed it): what is pending is written now.
+                if let Some(memory) = on_unmount {
+                    flush(&memory);
+                }
+            }
         });
     }
     let state = state.clone();

@@ -130,6 +130,8 @@ pub enum Action {
         setting: Setting,
         text: String,
     },
+    /// The table editor: forget the refused draft, show the scenario that runs.
+    DiscardTableEdits,
     /// Forget the note about files and links.
     DismissFilesNote,
     /// Close the Flink refusal.
@@ -519,6 +521,11 @@ impl AppState {
             Action::EditSetting { setting, text } => {
                 let table = super::files_state::edit_setting(&self.files.table, setting, &text);
                 self.apply_table(table)
+            }
+            Action::DiscardTableEdits => {
+                let json = self.json.clone();
+                self.files.loaded(&json);
+                self
             }
             Action::DismissFilesNote => {
                 self.files.note = None;

@@ -324,12 +324,13 @@ fn compile_steps(
     let mut steps = Vec::with_capacity(raw.len());
     for (i, s) in raw.into_iter().enumerate() {
         let path = || format!("steps[{i}]");
-        let backwards = |t: Millis, field: &str| {
+        // Both times as the scenario writes them: date-times once it wrote one, else ms.
+        let backwards = |t: Millis, now: Millis, date_time: bool, field: &str| {
+            let tf = if date_time { TimeFormat::DateTime } else { TimeFormat::Millis };
+            let (t, now) = (tf.format(t), tf.format(now));
             Err(ScenarioError::new(
                 format!("{}.{field}", path()),
-                format!(
-                    "processing time never goes backwards: {t} ms is before {now} ms, the time reached before this step"
-                ),
+                format!("processing time never goes backwards: {t} is before {now}, the time reached before this step"),
             ))
         };
         let step = match (&s.row, s.advance_to, s.advance_by) {
@@ -337,7 +338,7 @@ fn compile_steps(
                 if let Some(at) = s.at {
                     wrote_date_times |= at.date_time;
                     if at.ms < now {
-                        return backwards(at.ms, "at");
+                        return backwards(at.ms, now, wrote_date_times, "at");
                     }
                     now = at.ms;
                 }
@@ -346,7 +347,7 @@ fn compile_steps(
             (None, Some(to), None) if s.at.is_none() && s.kind.is_none() => {
                 wrote_date_times |= to.date_time;
                 if to.ms < now {
-                    return backwards(to.ms, "advance_to");
+                    return backwards(to.ms, now, wrote_date_times, "advance_to");
                 }
                 now = to.ms;
                 Step::AdvanceTo(to.ms)

@@ -36,6 +36,13 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             if let Some(e) = error.filter(|e| !shown(&e.path)) {
                 <div class="error" id="table-error" role="alert">{ format!("Not applied (the previous run goes on) — {}", error_text(e)) }</div>
             }
+            if error.is_some() {
+                // Every edit made while one is refused waits with it: the table is a draft.
+                <p class="pending" id="table-pending" role="status">
+                    <span>{ "This table is a draft: none of its edits since the refused one runs. The run goes on with                         the scenario before them, until the error is fixed. " }</span>
+                    <button id="discard-edits" onclick={dispatch.reform(|_| Action::DiscardTableEdits)}>{ "↺ discard the edits" }</button>
+                </p>
+            }
             { settings(table, state, dispatch) }
             // Said here too: the skip button that was clicked is in this table, the note above
             // the timeline may be scrolled out of view.
@@ -198,7 +205,7 @@ fn settings(table: &Value, state: &AppState, dispatch: &Callback<Action>) -> Htm
             <legend>{ "Retention" }</legend>
             if timers || idle.is_some() {
                 { one(Setting::IdleMin, "idle state retention min", cell_text(idle.and_then(|i| i.get("min"))), "") }
-                { one(Setting::IdleMax, "max", cell_text(idle.and_then(|i| i.get("max"))), "(setIdleStateRetentionTime; empty: never clean)") }
+                { one(Setting::IdleMax, "max", cell_text(idle.and_then(|i| i.get("max"))), "(setIdleStateRetentionTime; min and max both empty: never clean)") }
                 <label class="setting"><input type="checkbox" id="idle-state-retention-test-harness" checked={harness} onchange={on_harness} />
                     { " test harness (skip the 5-minute rule)" }</label>
             }

@@ -121,8 +121,16 @@ fn get(form: &WhatIf, i: usize) -> String {
 /// Sets field `i` from its text, or says why the text is not a value of the field's type.
 fn set(form: &mut WhatIf, i: usize, text: &str) -> Result<(), String> {
     let t = text.trim();
-    let whole =
-        |t: &str| t.replace(['_', ' '], "").parse::<u64>().map_err(|_| format!("expected a whole number, found '{t}'"));
+    // `1000000`, `1_000_000`, `1 000 000` or `1e6`: a whole number however written, never rounded.
+    let whole = |t: &str| {
+        let digits = t.replace(['_', ' '], "");
+        let scientific = || {
+            let (mantissa, exponent) = digits.split_once(['e', 'E'])?;
+            let v = mantissa.parse::<f64>().ok()? * 10f64.powi(exponent.parse::<i32>().ok()?);
+            (v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_992.0).then_some(v as u64)
+        };
+        digits.parse::<u64>().ok().or_else(scientific).ok_or_else(|| format!("expected a whole number, found '{t}'"))
+    };
     let share = |t: &str| t.parse::<f64>().map_err(|_| format!("expected a number from 0 to 1, found '{t}'"));
     match i {
         0 => form.events = whole(t)?,
@@ -145,33 +153,48 @@ pub fn WhatIfPanel(props: &Props) -> Html {
     let run = use_state(|| Run::Idle);
     // Bumped to cancel a run in progress (a new run, or a new scenario on screen).
     let generation = use_mut_ref(|| 0u64);
+    // Per field, a text typed that is not a value of the field (with why): kept on show, and the
+    // run refused until it is fixed, so Run never runs the value from before.
+    let drafts = use_mut_ref(|| vec![None::<(String, String)>; FIELDS.len()]);
     {
-        let (form, run, generation) = (form.clone(), run.clone(), generation.clone());
+        let (form, run, generation, drafts) = (form.clone(), run.clone(), generation.clone(), drafts.clone());
         use_effect_with(props.json.clone(), move |json| {
             *generation.borrow_mut() += 1;
             form.set(WhatIf::for_scenario(json).ok());
             run.set(Run::Idle);
+            drafts.borrow_mut().iter_mut().for_each(|d| *d = None);
         });
     }
+    let redraw = use_force_update();
     let Some(current) = (*form).clone() else {
         return html! {};
     };
     let on_field = |i: usize| {
-        let (form, run, current) = (form.clone(), run.clone(), current.clone());
+        let (form, run, current, drafts, redraw) = (form.clone(), run.clone(), current.clone(), drafts.clone(), redraw.clone());
         Callback::from(move |e: Event| {
             let mut next = current.clone();
-            match set(&mut next, i, &input_value(&e)) {
+            let text = input_value(&e);
+            match set(&mut next, i, &text) {
                 Ok(()) => {
+                    drafts.borrow_mut()[i] = None;
                     form.set(Some(next));
                     run.set(Run::Idle);
                 }
-                Err(message) => run.set(Run::Failed { path: FIELDS[i].1.to_string(), message }),
+                Err(message) => {
+                    drafts.borrow_mut()[i] = Some((text, message));
+                    redraw.force_update();
+                }
             }
         })
     };
     let on_run = {
         let (run, generation, base, current) = (run.clone(), generation.clone(), props.json.clone(), current.clone());
+        let drafts = drafts.clone();
         Callback::from(move |_: MouseEvent| {
+            if let Some(i) = drafts.borrow().iter().position(Option::is_some) {
+                let message = format!("not run: the field '{}' is not valid", FIELDS[i].0);
+                return run.set(Run::Failed { path: "form".into(), message });
+            }
             let text = match what_if_scenario(&base, &current) {
                 Ok(text) => text,
                 Err(e) => return run.set(Run::Failed { path: e.path.clone(), message: e.message.clone() }),
@@ -233,7 +256,10 @@ pub fn WhatIfPanel(props: &Props) -> Html {
             <summary>{ "What if… — this pipeline on a generated workload of millions of events" }</summary>
             <div class="wi-form">
                 { for FIELDS.iter().enumerate().map(|(i, (label, path, id))| {
-                    field(label, id, get(&current, i), error_of(path).as_deref(), on_field(i))
+                    match drafts.borrow()[i].clone() {
+                        Some((text, message)) => field(label, id, text, Some(&message), on_field(i)),
+                        None => field(label, id, get(&current, i), error_of(path).as_deref(), on_field(i)),
+                    }
                 }) }
                 <p class="hint">{ format!("key column: {} (the generator puts each event's key there)", current.key_column) }</p>
             </div>

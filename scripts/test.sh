@@ -28,12 +28,12 @@ echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.
 wasm-pack test --headless --chrome --no-default-features 2>&1 | tee -a "$log"
 part="browser (release, timing)"
-echo "[test] browser, release build: tests/browser_drive_perf.rs (100 k events)" >&2
+echo "[test] browser, the page's build (profile wasm-release): tests/browser_drive_perf.rs (100 k events)" >&2
 # Through cargo with wasm-pack's runner settings: `wasm-pack test --release` would first build
 # every test target with LTO (`cargo build --tests`), which takes long on two cores.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" \
   CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_ONLY_WEB=1 \
-  cargo test --locked --release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
+  cargo test --locked --profile wasm-release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
   -- --nocapture 2>&1 | tee -a "$log"
 total=$(grep -aoE '^test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
 runs=$(grep -acE '^test result: ok\.' "$log")

@@ -183,8 +183,8 @@ async fn advance_by_a_flink_duration() {
     assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
     // The next scenario input (2019-11-20 16:00) is now in the past: Step is disabled and says why.
     assert!(page.is_disabled("#step"));
-    assert_eq!(page.text("#blocked"), "time is past the next step: Reset to replay");
-    assert!(page.attr("#step", "title").contains("it was advanced past it); Reset to replay"));
+    assert_eq!(page.text("#blocked"), "time is past the next step: ◀ Back or Reset to run it");
+    assert!(page.attr("#step", "title").contains("it was advanced past it); step back or reset to run it"));
     page.click("#reset").await;
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
     assert!(!page.is_disabled("#step"));

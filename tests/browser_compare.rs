@@ -48,6 +48,11 @@ async fn the_scenario_on_screen_against_a_version_that_refuses_it_says_why() {
     // seed-001 sets idle state retention, which Flink 2.3 no longer has.
     page.choose("#cmp-flink", "2.3").await;
     assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
+    // The engine's conversion is offered, as the page's own Flink chooser offers it.
+    page.click("#cmp-convert").await;
+    assert!(page.find("#cmp-error").is_none());
+    assert!(page.find("#cmp-convert").is_none());
+    assert_eq!(page.text("#cmp-right .hint"), "Flink 1.19–2.3 — table.exec.state.ttl = 1 d");
     page.choose("#cmp-flink", "1.7-legacy").await;
     assert!(page.find("#cmp-error").is_none());
     assert!(

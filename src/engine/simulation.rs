@@ -321,7 +321,7 @@ impl Simulation {
         (target < self.engine.now).then(|| {
             let tf = self.time_format();
             format!(
-                "{} is at {} but processing time is already {} (it was advanced past it); Reset to replay",
+                "{} is at {} but processing time is already {} (it was advanced past it); step back or reset to run it",
                 self.step_name(i),
                 tf.format(target),
                 tf.format(self.engine.now)

@@ -299,6 +299,10 @@ impl Reducible for AppState {
                 let text = state.advance_text.clone();
                 let mut next = state.drive(|s| {
                     let by = parse_duration(&text).map_err(|e| format!("advance by '{}': {e}", text.trim()))?;
+                    if by == 0 {
+                        // Not recorded: an action that changes nothing would only lengthen Back.
+                        return Err(format!("advance by '{}': 0 ms moves nothing", text.trim()));
+                    }
                     s.advance_by(by).map_err(|e| format!("advance by '{}': {e}", text.trim()))
                 });
                 next.drive.error_from_advance = next.step_error.is_some();

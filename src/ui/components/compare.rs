@@ -149,14 +149,33 @@ pub fn ComparePanel(props: &Props) -> Html {
             }
         })
     };
+    // The engine's conversion for a Flink version that refuses the scenario's settings, offered
+    // (never applied unasked), as the page's own Flink chooser does.
+    let conversion = use_state(|| None::<crate::engine::scenario::RetentionConversion>);
     let on_flink = {
-        let (load, error, json) = (load.clone(), error.clone(), props.json.clone());
+        let (load, error, json, conversion) = (load.clone(), error.clone(), props.json.clone(), conversion.clone());
         Callback::from(move |e: Event| {
             let id = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
             let Some(mode) = id.as_deref().and_then(FlinkMode::parse) else { return };
-            match with_flink(&json, mode) {
-                Ok(right) => load.emit((json.clone(), right)),
-                Err(e) => error.set(Some(format!("right: {e}"))),
+            match with_flink(&json, mode).and_then(|right| Scenario::from_json(&right).map(|_| right)) {
+                Ok(right) => {
+                    conversion.set(None);
+                    load.emit((json.clone(), right));
+                }
+                Err(e) => {
+                    let offered = crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();
+                    conversion.set(offered.filter(|c| Scenario::from_json(&c.text).is_ok()));
+                    error.set(Some(format!("right: {e}")));
+                }
+            }
+        })
+    };
+    let on_convert = {
+        let (load, json, conversion) = (load.clone(), props.json.clone(), conversion.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(c) = (*conversion).clone() {
+                conversion.set(None);
+                load.emit((json.clone(), c.text));
             }
         })
     };
@@ -213,6 +232,12 @@ pub fn ComparePanel(props: &Props) -> Html {
                 </details>
             </div>
             if let Some(e) = &*error { <div class="error" id="cmp-error" role="alert">{ e }</div> }
+            if let (Some(c), Some(_)) = (&*conversion, &*error) {
+                <p class="conversion">
+                    <button id="cmp-convert" onclick={on_convert}>{ "Compare with the converted settings" }</button>
+                    <span>{ &c.summary }</span>
+                </p>
+            }
             if let Some(p) = current.as_ref() {
                 <div class="cmp-scrub">
                     <button id="cmp-back" disabled={position == 0}

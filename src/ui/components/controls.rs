@@ -28,7 +28,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let advance_error = submitted.cloned().or(typed);
     let step_disabled = !sim.can_step();
     let (blocked, hint) = match (sim.step_blocked(), sim.failure()) {
-        (Some(reason), _) => (Some(reason), "time is past the next step: Reset to replay"),
+        (Some(reason), _) => (Some(reason), "time is past the next step: ◀ Back or Reset to run it"),
         (None, Some(f)) => (Some(format!("stopped: {f}")), "the simulation stopped: Reset to start again"),
         (None, None) => (None, ""),
     };

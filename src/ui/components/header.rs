@@ -53,19 +53,40 @@ pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_
             if let Some(s) = scenario {
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
+                    if state.preset.is_none() && PRESETS.iter().any(|(name, _)| *name == s.name) {
+                        <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title and description are the preset's", s.name) }</span>
+                    }
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
                     if let Some(w) = written_for {
                         <p class="note" id="flink-note">{ format!(
                             "This preset was written for {}; it now runs on {}, so its title and description may not match.",
                             w.label(), s.flink.label()) }</p>
                     }
-                    <p class="description">{ &s.description }</p>
+                    { description(&s.description) }
                     if !s.watch.is_empty() {
                         <p class="watch" id="scenario-watch"><strong>{ "What to watch: " }</strong>{ &s.watch }</p>
                     }
                 </div>
             }
         </header>
+    }
+}
+
+/// Longer descriptions than this open on request: the controls stay near the top.
+const SHORT_DESCRIPTION: usize = 320;
+
+/// The scenario's description: whole when short, else its start with the rest on request.
+fn description(text: &str) -> Html {
+    if text.chars().count() <= SHORT_DESCRIPTION {
+        return html! { <p class="description" id="scenario-description">{ text }</p> };
+    }
+    let cut = text.char_indices().nth(SHORT_DESCRIPTION / 2).map_or(text.len(), |(i, _)| i);
+    let start = text[..cut].rfind(' ').map_or(&text[..cut], |space| &text[..space]);
+    html! {
+        <details class="description" id="scenario-description">
+            <summary><span class="start">{ format!("{start} … ") }</span><span class="more">{ "more" }</span><span class="less">{ "less" }</span></summary>
+            <p>{ text }</p>
+        </details>
     }
 }
 

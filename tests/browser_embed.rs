@@ -597,3 +597,36 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
     );
     assert!(link("?embed").unwrap().0.is_none(), "no scenario: the default preset");
 }
+
+/// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.
+const OVERRIDE_KEY: &str = r#"{
+  "name": "bidi-key", "flink": "1.10-legacy",
+  "idle_state_retention": { "min": "1 d", "max": "2 d" },
+  "source": { "name": "logins", "schema": [["user_id", "STRING"], ["app", "STRING"]] },
+  "pipeline": [{ "operator": "GroupAggregate", "id": "per_user", "group_by": ["user_id", "app"],
+                 "aggregates": [{ "function": "COUNT", "args": ["*"], "as": "cnt" }] }],
+  "steps": [{ "at": "2019-11-20T15:00", "row": ["u\u202e1x", "web"] }]
+}"#;
+
+#[wasm_bindgen_test]
+async fn a_right_to_left_override_in_a_key_stays_in_its_value() {
+    let h = host("");
+    let sim = mounted(&h, OVERRIDE_KEY, options(r#"{"step": 1}"#));
+    settle().await;
+    let page = inside(&h);
+    assert_eq!(sim.position().unwrap(), 1.0);
+    // The state table's key: each value isolated, the second laid out after the first.
+    let cell = page.get("#op-per_user td.key");
+    assert_eq!(cell.text_content().unwrap(), "u\u{202e}1x, web", "the key as the engine writes it");
+    assert_eq!(page.texts("#op-per_user td.key bdi"), ["u\u{202e}1x", "web"]);
+    let bdis = cell.query_selector_all("bdi").unwrap();
+    let rect = |i| bdis.item(i).unwrap().unchecked_into::<Element>().get_bounding_client_rect();
+    assert!(rect(0).right() <= rect(1).left(), "'web' is after the overridden value, not flipped before it");
+    // The result's values, each isolated.
+    assert_eq!(page.texts("#result-table tbody bdi"), ["u\u{202e}1x", "web", "1"]);
+    // The timeline's lane label: the key's text is isolated from the operator's.
+    let key = page.get("#timeline .lane-label .key");
+    assert_eq!(key.text_content().unwrap(), "u\u{202e}1x, web");
+    let style = web_sys::window().unwrap().get_computed_style(&key).unwrap().unwrap();
+    assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
+}

@@ -629,4 +629,9 @@ async fn a_right_to_left_override_in_a_key_stays_in_its_value() {
     assert_eq!(key.text_content().unwrap(), "u\u{202e}1x, web");
     let style = web_sys::window().unwrap().get_computed_style(&key).unwrap().unwrap();
     assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
+    // … and each of its values from the next.
+    assert_eq!(page.texts("#timeline .lane-label .key .v"), ["u\u{202e}1x", "web"]);
+    let values = key.query_selector_all(".v").unwrap();
+    let rect = |i| values.item(i).unwrap().unchecked_into::<Element>().get_bounding_client_rect();
+    assert!(rect(0).right() <= rect(1).left(), "in the lane label too, 'web' is after the overridden value");
 }

@@ -1,7 +1,7 @@
 //! Embedding in a real headless browser: `mount()` simulators (two on one page stepping apart,
 //! `destroy`, bad arguments throwing), the `<flink-state-sim>` element, the `?embed` link, and
 //! that an embedded simulator takes no scroll or keys until clicked and leaves the URL and the
-//! storage alone.
+//! storage alone; that a focused one takes the page's keys and keeps them from the host page.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -290,6 +290,184 @@ async fn no_scroll_or_keys_until_clicked_and_esc_lets_go() {
     assert_eq!(sim.position().unwrap(), 0.0);
 }
 
+/// A keydown of `key` on `target`, as a user's key in a focused element sends it (bubbling, out of
+/// a shadow root too); whether something cancelled it (`preventDefault`).
+fn press(target: &Element, key: &str) -> bool {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    init.set_composed(true);
+    init.set_cancelable(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+    event.default_prevented()
+}
+
+/// A mouse press on `el`, as a click begins.
+fn mouse_down(el: &Element) {
+    let init = web_sys::MouseEventInit::new();
+    init.set_bubbles(true);
+    init.set_composed(true);
+    init.set_cancelable(true);
+    el.dispatch_event(&web_sys::MouseEvent::new_with_mouse_event_init_dict("mousedown", &init).unwrap()).unwrap();
+}
+
+fn focus(el: &Element) {
+    el.clone().dyn_into::<HtmlElement>().unwrap().focus().unwrap();
+}
+
+/// The keys a listener on the document heard, as mdBook's ← → (page turns) listens.
+struct DocumentKeys {
+    heard: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    _listener: gloo_events::EventListener,
+}
+
+impl DocumentKeys {
+    fn listen() -> DocumentKeys {
+        let heard = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let h = heard.clone();
+        let listener = gloo_events::EventListener::new(&document(), "keydown", move |e| {
+            h.borrow_mut().push(e.dyn_ref::<KeyboardEvent>().unwrap().key());
+        });
+        DocumentKeys { heard, _listener: listener }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.heard.borrow_mut())
+    }
+}
+
+/// The keys help's keys, as listed.
+fn help_keys(page: &Page) -> Vec<String> {
+    page.texts(".keys-help dt")
+}
+
+const HELP_KEYS: [&str; 7] = ["Space", "→", "←", "n", "?", "Esc", "+ / − / 0"];
+
+/// The page's keys on a simulator embedded in `page` (its controls at `step 0 / 4` of seed 001):
+/// none until it is focused; focused, each does what it does on the page, and none reaches the
+/// document.
+async fn keys_of_a_focused_simulator(page: &Page) {
+    let doc = DocumentKeys::listen();
+    let root = page.get(".fss.embed");
+    let body = document().body().unwrap();
+
+    // Not focused: the host page's keys, even pressed on the simulator itself.
+    for k in ["ArrowRight", "ArrowLeft", " ", "n", "?"] {
+        assert!(!press(&body, k), "{k} on the page is not cancelled");
+        assert!(!press(&root, k), "{k} on the unfocused simulator is not cancelled");
+    }
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 0 / 4", "unfocused, → does not step");
+    assert!(page.find(".keys-help").is_none(), "unfocused, ? shows nothing");
+    assert_eq!(doc.take().len(), 10, "the document heard every key");
+
+    // Focused (as a click gives it): → steps, ← steps back, n goes to the next timer.
+    focus(&root);
+    assert!(press(&root, "ArrowRight"), "→ is cancelled (no scroll, no page turn)");
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert_eq!(page.text("#now"), "2019-11-20 15:00");
+    focus(&page.get("#step"));
+    press(&page.get("#step"), "ArrowRight");
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4", "→ on a button inside steps too");
+    press(&page.get("#step"), "ArrowLeft");
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 1 / 4", "← steps back");
+    assert_eq!(page.text("#now"), "2019-11-20 15:00");
+    // A button pressed with the mouse leaves the focus on the root (n below disables Step, which
+    // would drop a focused Step's focus to the host page).
+    mouse_down(&page.get("#next-timer"));
+    assert!(root.matches(":focus").unwrap(), "a mouse press on a button focuses the simulator's root");
+    press(&root, "n");
+    settle().await;
+    assert_eq!(page.text("#now"), "2019-11-22 15:00", "n: to the cleanup timer of u1's first login");
+    assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
+    press(&root, "ArrowLeft");
+    settle().await;
+    assert_eq!(page.text("#now"), "2019-11-20 15:00", "← undoes the advance");
+    assert!(doc.take().is_empty(), "no key the simulator took reached the document");
+
+    // ? shows the keys, Esc hides them; the simulator keeps the focus, a second Esc lets go.
+    assert!(press(&root, "?"));
+    settle().await;
+    assert_eq!(help_keys(page), HELP_KEYS);
+    assert!(press(&root, "Escape"));
+    settle().await;
+    assert!(page.find(".keys-help").is_none(), "Esc hides the keys");
+    assert!(root.matches(":focus-within").unwrap(), "and keeps the focus");
+    press(&root, "?");
+    press(&root, "?");
+    settle().await;
+    assert!(page.find(".keys-help").is_none(), "? again hides them");
+
+    // The ⌨ keys button shows the same help; its × hides it and the simulator keeps the keys.
+    page.click("#keys-help").await;
+    assert_eq!(help_keys(page), HELP_KEYS);
+    assert_eq!(page.attr("#keys-help", "aria-expanded"), "true");
+    mouse_down(&page.get(".keys-help button.close"));
+    page.click(".keys-help button.close").await;
+    assert!(page.find(".keys-help").is_none());
+    press(&page.get(".controls"), "ArrowRight");
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4", "→ after closing the help with ×");
+    assert!(doc.take().is_empty());
+
+    // A key typed into a field is the field's: not cancelled, no step, and not the host page's.
+    let field = page.get("#advance-by");
+    focus(&field);
+    assert!(!press(&field, "ArrowRight"), "the field's caret moves");
+    assert!(!press(&field, "n"));
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4");
+    assert!(doc.take().is_empty(), "a field's → does not turn the host page either");
+
+    // Space plays and pauses.
+    focus(&root);
+    press(&root, " ");
+    settle().await;
+    assert_eq!(page.attr("#play", "aria-pressed"), "true", "space plays");
+    press(&root, " ");
+    settle().await;
+    assert_eq!(page.attr("#play", "aria-pressed"), "false", "space pauses");
+
+    // Esc with the help hidden gives the page back: keys are the host page's again.
+    press(&root, "Escape");
+    settle().await;
+    assert!(!root.matches(":focus-within").unwrap());
+    let at = page.text("#progress");
+    assert!(!press(&root, "ArrowLeft"));
+    settle().await;
+    assert_eq!(page.text("#progress"), at, "unfocused again, ← does nothing");
+    assert_eq!(doc.take(), ["ArrowLeft"]);
+}
+
+#[wasm_bindgen_test]
+async fn a_focused_mounted_simulator_takes_the_keys_and_keeps_them_from_the_page() {
+    let h = host("");
+    let _sim = mounted(&h, "seed-001-one-day-two-days", JsValue::UNDEFINED);
+    settle().await;
+    keys_of_a_focused_simulator(&inside(&h)).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_focused_custom_element_and_embed_link_take_the_keys() {
+    define();
+    let el = element(r#"<flink-state-sim scenario="seed-001-one-day-two-days"></flink-state-sim>"#);
+    settle().await;
+    keys_of_a_focused_simulator(&inside(&el)).await;
+    el.remove();
+
+    // The ?embed page (no shadow root).
+    let (position, opts) = link("?embed&preset=seed-001-one-day-two-days").unwrap();
+    let root = host("");
+    let embed = Embed::new(AppState::open(&position.unwrap(), "link"), opts);
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    settle().await;
+    keys_of_a_focused_simulator(&Page { root }).await;
+}
+
 #[wasm_bindgen_test]
 async fn an_embedded_simulator_leaves_the_url_and_the_storage_alone() {
     let window = web_sys::window().unwrap();
@@ -418,4 +596,42 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
         "link.panels: name at least one of timeline, happened, operators, result"
     );
     assert!(link("?embed").unwrap().0.is_none(), "no scenario: the default preset");
+}
+
+/// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.
+const OVERRIDE_KEY: &str = r#"{
+  "name": "bidi-key", "flink": "1.10-legacy",
+  "idle_state_retention": { "min": "1 d", "max": "2 d" },
+  "source": { "name": "logins", "schema": [["user_id", "STRING"], ["app", "STRING"]] },
+  "pipeline": [{ "operator": "GroupAggregate", "id": "per_user", "group_by": ["user_id", "app"],
+                 "aggregates": [{ "function": "COUNT", "args": ["*"], "as": "cnt" }] }],
+  "steps": [{ "at": "2019-11-20T15:00", "row": ["u\u202e1x", "web"] }]
+}"#;
+
+#[wasm_bindgen_test]
+async fn a_right_to_left_override_in_a_key_stays_in_its_value() {
+    let h = host("");
+    let sim = mounted(&h, OVERRIDE_KEY, options(r#"{"step": 1}"#));
+    settle().await;
+    let page = inside(&h);
+    assert_eq!(sim.position().unwrap(), 1.0);
+    // The state table's key: each value isolated, the second laid out after the first.
+    let cell = page.get("#op-per_user td.key");
+    assert_eq!(cell.text_content().unwrap(), "u\u{202e}1x, web", "the key as the engine writes it");
+    assert_eq!(page.texts("#op-per_user td.key bdi"), ["u\u{202e}1x", "web"]);
+    let bdis = cell.query_selector_all("bdi").unwrap();
+    let rect = |i| bdis.item(i).unwrap().unchecked_into::<Element>().get_bounding_client_rect();
+    assert!(rect(0).right() <= rect(1).left(), "'web' is after the overridden value, not flipped before it");
+    // The result's values, each isolated.
+    assert_eq!(page.texts("#result-table tbody bdi"), ["u\u{202e}1x", "web", "1"]);
+    // The timeline's lane label: the key's text is isolated from the operator's.
+    let key = page.get("#timeline .lane-label .key");
+    assert_eq!(key.text_content().unwrap(), "u\u{202e}1x, web");
+    let style = web_sys::window().unwrap().get_computed_style(&key).unwrap().unwrap();
+    assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
+    // … and each of its values from the next.
+    assert_eq!(page.texts("#timeline .lane-label .key .v"), ["u\u{202e}1x", "web"]);
+    let values = key.query_selector_all(".v").unwrap();
+    let rect = |i| values.item(i).unwrap().unchecked_into::<Element>().get_bounding_client_rect();
+    assert!(rect(0).right() <= rect(1).left(), "in the lane label too, 'web' is after the overridden value");
 }

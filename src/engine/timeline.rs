@@ -54,6 +54,9 @@ pub struct Lane {
     pub op: String,
     /// The key for people ([`Row::key_label`]).
     pub key: String,
+    /// The key's values as [`Lane::key`] writes each (joined by `", "`), so a label can keep one
+    /// value's text direction out of the next's.
+    pub key_values: Vec<String>,
     /// Processing times (ms) at which the operator processed a record of the key.
     pub accesses: Vec<Millis>,
     /// `[last access + min, last access + max]` (legacy idle state retention, cleaning enabled).
@@ -177,6 +180,7 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
             lanes.push(Lane {
                 op: e.op.to_string(),
                 key: key.key_label(),
+                key_values: key.0.iter().map(ToString::to_string).collect(),
                 accesses: vec![],
                 window: None,
                 timers: vec![],

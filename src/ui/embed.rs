@@ -1,7 +1,8 @@
 //! The simulator embedded in another page: the controls and the simulation's panels only (no page
 //! chrome: no preset or Flink chooser, no files, no Compare, What-if or editor), sized to its
-//! container, and inert until clicked — it scrolls and takes keys only while focus is inside it
-//! (CSS `:focus-within`, `www/embed.css`); Esc gives the focus back to the page.
+//! container, and inert until clicked — it scrolls and takes the page's keys only while focus is
+//! inside it (CSS `:focus-within`, `www/embed.css`; [`on_key`]), and the keys it takes do not
+//! reach the host page; Esc hides the keys help, else gives the focus back to the page.
 //!
 //! Two ways in, one [`Embed`]:
 //! - the page opened with `?embed` (or `#embed`), for an `<iframe>`: the scenario and position
@@ -12,7 +13,7 @@
 //! An embedded simulator never reads or writes the URL's history or `localStorage`.
 
 use super::components::timeline::Timeline;
-use super::components::{controls, happened, operators, result};
+use super::components::{controls, happened, keys, operators, result};
 use super::files_state::Position;
 use super::persist;
 use super::state::{Action, AppState};
@@ -20,6 +21,7 @@ use crate::engine::scenario::describe_retentions;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 use yew::Reducible;
 
@@ -202,18 +204,30 @@ impl Embed {
 pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Html {
     let sim = state.sim.as_ref().map(|s| s.get());
     let scenario = sim.as_ref().map(|s| s.scenario());
-    // Esc gives the focus back to the page, so it scrolls and takes keys again.
-    let on_keydown = Callback::from(|e: KeyboardEvent| {
-        if e.key() == "Escape" {
-            if let Some(el) = e.target_dyn_into::<web_sys::HtmlElement>() {
-                let _ = el.blur();
-            }
+    let on_keydown = {
+        let (dispatch, keys_shown) = (dispatch.clone(), state.drive.show_keys);
+        Callback::from(move |e: KeyboardEvent| on_key(&e, keys_shown, &dispatch))
+    };
+    // A button pressed with the mouse leaves the focus on the simulator's root, not on itself:
+    // a focused button that becomes disabled (Step at the last step) or goes away (the help's ×)
+    // drops the focus to the host page, and the simulator its keys and scrolling with it.
+    let keep_focus = Callback::from(|e: MouseEvent| {
+        let Some(target) = e.target_dyn_into::<web_sys::Element>() else { return };
+        let button = target.closest("button").ok().flatten();
+        let root = target.closest(".fss.embed").ok().flatten().and_then(|r| r.dyn_into::<web_sys::HtmlElement>().ok());
+        if let (Some(_), Some(root)) = (button, root) {
+            e.prevent_default();
+            let _ = root.focus();
         }
     });
     html! {
-        <div class="fss embed" tabindex="-1" onkeydown={on_keydown} role="group"
+        <div class="fss embed" tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
             aria-label={scenario.map(|s| format!("flink-state-sim: {}", s.name)).unwrap_or_default()}>
             <p class="embed-hint" aria-hidden="true">{ "click to use · Esc to leave" }</p>
+            if state.drive.show_keys {
+                // At the top of what is in view, however far the simulator is scrolled.
+                <div class="embed-keys">{ keys::help(state, dispatch) }</div>
+            }
             if let (true, Some(s)) = (embed.options.heading, scenario) {
                 <div class="embed-head">
                     <strong id="scenario-title">{ if s.title.is_empty() { &s.name } else { &s.title } }</strong>
@@ -243,6 +257,37 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
             }
         </div>
     }
+}
+
+/// A key pressed inside the embedded simulator, which takes the page's keys while the focus is
+/// inside it ([`keys::action_for_event`]): what it takes, and what a field or the timeline inside
+/// it takes, does not reach the host page (whose own keys, such as mdBook's ← → turning pages,
+/// would act too). Esc hides the keys help, or, when it is hidden, gives the focus back to the
+/// page (also from a field).
+fn on_key(e: &KeyboardEvent, keys_shown: bool, dispatch: &Callback<Action>) {
+    let target = e.target_dyn_into::<web_sys::Element>();
+    let root = target.as_ref().and_then(|t| t.closest(".fss.embed").ok().flatten());
+    if !root.is_some_and(|r| r.matches(":focus-within").unwrap_or(false)) {
+        return; // not focused: the page's keys are the host page's
+    }
+    let modifier = e.ctrl_key() || e.alt_key() || e.meta_key();
+    if e.key() == "Escape" && !modifier {
+        if keys_shown {
+            dispatch.emit(Action::CloseKeys);
+        } else if let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = el.blur();
+        }
+    } else if let Some(action) = keys::action_for_event(e) {
+        dispatch.emit(action);
+    } else if !modifier && (keys::typed_into_target(e) || e.default_prevented()) {
+        // A field's or the timeline's key: theirs, and not the host page's either.
+        e.stop_propagation();
+        return;
+    } else {
+        return;
+    }
+    e.prevent_default();
+    e.stop_propagation();
 }
 
 /// The chosen panels: the timeline (the `Timeline` component, `timeline`) full width, the others

@@ -1,7 +1,9 @@
 //! The keyboard: space plays / pauses, → steps, ← steps back, `n` advances to the next timer, `?`
-//! shows the keys (Escape hides them). One `keydown` listener on the document, idle until a key
-//! is pressed; keys typed into a field, a list or the scrubber (whose own arrows move it) are
-//! theirs, and so are keys with Ctrl, Alt or Meta.
+//! shows the keys (Escape hides them). [`action_for_event`] maps a `keydown` to its action, for
+//! the page (one listener on the document, idle until a key is pressed) and for an embedded
+//! simulator (its root's listener, while focused: `super::super::embed`); keys typed into a
+//! field, a list or the scrubber (whose own arrows move it) are theirs, and so are keys with
+//! Ctrl, Alt or Meta.
 
 use crate::ui::state::{Action, AppState};
 use wasm_bindgen::JsCast;
@@ -47,6 +49,22 @@ fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
         || arrow && el.closest(".timeline-keys").ok().flatten().is_some()
 }
 
+/// The action a `keydown` stands for, for the page and for a focused embedded simulator alike;
+/// `None` for a key with Ctrl, Alt or Meta, a held-down space, a key that is not the page's, or
+/// one the element it was typed in takes ([`typed_into_target`]).
+pub fn action_for_event(e: &web_sys::KeyboardEvent) -> Option<Action> {
+    if e.ctrl_key() || e.alt_key() || e.meta_key() || e.repeat() && e.key() == " " {
+        return None;
+    }
+    let key = e.key();
+    action_for(&key, typed_into_target(e))
+}
+
+/// Whether the element the key went to uses it itself (a field, a list, the timeline's arrows).
+pub fn typed_into_target(e: &web_sys::KeyboardEvent) -> bool {
+    takes_keys(e.target(), &e.key())
+}
+
 /// Listens for the page's keys on the document while the page is mounted (not for an embedded
 /// simulator, `enabled` false: it takes keys only while focused).
 #[hook]
@@ -58,11 +76,7 @@ pub fn use_keys(dispatch: Callback<Action>, enabled: bool) {
             let options = gloo_events::EventListenerOptions::enable_prevent_default();
             gloo_events::EventListener::new_with_options(&doc, "keydown", options, move |e| {
                 let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else { return };
-                if e.ctrl_key() || e.alt_key() || e.meta_key() || e.repeat() && e.key() == " " {
-                    return;
-                }
-                let key = e.key();
-                if let Some(action) = action_for(&key, takes_keys(e.target(), &key)) {
+                if let Some(action) = action_for_event(e) {
                     e.prevent_default();
                     dispatch.emit(action);
                 }

@@ -96,11 +96,23 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> 
     });
     html! {
         <tr class={if expired { "expired" } else { "" }}>
-            <td class={if k.row.0.is_empty() { "key global" } else { "key" }}>{ &k.key }</td>
+            <td class={if k.row.0.is_empty() { "key global" } else { "key" }}>{ key_cell(k) }</td>
             { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, tf)) }
             if ttl_column { <td class="ttl">{ ttl.unwrap_or_else(|| "—".into()) }</td> }
         </tr>
     }
+}
+
+/// The key as [`crate::engine::row::Row::key_label`] writes it, each value isolated (`<bdi>`): a
+/// right-to-left override in one value does not flip the values after it.
+fn key_cell(k: &KeyView) -> Html {
+    if k.row.0.is_empty() {
+        return html! { { &k.key } };
+    }
+    let values = k.row.0.iter().enumerate().map(|(i, v)| {
+        html! { <>{ if i > 0 { ", " } else { "" } }<bdi>{ v.to_string() }</bdi></> }
+    });
+    html! { { for values } }
 }
 
 /// One state's cell: the cleanup time as a time, a TTL state with its expiry, others as stored.

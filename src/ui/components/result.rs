@@ -35,7 +35,7 @@ pub fn view(sim: &Simulation) -> Html {
                             tf.format(t)));
                         html! {
                             <tr class={if stale.is_some() { "stale" } else { "" }}>
-                                { for r.row.0.iter().map(|v| html! { <td>{ v.to_string() }</td> }) }
+                                { for r.row.0.iter().map(|v| html! { <td><bdi>{ v.to_string() }</bdi></td> }) }
                                 <td class="stale-note">{ stale.unwrap_or_default() }</td>
                             </tr>
                         }

@@ -52,6 +52,28 @@ fn placed_row(marks: Vec<(f64, String, &'static str, String, u8)>, y: f64, scale
     }
 }
 
+/// The (possibly clipped) key label `shown`, each of the key's values in its own `<tspan>`
+/// (isolated by `style.css`): a right-to-left override in one value does not flip the next.
+fn key_parts(shown: &str, lane: &Lane) -> Html {
+    if lane.global_key || lane.key_values.len() < 2 {
+        return html! { { shown } };
+    }
+    let mut rest = shown;
+    let mut parts = Vec::new();
+    for (i, value) in lane.key_values.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = rest.strip_prefix(", ") else { break };
+            parts.push(html! { { ", " } });
+            rest = after;
+        }
+        // The whole value, or what the clipping left of it (up to the ellipsis).
+        let end = if rest.starts_with(value.as_str()) { value.len() } else { rest.find('…').unwrap_or(rest.len()) };
+        parts.push(html! { <tspan class="v">{ &rest[..end] }</tspan> });
+        rest = &rest[end..];
+    }
+    html! { <>{ for parts }{ rest }</> }
+}
+
 pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFormat) -> Html {
     let mid = y + layout.mid;
     let class = if lane.changed_last { "lane changed" } else { "lane" };
@@ -89,7 +111,7 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
             <rect class="lane-bg" x="0" y={y.to_string()} width={width.to_string()} height={(layout.lane_h - 4.0).to_string()} />
             <text class="lane-label" x="6" y={label_y.to_string()}>
                 <tspan class="op">{ format!("{op} ") }</tspan>
-                <tspan class={if lane.global_key { "key global" } else { "key" }}>{ key }</tspan>
+                <tspan class={if lane.global_key { "key global" } else { "key" }}>{ key_parts(&key, lane) }</tspan>
                 <title>{ key_tip }</title>
             </text>
             <g clip-path="url(#tl-plot)">

@@ -30,6 +30,8 @@ pub struct Node {
     /// Flink's plan text.
     pub plan: String,
     pub op: Box<dyn StreamOperator>,
+    /// Whether its output carries retractions ([`OperatorSpec::output_retracts`]).
+    pub retracts: bool,
     /// What it emitted so far.
     pub emitted: EmitCounts,
     /// The largest its state has been.
@@ -68,6 +70,8 @@ pub struct Pipeline {
     proctime: bool,
     nodes: Vec<Node>,
     pub result: ResultTable,
+    /// A loss of the last operator's state marks result rows stale ([`loss_makes_rows_stale`]).
+    stale_on_loss: bool,
     /// Keys whose state an operator lost silently during the current call.
     lost: Vec<(Row, Millis)>,
     /// Message buffers reused from record to record (one per operator, plus the input's).
@@ -85,8 +89,19 @@ pub enum TimerOwner {
     MiniBatchAssigner,
 }
 
-/// The keys an operator call lost without a message: when the operator is the last one, the
-/// result rows of those keys go stale; upstream losses leave no mark (not modelled yet).
+/// Whether losing the state of `last` (the pipeline's last operator) without a message makes the
+/// result rows of its key stale: only when its output retracts (its node's changelog mode is not
+/// insert-only), so it would still have updated or retracted them. An insert-only operator — a
+/// keep-first deduplicate, an OVER window, a window aggregate — never touches a row once emitted:
+/// losing its state changes what it emits next (a duplicate, a count from 1), not a row already in
+/// the result. The one place that decides which losses mark rows stale.
+fn loss_makes_rows_stale(last: &Node) -> bool {
+    last.retracts
+}
+
+/// The keys an operator call lost without a message: when the operator is the last one and its
+/// output retracts ([`loss_makes_rows_stale`]), the result rows of those keys go stale; upstream
+/// losses leave no mark on the rows (the retraction flow explains them).
 fn settle_lost(lost: &mut Vec<(Row, Millis)>, result: &mut ResultTable, last_operator: bool) {
     if last_operator {
         for (key, at) in lost.drain(..) {
@@ -110,6 +125,7 @@ impl Pipeline {
                 id: Rc::from(n.id.as_str()),
                 plan: n.spec.plan(),
                 op: n.spec.build(scenario.flink, scenario.operator_retention(i)),
+                retracts: n.spec.output_retracts(),
                 emitted: EmitCounts::default(),
                 peaks: Peaks::default(),
             })
@@ -126,6 +142,7 @@ impl Pipeline {
         Pipeline {
             source_name: Rc::from(scenario.source.name.as_str()),
             proctime: scenario.source.proctime.is_some(),
+            stale_on_loss: nodes.last().is_some_and(loss_makes_rows_stale),
             nodes,
             result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
             lost: Vec::new(),
@@ -205,7 +222,7 @@ impl Pipeline {
             let outcome = node.op.process_watermark(watermark, &mut ctx);
             node.op.backend_mut().keys.finish();
             outcome.map_err(|e| StepError(format!("operator '{}' failed finishing its mini-batch: {e}", node.id)))?;
-            settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len());
+            settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
             if out.is_empty() {
                 self.buffers.push(out);
             } else {
@@ -224,9 +241,15 @@ impl Pipeline {
     pub fn settle_expiry(&mut self, now: Millis) {
         let Pipeline { nodes, result, .. } = self;
         if let Some(last) = nodes.last_mut() {
-            last.op.backend_mut().keys.drain_invisible(now, |key, at| result.mark_stale(key, at));
+            let stale = loss_makes_rows_stale(last);
+            last.op.backend_mut().keys.drain_invisible(now, |key, at| {
+                if stale {
+                    result.mark_stale(key, at);
+                }
+            });
         }
     }
+
 
     /// Whether any operator holds records in a mini-batch bundle.
     fn bundles_hold_records(&self) -> bool {
@@ -279,7 +302,7 @@ impl Pipeline {
                 )));
             }
             // Rows whose state the last operator lost go stale before this batch's new rows arrive.
-            settle_lost(&mut self.lost, &mut self.result, i == last);
+            settle_lost(&mut self.lost, &mut self.result, i == last && self.stale_on_loss);
             messages.clear();
             self.buffers.push(std::mem::replace(&mut messages, out));
         }
@@ -378,7 +401,7 @@ impl Pipeline {
         let outcome = node.op.on_timer(ts, key, &mut ctx);
         node.op.backend_mut().keys.finish();
         outcome.map_err(|e| StepError(format!("operator '{}' failed in onTimer({ts}): {e}", node.id)))?;
-        settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len());
+        settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
         if !out.is_empty() {
             self.flow(i + 1, out, ts, action, trace)?;
         }

@@ -59,6 +59,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                 <span class="op-class">{ op.flink_class }</span>
             </div>
             <div class="plan">{ &op.plan }</div>
+            <div class="table-box">
             <table class="state">
                 <thead><tr>
                     <th>{ "key" }</th>
@@ -75,6 +76,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                     }
                 </tbody>
             </table>
+            </div>
             <div class="changelog">
                 <span class="label">{ "out " }</span>
                 if recent.is_empty() && earlier == 0 { <span class="hint">{ "nothing emitted yet" }</span> }

@@ -5,12 +5,18 @@ use crate::engine::trace::TraceEvent;
 use crate::engine::Simulation;
 use yew::prelude::*;
 
-/// How many result rows the page lists.
-const MAX_ROWS: usize = 200;
+/// How many result rows the page lists (in a box that scrolls).
+const MAX_ROWS: usize = 100;
 
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
     let result = sim.result();
+    // What a stale row means, said once under the table (and on each row's hover).
+    let why_stale = if result.upsert {
+        "the state of its key was lost without a message (cleanup timer, state TTL); the key's next row overwrites it"
+    } else {
+        "the state of its key was lost without a message (cleanup timer, state TTL); nothing will ever retract or update it"
+    };
     let missing = sim.trace().iter().filter(|e| matches!(e.event, TraceEvent::ResultMissingRow { .. })).count();
     let sink = if result.upsert {
         "upsert on the key: the last operator sends no UPDATE_BEFORE"
@@ -20,6 +26,7 @@ pub fn view(sim: &Simulation) -> Html {
     html! {
         <div class="operator result" id="result">
             <div class="op-head"><span class="op-id">{ "result" }</span><span class="op-class">{ sink }</span></div>
+            <div class="table-box">
             <table class="state" id="result-table">
                 <thead><tr>
                     { for result.columns.iter().map(|c| html! { <th>{ c }</th> }) }
@@ -30,18 +37,20 @@ pub fn view(sim: &Simulation) -> Html {
                         <tr><td colspan={(result.columns.len() + 1).to_string()} class="hint">{ "empty" }</td></tr>
                     }
                     { for result.rows().take(MAX_ROWS).map(|r| {
-                        let stale = r.stale_since_ms.map(|t| format!(
-                            "⚠ stale since {}: the state of this key was lost without a message; nothing will ever retract or update this row",
-                            tf.format(t)));
+                        let stale = r.stale_since_ms.map(|t| format!("⚠ stale since {}", tf.format(t)));
                         html! {
                             <tr class={if stale.is_some() { "stale" } else { "" }}>
                                 { for r.row.0.iter().map(|v| html! { <td><bdi>{ v.to_string() }</bdi></td> }) }
-                                <td class="stale-note">{ stale.unwrap_or_default() }</td>
+                                <td class="stale-note" title={stale.is_some().then_some(why_stale)}>{ stale.unwrap_or_default() }</td>
                             </tr>
                         }
                     }) }
                 </tbody>
             </table>
+            </div>
+            if result.stale_len() > 0 {
+                <p class="hint stale-why" id="stale-why">{ format!("⚠ stale: {why_stale}") }</p>
+            }
             if result.len() > MAX_ROWS {
                 <p class="hint">{ format!("… {} more rows ({} rows, {} stale)", result.len() - MAX_ROWS, result.len(), result.stale_len()) }</p>
             }

@@ -35,7 +35,10 @@ for (const [width, height] of [[1280, 800], [400, 800]]) {
     if (count > 0) await page.locator('flink-state-sim').first().scrollIntoViewIfNeeded();
     const name = `${out}/${chapter}-${width}`;
     await page.screenshot({ path: `${name}.png` });
+    // Off-screen sections skip rendering (content-visibility: auto): render them for the shot.
+    const all = await page.addStyleTag({ content: '* { content-visibility: visible !important; }' });
     await page.screenshot({ path: `${name}-full.png`, fullPage: true });
+    await all.evaluate(e => e.remove());
     // The first simulator, clicked (it takes no input until then) and stepped to its end.
     if (count > 0) {
       const sim = page.locator('flink-state-sim').first();

@@ -18,7 +18,10 @@ for (const [tag, viewport] of [['1280', { width: 1280, height: 800 }], ['400', {
   await page.waitForSelector('#step');
   const shot = async (name, full = false) => {
     const path = `${out}/drive-${tag}-${name}.png`;
+    // Off-screen sections skip rendering (content-visibility: auto): render them for the shot.
+    const all = await page.addStyleTag({ content: '* { content-visibility: visible !important; }' });
     await page.screenshot({ path, fullPage: full });
+    await all.evaluate(e => e.remove());
     console.log(path);
     const tl = await page.$('#timeline');
     if (tl) { await tl.screenshot({ path: path.replace('.png', '-timeline.png') }); }

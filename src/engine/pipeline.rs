@@ -502,11 +502,15 @@ impl Pipeline {
 
     /// What the page shows of operator `i` at `now`: its first `limit` keys in key order.
     pub fn view(&self, i: usize, now: Millis, limit: usize) -> OperatorView {
+        self.view_of_keys(i, now, self.nodes[i].op.backend().keys.first_sorted(limit))
+    }
+
+    /// Operator `i` now, showing the keys `ids` (held keys of it).
+    pub fn view_of_keys(&self, i: usize, now: Millis, ids: Vec<super::state::KeyId>) -> OperatorView {
         let node = &self.nodes[i];
         let sizes: Vec<StateSize> = node.op.state_sizes(now).into_iter().map(|(_, s)| s).collect();
         let op = &node.op;
         let backend = op.backend();
-        let ids = backend.keys.first_sorted(limit);
         let keys = ids.iter().map(|&k| Self::key_view_of(op.as_ref(), k, now)).collect();
         OperatorView {
             id: node.id.to_string(),

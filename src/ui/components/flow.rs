@@ -96,7 +96,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
     let step_entries: Vec<usize> = (0..trace.len()).filter(|&e| Some(trace[e].action) == shown_action).collect();
     let scenario = sim.scenario();
     let tf = sim.time_format();
-    let classes: Vec<&'static str> = sim.operator_views_limited(0).iter().map(|v| v.flink_class).collect();
+    let classes: Vec<&'static str> = sim.flink_classes();
     let ops: Vec<&str> = scenario.operators.iter().map(|n| n.id.as_str()).collect();
     let select = |s: Selection| {
         let selection = selection.clone();

@@ -128,7 +128,12 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     // The error is visible next to its box: just under it, starting at its left edge.
     let (e, field) = (error.get_bounding_client_rect(), page.get("#advance-by").get_bounding_client_rect());
     assert!(e.width() > 100.0 && e.height() > 10.0, "the error is shown: {}×{}", e.width(), e.height());
-    assert!(e.top() >= field.bottom() && e.top() - field.bottom() < 8.0, "under the box: {} vs {}", e.top(), field.bottom());
+    assert!(
+        e.top() >= field.bottom() && e.top() - field.bottom() < 8.0,
+        "under the box: {} vs {}",
+        e.top(),
+        field.bottom()
+    );
     assert!((e.left() - field.left()).abs() < 1.0, "at the box's left: {} vs {}", e.left(), field.left());
     // Going back leaves the fork row below the scrubber, not above it.
     page.type_into("#advance-by", "1 h").await;
@@ -166,7 +171,15 @@ fn sticking_out(page: &Page, container: &Element) -> Vec<String> {
             let r = e.get_bounding_client_rect();
             r.width() > 0.0 && r.right() > right && !clipped(e)
         })
-        .map(|e| format!("{}#{}.{}: {}", e.tag_name(), e.id(), e.get_attribute("class").unwrap_or_default(), e.get_bounding_client_rect().right()))
+        .map(|e| {
+            format!(
+                "{}#{}.{}: {}",
+                e.tag_name(),
+                e.id(),
+                e.get_attribute("class").unwrap_or_default(),
+                e.get_bounding_client_rect().right()
+            )
+        })
         .collect()
 }
 
@@ -184,7 +197,13 @@ async fn at_400_px_nothing_is_wider_than_its_container() {
         // The operators' state table fits its card: its headers wrap at capitals.
         let list = page.root.query_selector_all(".operator").unwrap();
         for op in (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.unchecked_into::<Element>()) {
-            assert!(op.scroll_width() <= op.client_width(), "{preset}: {} {} > {}", op.id(), op.scroll_width(), op.client_width());
+            assert!(
+                op.scroll_width() <= op.client_width(),
+                "{preset}: {} {} > {}",
+                op.id(),
+                op.scroll_width(),
+                op.client_width()
+            );
         }
         h.remove();
     }

@@ -119,3 +119,43 @@ async fn at_400_px_the_lanes_stay_readable_and_the_global_key_is_said_once() {
     assert_eq!(key_cell.text_content().unwrap_or_default(), "(global)");
     assert!(key_cell.get_bounding_client_rect().height() < 30.0, "(global) on one line");
 }
+
+/// Whether `s` is a date-time in minutes without the year, `11-22 22:53`.
+fn in_minutes(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 11
+        && b.iter().enumerate().all(|(i, c)| match i {
+            2 => *c == b'-',
+            5 => *c == b' ',
+            8 => *c == b':',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+#[wasm_bindgen_test]
+async fn a_zoomed_range_is_written_at_the_precision_of_its_ticks() {
+    let page = Page::open().await;
+    let lanes = page.get("#tl-lanes");
+    let left = lanes.get_bounding_client_rect().left();
+    // Ctrl + wheel at points that are no round time: the view's ends fall on odd milliseconds.
+    for x in [333.0, 271.0] {
+        let init = web_sys::WheelEventInit::new();
+        init.set_ctrl_key(true);
+        init.set_delta_y(-100.0);
+        init.set_client_x((left + x) as i32);
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        lanes.dispatch_event(&web_sys::WheelEvent::new_with_event_init_dict("wheel", &init).unwrap()).unwrap();
+        settle().await;
+    }
+    let range = page.text("#tl-range");
+    assert_ne!(range, "11-20 15:00 – 11-24 06:00", "zoomed in");
+    // The ticks are hours (or minutes): the range has neither seconds nor milliseconds.
+    assert!(
+        tick_labels(&page).iter().all(|l| !l.contains('.') && l.matches(':').count() == 1),
+        "{:?}",
+        tick_labels(&page)
+    );
+    let ends: Vec<&str> = range.split(" – ").collect();
+    assert!(ends.len() == 2 && ends.iter().all(|e| in_minutes(e)), "range {range:?}");
+}

@@ -229,6 +229,28 @@ pub fn tick_label(tf: TimeFormat, t: Millis, step: Millis, previous: Option<Mill
     }
 }
 
+/// An end of the view's range (`11-22 22:53 – 11-24 06:00`) at the precision of an axis ticking
+/// every `step` ms: a date-time in minutes for steps of a minute and more (with the date, without
+/// the year, as [`tick_label`] writes a first tick), seconds for steps of seconds, and the
+/// fraction of a second the step needs below that (`14:44:34.1` for 100 ms); `t` is cut to that
+/// precision, not rounded up. Milliseconds are written as they are, `11 ms`.
+pub fn range_label(tf: TimeFormat, t: Millis, step: Millis) -> String {
+    match tf {
+        TimeFormat::Millis => tf.format(t),
+        TimeFormat::DateTime => {
+            let step = step.max(1);
+            let precision = if step >= MINUTE_MS {
+                MINUTE_MS
+            } else if step >= SECOND_MS {
+                SECOND_MS
+            } else {
+                [100, 10].into_iter().find(|p| step % p == 0).unwrap_or(1)
+            };
+            tick_label(tf, t.div_euclid(precision) * precision, step.min(precision), None)
+        }
+    }
+}
+
 /// `t` ms as a duration in the units of `step` and above: `11 ms`, `2 s`, `7 h 30 min`, `3 d`
 /// (negative times get a `-`).
 pub fn human_offset(t: Millis, step: Millis) -> String {
@@ -319,6 +341,25 @@ mod tests {
 
     fn scale(from: Millis, to: Millis) -> Scale {
         Scale { from, to, left: 0.0, right: 800.0 }
+    }
+
+    #[test]
+    fn a_range_is_written_at_the_precision_of_its_tick_step() {
+        let t = parse_date_time("2019-11-22T22:53:47.556").unwrap();
+        // Steps of hours or days: minutes, never seconds or milliseconds.
+        assert_eq!(range_label(TimeFormat::DateTime, t, 12 * HOUR_MS), "11-22 22:53");
+        assert_eq!(range_label(TimeFormat::DateTime, t, 2 * DAY_MS), "11-22 22:53");
+        assert_eq!(range_label(TimeFormat::DateTime, t, 5 * MINUTE_MS), "11-22 22:53");
+        // Steps of seconds: seconds; under a second: the fraction the step needs.
+        assert_eq!(range_label(TimeFormat::DateTime, t, 10 * SECOND_MS), "11-22 22:53:47");
+        assert_eq!(range_label(TimeFormat::DateTime, t, 200), "11-22 22:53:47.5");
+        assert_eq!(range_label(TimeFormat::DateTime, t, 20), "11-22 22:53:47.55");
+        assert_eq!(range_label(TimeFormat::DateTime, t, 5), "11-22 22:53:47.556");
+        // A whole second under a sub-second step keeps one decimal, as its tick does.
+        let whole = parse_date_time("2019-11-21T14:44:34").unwrap();
+        assert_eq!(range_label(TimeFormat::DateTime, whole, 100), "11-21 14:44:34.0");
+        // Milliseconds stay as they are.
+        assert_eq!(range_label(TimeFormat::Millis, 11, 1), "11 ms");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let submitted = state.step_error.as_ref().filter(|_| state.drive.error_from_advance);
     let typed = parse_duration(&state.advance_text).err().map(|e| format!("not a duration: {e}"));
     let advance_error = submitted.cloned().or(typed);
+    let error_id = if submitted.is_some() { "step-error" } else { "advance-error" };
     let step_disabled = !sim.can_step();
     let (blocked, hint) = match (sim.step_blocked(), sim.failure()) {
         (Some(reason), _) => (Some(reason), "time is past the next step: ◀ Back or Reset to run it"),
@@ -67,21 +68,27 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             if blocked.is_some() {
                 <span id="blocked" class="blocked">{ hint }</span>
             }
-            <button id="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
+            // The timer's time on a second, smaller line: the button is no wider with it than
+            // without, so the row keeps to one line at 1280 px and the scrubber stays put.
+            <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
                 aria-keyshortcuts="N" title="Advance processing time to the next registered timer (n)">
-                { format!("⇥ next timer{}", next_timer.map(|t| format!(" ({t})")).unwrap_or_default()) }
+                <span class="nt-label">{ "⇥ next timer" }</span>
+                if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
             </button>
             <form class="advance" onsubmit={on_advance}>
                 <label for="advance-by">{ "advance by " }</label>
-                <input id="advance-by" value={state.advance_text.clone()} oninput={on_input} size="9"
-                    aria-invalid={advance_error.is_some().then_some("true")}
-                    aria-describedby={advance_error.is_some().then_some("advance-error")}
-                    title="A duration in Flink's syntax: 300 ms, 5 min, 1 h, 1 d" />
-                <button id="advance" type="submit">{ "go" }</button>
-                if let Some(e) = &advance_error {
-                    <span class="field-error error" id={if submitted.is_some() { "step-error" } else { "advance-error" }}
-                        role="alert">{ e }</span>
-                }
+                // The error hangs under the box (out of the row's flow: the row does not grow).
+                <span class="advance-field">
+                    <input id="advance-by" value={state.advance_text.clone()} oninput={on_input} size="9"
+                        aria-invalid={advance_error.is_some().then_some("true")}
+                        aria-describedby={advance_error.is_some().then_some(error_id)}
+                        title="A duration in Flink's syntax: 300 ms, 5 min, 1 h, 1 d" />
+                    <button id="advance" type="submit">{ "go" }</button>
+                    if let Some(e) = &advance_error {
+                        <span class="field-error error" id={error_id}
+                            role="alert">{ e }</span>
+                    }
+                </span>
             </form>
             <span class="group">
                 <button id="play" onclick={dispatch.reform(|_| Action::TogglePlay)} disabled={!can_play}

@@ -63,7 +63,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
             <table class="state">
                 <thead><tr>
                     <th>{ "key" }</th>
-                    { for op.state_names.iter().map(|n| html! { <th>{ *n }</th> }) }
+                    { for op.state_names.iter().map(|n| html! { <th>{ camel_breaks(n) }</th> }) }
                     if ttl { <th>{ "state TTL" }</th> }
                 </tr></thead>
                 <tbody>
@@ -127,4 +127,23 @@ fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, tf: TimeFormat)
         return html! { <td class="cleanup-time">{ text }</td> };
     }
     html! { <td>{ &cell.value }</td> }
+}
+
+/// A state's name with a line-break opportunity before each inner capital
+/// (`GroupAggregate|Input|Counter`), so a narrow card's header wraps instead of clipping the
+/// table; the text is unchanged.
+fn camel_breaks(name: &str) -> Html {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut start = 0;
+    let bytes = name.as_bytes();
+    for i in 1..bytes.len() {
+        if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
+            parts.push(&name[start..i]);
+            start = i;
+        }
+    }
+    parts.push(&name[start..]);
+    html! {
+        { for parts.into_iter().enumerate().map(|(i, p)| html! { <>if i > 0 { <wbr /> }{ p }</> }) }
+    }
 }

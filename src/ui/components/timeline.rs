@@ -10,7 +10,7 @@
 use super::measure::text_width;
 use super::timeline_lanes::{lane_view, mark_label, Layout};
 use crate::engine::time::Millis;
-use crate::engine::time_axis::{place_labels, snap, snap_step, tick_step, ticks, Scale, Viewport};
+use crate::engine::time_axis::{place_labels, range_label, snap, snap_step, tick_step, ticks, Scale, Viewport};
 use crate::engine::timeline::{timeline_filtered, InputMark};
 use crate::ui::state::{Action, SimHandle};
 use std::cell::RefCell;
@@ -200,7 +200,7 @@ pub fn Timeline(props: &Props) -> Html {
                 <button id="tl-pan-right" onclick={Callback::from(move |_| pan_right(0.25))} aria-label="Pan right" title="Later (→)">{ "▶" }</button>
                 <button id="tl-follow" aria-pressed={following.to_string()} onclick={Callback::from(move |_| toggle_follow(Some(v), !following))}
                     title="Turn the page when the current time leaves the view">{ "follow now" }</button>
-                <span id="tl-range" class="hint">{ format!("{} – {}", mark_label(tf, v.from), mark_label(tf, v.to)) }</span>
+                <span id="tl-range" class="hint">{ format!("{} – {}", range_label(tf, v.from, step), range_label(tf, v.to, step)) }</span>
                 <label class="tl-filter">
                     <span class="visually-hidden">{ "filter lanes by operator or key" }</span>
                     <input id="tl-filter" type="search" placeholder="filter keys" value={(*filter).clone()} oninput={on_filter} size="12"

@@ -1,0 +1,227 @@
+//! The page's layout in a real headless browser, measured: the controls keep the scrubber at one
+//! height while stepping seed 001 (the next timer's label changes) and with an advance-by error
+//! shown; at 400 px wide nothing is wider than its container (a wide table scrolls inside its
+//! own box). The simulator is mounted with its stylesheets (`mount()`, into a shadow root) in a
+//! `<div>` of the wanted width.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, Page};
+use flink_state_sim::ui::mount::{mount, Simulator};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// A fresh `<div>` of `width` px in the test page.
+fn host(width: u32) -> Element {
+    let el = document().create_element("div").unwrap();
+    el.set_attribute("style", &format!("width: {width}px")).unwrap();
+    document().body().unwrap().append_child(&el).unwrap();
+    el
+}
+
+fn mounted(host: &Element, preset: &str) -> (Simulator, Page) {
+    let sim = mount(host.clone().into(), JsValue::from_str(preset), JsValue::UNDEFINED)
+        .unwrap_or_else(|_| panic!("mount {preset}"));
+    let root = host.shadow_root().expect("a shadow root");
+    (sim, Page { root: root.query_selector(".fss-host").unwrap().expect("a simulator in the shadow root") })
+}
+
+/// The whole page (`App`) in a `<div>` of `width` px, with the page's stylesheets in the document.
+async fn styled_page(width: u32) -> Page {
+    let doc = document();
+    if doc.get_element_by_id("layout-css").is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_id("layout-css");
+        style.set_text_content(Some(concat!(
+            include_str!("../www/style.css"),
+            include_str!("../www/see.css"),
+            "\nbody { margin: 0; }"
+        )));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
+    let page = Page::open().await;
+    page.root.set_attribute("style", &format!("width: {width}px")).unwrap();
+    frames().await;
+    page
+}
+
+fn top(page: &Page, selector: &str) -> f64 {
+    page.get(selector).get_bounding_client_rect().top()
+}
+
+fn height(page: &Page, selector: &str) -> f64 {
+    page.get(selector).get_bounding_client_rect().height()
+}
+
+/// Waits for the layout (a ResizeObserver, fonts) to settle.
+async fn frames() {
+    settle().await;
+    gloo_timers::future::TimeoutFuture::new(50).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280() {
+    let page = styled_page(1280).await;
+    let inner = web_sys::window().unwrap().inner_width().unwrap().as_f64().unwrap();
+    assert!(inner > 700.0, "the test window is {inner} px wide: the narrow layout's media queries would apply");
+    assert_eq!(page.text("#progress"), "step 0 / 4", "seed 001 opens");
+    let scrubber = top(&page, "#scrubber");
+    let controls = height(&page, ".controls");
+    assert!(scrubber > 0.0 && controls > 0.0);
+    // One line of controls: every control's top within the row's first line.
+    let one_line = |page: &Page| {
+        let list = page.root.query_selector_all(".controls > *").unwrap();
+        let row = page.get(".controls").get_bounding_client_rect();
+        (0..list.length())
+            .filter_map(|i| list.item(i))
+            .map(|n| n.unchecked_into::<Element>().get_bounding_client_rect())
+            .all(|r| r.bottom() <= row.bottom() && r.top() >= row.top())
+    };
+    assert!(one_line(&page), "the controls fit on one line at 1280 px");
+    let mut labels = Vec::new();
+    for step in 1..=4 {
+        page.click("#step").await;
+        frames().await;
+        labels.push(page.text("#next-timer"));
+        assert_eq!(top(&page, "#scrubber"), scrubber, "scrubber's y after step {step} ({})", page.text("#next-timer"));
+        assert_eq!(height(&page, ".controls"), controls, "the controls' height after step {step}");
+    }
+    // The steps did change the label the row used to wrap on (long from step 1, short again once
+    // the last timer has fired).
+    assert_eq!(
+        labels,
+        [
+            "⇥ next timer (2019-11-22 15:00)",
+            "⇥ next timer (2019-11-22 15:00)",
+            "⇥ next timer (2019-11-23 16:00)",
+            "⇥ next timer"
+        ]
+    );
+    // Back to step 0 (no timer: the short label), then a bad duration typed and submitted.
+    for _ in 0..4 {
+        page.click("#step-back").await;
+    }
+    frames().await;
+    assert_eq!(page.text("#next-timer"), "⇥ next timer");
+    assert_eq!(top(&page, "#scrubber"), scrubber, "at step 0");
+    page.type_into("#advance-by", "abc").await;
+    frames().await;
+    assert_eq!(page.attr("#advance-error", "role"), "alert");
+    assert_eq!(top(&page, "#scrubber"), scrubber, "with the typed error shown");
+    page.click("#advance").await;
+    frames().await;
+    let error = page.get("#step-error");
+    assert_eq!(error.get_attribute("role").as_deref(), Some("alert"));
+    assert_eq!(page.text("#step-error"), "advance by 'abc': text does not start with a number");
+    assert_eq!(page.attr("#advance-by", "aria-describedby"), "step-error");
+    assert_eq!(top(&page, "#scrubber"), scrubber, "with the advance error shown");
+    assert_eq!(height(&page, ".controls"), controls);
+    assert!(one_line(&page), "still one line with the error");
+    // The error is visible next to its box: just under it, starting at its left edge.
+    let (e, field) = (error.get_bounding_client_rect(), page.get("#advance-by").get_bounding_client_rect());
+    assert!(e.width() > 100.0 && e.height() > 10.0, "the error is shown: {}×{}", e.width(), e.height());
+    assert!(
+        e.top() >= field.bottom() && e.top() - field.bottom() < 8.0,
+        "under the box: {} vs {}",
+        e.top(),
+        field.bottom()
+    );
+    assert!((e.left() - field.left()).abs() < 1.0, "at the box's left: {} vs {}", e.left(), field.left());
+    // Going back leaves the fork row below the scrubber, not above it.
+    page.type_into("#advance-by", "1 h").await;
+    page.step(3).await;
+    page.click("#step-back").await;
+    frames().await;
+    assert!(page.find("#fork").is_some());
+    assert_eq!(top(&page, "#scrubber"), scrubber, "with the fork row shown");
+}
+
+/// Elements that stick out to the right of `container`, unless a scrolling or clipping box inside
+/// it holds them: "tag#id.class: right edge".
+fn sticking_out(page: &Page, container: &Element) -> Vec<String> {
+    let right = container.get_bounding_client_rect().right() + 0.5;
+    let window = web_sys::window().unwrap();
+    let clipped = |e: &Element| {
+        let mut a = e.parent_element();
+        while let Some(p) = a {
+            if p.is_same_node(Some(container)) {
+                return false;
+            }
+            let style = window.get_computed_style(&p).unwrap().unwrap();
+            if style.get_property_value("overflow-x").unwrap() != "visible" {
+                return true;
+            }
+            a = p.parent_element();
+        }
+        false
+    };
+    let list = page.root.query_selector_all("*").unwrap();
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|n| n.unchecked_into::<Element>())
+        .filter(|e| {
+            let r = e.get_bounding_client_rect();
+            r.width() > 0.0 && r.right() > right && !clipped(e)
+        })
+        .map(|e| {
+            format!(
+                "{}#{}.{}: {}",
+                e.tag_name(),
+                e.id(),
+                e.get_attribute("class").unwrap_or_default(),
+                e.get_bounding_client_rect().right()
+            )
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn at_400_px_nothing_is_wider_than_its_container() {
+    for preset in ["seed-001-one-day-two-days", "seed-004-device-status-flink-2.3"] {
+        let h = host(400);
+        let (sim, page) = mounted(&h, preset);
+        sim.seek(JsValue::from(2)).unwrap();
+        frames().await;
+        let fss = page.get(".fss");
+        assert_eq!(fss.get_bounding_client_rect().width(), 400.0);
+        assert_eq!(sticking_out(&page, &fss), Vec::<String>::new(), "{preset}");
+        assert!(fss.scroll_width() <= fss.client_width(), "{preset}: {} > {}", fss.scroll_width(), fss.client_width());
+        // The operators' state table fits its card: its headers wrap at capitals.
+        let list = page.root.query_selector_all(".operator").unwrap();
+        for op in (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.unchecked_into::<Element>()) {
+            assert!(
+                op.scroll_width() <= op.client_width(),
+                "{preset}: {} {} > {}",
+                op.id(),
+                op.scroll_width(),
+                op.client_width()
+            );
+        }
+        h.remove();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn at_400_px_the_scrubber_label_goes_under_the_slider_whole() {
+    let page = styled_page(400).await;
+    page.choose("#preset-select", "seed-004-device-status-flink-2.3").await;
+    page.step(2).await;
+    frames().await;
+    assert_eq!(page.text("#scrub-position"), "action 2 / 2 · 2019-11-21 14:44:34");
+    let (label, slider, row) = (
+        page.get("#scrub-position").get_bounding_client_rect(),
+        page.get("#scrubber").get_bounding_client_rect(),
+        page.get(".scrub-row").get_bounding_client_rect(),
+    );
+    assert!(label.right() <= row.right() + 0.5, "the label ends inside the row: {} > {}", label.right(), row.right());
+    assert!(label.top() >= slider.bottom(), "under the slider: {} < {}", label.top(), slider.bottom());
+    assert!(row.right() <= 400.5, "the row is no wider than the page: {}", row.right());
+}

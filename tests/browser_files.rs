@@ -185,6 +185,28 @@ async fn a_permalink_opens_its_step_and_back_steps_back() {
 }
 
 #[wasm_bindgen_test]
+async fn play_is_one_history_entry_written_when_it_starts_and_when_it_pauses() {
+    clean();
+    set_query("?preset=cleanup-harness-min5-max10&step=1");
+    let page = open_persistent().await;
+    let history = window().history().unwrap();
+    page.choose("#speed", "3").await; // ×10: a step every 90 ms
+    page.click("#play").await;
+    until("Play's first beat in the URL", || query() == "?preset=cleanup-harness-min5-max10&step=2").await;
+    until("more beats", || page.text("#progress") == "step 5 / 8").await;
+    page.click("#play").await; // pause
+    let paused = page.text("#progress");
+    let step: String = paused.trim_start_matches("step ").split(' ').next().unwrap().to_string();
+    until("the URL at the pause", || query() == format!("?preset=cleanup-harness-min5-max10&step={step}")).await;
+    // One entry for the whole Play: Back goes to where it started.
+    history.back().unwrap();
+    until("Back to before Play", || page.text("#progress") == "step 1 / 8").await;
+    assert_eq!(query(), "?preset=cleanup-harness-min5-max10&step=1");
+    drop(page);
+    clean();
+}
+
+#[wasm_bindgen_test]
 async fn the_autosave_restores_a_reload_and_a_quota_error_is_reported() {
     clean();
     let page = open_persistent().await;

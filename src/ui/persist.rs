@@ -9,8 +9,9 @@
 //!
 //! **History.** Each user action that moves the page (Step, Next timer, Advance, a scenario
 //! loaded) pushes a history entry, so Back / Forward move through them; Play pushes one entry
-//! when it starts moving and then only replaces it at each beat, so a long Play is one entry,
-//! not hundreds. A position reached by Back / Forward replaces, never pushes.
+//! when it starts moving and replaces it when paused (nothing is written at the beats between),
+//! so a long Play is one entry, not hundreds. A position reached by Back / Forward replaces, never
+//! pushes. The writes happen just after the frame that shows the position (see `schedule`).
 //!
 //! **Autosave.** The scenario (a preset's name, or its text) and the actions, under
 //! [`STORAGE_KEY`], rewritten when they change. The Web Storage API is used straight from
@@ -298,8 +299,8 @@ struct Memory {
     compressed: Option<(String, String)>,
     /// The autosave text last written.
     saved: Option<String>,
-    /// Whether the last URL write was during Play.
-    playing: bool,
+    /// The running Play has written its entry: its next beats write nothing until the pause.
+    play_written: bool,
     /// Whether the last URL write was during a drag of an input.
     dragging: bool,
     /// Set by Back / Forward: the next write replaces.
@@ -325,7 +326,7 @@ fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
         // The first write, at mount, replaces the address the page was opened with: at once, so
         // that the page's first action pushes an entry of its own.
         drop(m);
-        return sync(state, memory);
+        return sync(state, memory, false);
     }
     m.latest = Some(state.clone());
     if m.scheduled {
@@ -334,22 +335,23 @@ fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
     m.scheduled = true;
     let memory = memory.clone();
     m.frame = Some(gloo_render::request_animation_frame(move |_| {
-        gloo_timers::callback::Timeout::new(0, move || flush(&memory)).forget();
+        gloo_timers::callback::Timeout::new(0, move || flush(&memory, false)).forget();
     }));
 }
 
-/// Carries out the scheduled write now, if one is pending.
-fn flush(memory: &Rc<RefCell<Memory>>) {
+/// Carries out the scheduled write now, if one is pending (or, `leaving`, the write Play left
+/// for its pause).
+fn flush(memory: &Rc<RefCell<Memory>>, leaving: bool) {
     let latest = {
         let mut m = memory.borrow_mut();
-        if !m.scheduled {
+        if !m.scheduled && !(leaving && m.play_written) {
             return;
         }
         m.scheduled = false;
         m.latest.clone()
     };
     if let Some(state) = latest {
-        sync(&state, memory);
+        sync(&state, memory, leaving);
     }
 }
 
@@ -366,7 +368,7 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
             let listeners = enabled.then(|| {
                 let window = web_sys::window().expect("a page has a window");
                 let on_leave = memory.clone();
-                let leave = gloo_events::EventListener::new(&window, "pagehide", move |_| flush(&on_leave));
+                let leave = gloo_events::EventListener::new(&window, "pagehide", move |_| flush(&on_leave, true));
                 let history = gloo_events::EventListener::new(&window, "popstate", move |_| {
                     // A write still pending (the position being left, within a frame of Back) is dropped:
                     // it would push over the entry Back went to.
@@ -386,7 +388,7 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
                 drop(listeners);
                 // Unmounted (an embedding page removed it): what is pending is written now.
                 if let Some(memory) = on_unmount {
-                    flush(&memory);
+                    flush(&memory, true);
                 }
             }
         });
@@ -399,10 +401,16 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
     });
 }
 
-/// Writes the URL and the autosave for `state` when they changed.
-fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
+/// Writes the URL and the autosave for `state` when they changed. While Play runs, only its first
+/// beat writes (the entry it pushes); the next are left to the pause, or to `leaving` (the page is
+/// hidden or unmounted): `history.replaceState` and `localStorage` at every beat would cost Play
+/// several ms each.
+fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leaving: bool) {
     let Some(position) = state.position() else { return };
     let mut m = memory.borrow_mut();
+    if state.playing && m.play_written && !leaving {
+        return;
+    }
     let compressed = match &position.scenario {
         ScenarioRef::Json(json) => {
             if m.compressed.as_ref().is_none_or(|(j, _)| j != json) {
@@ -414,13 +422,17 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
     };
     let q = query(&position, compressed.as_deref());
     if q != current_query() {
-        // A drag of an input on the timeline pushes one entry, at its first move, then replaces it.
-        let replace = !m.first_done || m.from_history || state.playing || m.playing || m.dragging;
+        // A drag of an input on the timeline pushes one entry, at its first move, then replaces it;
+        // so does Play, at its first beat, then at its pause.
+        let replace = !m.first_done || m.from_history || m.play_written || m.dragging;
         write_url(&q, replace);
+        m.play_written = state.playing;
+    }
+    if !state.playing {
+        m.play_written = false;
     }
     m.first_done = true;
     m.from_history = false;
-    m.playing = state.playing;
     m.dragging = state.drive.dragging;
     let text = saved_text(&position);
     if m.saved.as_deref() != Some(text.as_str()) {

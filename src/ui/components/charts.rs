@@ -7,6 +7,7 @@
 use crate::engine::chart::{operator_charts, time_ticks, Chart};
 use crate::engine::metrics::Sample;
 use crate::engine::time::{Millis, TimeFormat};
+use crate::engine::time_axis::range_label;
 use crate::ui::state::SimHandle;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -52,6 +53,8 @@ pub fn ChartsPanel(props: &Props) -> Html {
         ((t - props.from_ms) as f64 / span * W).clamp(0.0, W)
     };
     let ticks = time_ticks(props.from_ms, props.to_ms, TICKS, props.time_format);
+    // The range is written at about the precision of the ticks (no milliseconds on a day scale).
+    let precision = (props.to_ms - props.from_ms) / TICKS as Millis;
     html! {
         <section class="see-charts" id={props.id.clone()} aria-label="metrics charts">
             <div class="charts-head">
@@ -63,7 +66,8 @@ pub fn ChartsPanel(props: &Props) -> Html {
                     }) }
                 </select>
                 <span class="hint" id={format!("{}-range", props.id)}>{ format!("{} samples; {} – {}; cursor at {}", props.samples.len(),
-                    props.time_format.format(props.from_ms), props.time_format.format(props.to_ms), props.time_format.format(props.cursor_ms)) }</span>
+                    range_label(props.time_format, props.from_ms, precision), range_label(props.time_format, props.to_ms, precision),
+                    props.time_format.format(props.cursor_ms)) }</span>
             </div>
             <div class="charts">
                 { for charts.iter().enumerate().map(|(c, chart)| one_chart(props, chart, c, &x, &ticks)) }

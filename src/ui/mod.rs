@@ -2,6 +2,7 @@
 //! rule is decided here.
 
 pub mod components;
+pub mod deferred;
 pub mod drive_state;
 pub mod embed;
 pub mod files_state;
@@ -45,20 +46,41 @@ fn simulation_view(
     handle: &state::SimHandle,
     dispatch: &Callback<Action>,
     on_view: &Callback<(Millis, Millis)>,
+    deferred: u64,
 ) -> Html {
-    let sim = handle.get();
-    let sim = &*sim;
     html! {
         <>
             <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} on_view={on_view.clone()} />
-            <div class="columns">
-                { happened::view(sim) }
-                <div class="flow">
-                    { operators::view(sim) }
-                    { result::view(sim) }
-                </div>
-            </div>
+            <Cards sim={handle.clone()} version={deferred} />
         </>
+    }
+}
+
+/// What happened, the operator cards and the result, at the page state's version `version`.
+#[derive(Properties, Clone)]
+struct CardsProps {
+    sim: state::SimHandle,
+    version: u64,
+}
+
+impl PartialEq for CardsProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version
+    }
+}
+
+#[component]
+fn Cards(props: &CardsProps) -> Html {
+    let sim = props.sim.get();
+    let sim = &*sim;
+    html! {
+        <div class="columns">
+            { happened::view(sim) }
+            <div class="flow">
+                { operators::view(sim) }
+                { result::view(sim) }
+            </div>
+        </div>
     }
 }
 
@@ -118,6 +140,8 @@ pub fn App(props: &AppProps) -> Html {
     // The page's keys; an embedded simulator takes keys only while focused (`embed::view`).
     keys::use_keys(dispatch.clone(), props.embed.is_none());
     let on_scrub = scrubber::use_scrub(dispatch.clone());
+    // The sections below the timeline follow one frame later (`deferred`).
+    let deferred = deferred::use_deferred_version(state.version);
     // The timeline's time range on show, which the charts follow.
     let timeline_view = use_state_eq(|| None::<(Millis, Millis)>);
     let on_view = {
@@ -165,8 +189,8 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(handle) = &state.sim {
-                { simulation_view(&state, handle, &dispatch, &on_view) }
-                { see_view(handle, state.version, *timeline_view) }
+                { simulation_view(&state, handle, &dispatch, &on_view, deferred) }
+                { see_view(handle, deferred, *timeline_view) }
             }
             <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />

@@ -16,10 +16,22 @@ impl Drop for Page {
     }
 }
 
-/// Lets Yew render (and run effects) after a mount or an event.
+/// Lets Yew render (and run effects) after a mount or an event, including the sections below
+/// the timeline, which follow one frame later (`src/ui/deferred.rs`).
 pub async fn settle() {
     TimeoutFuture::new(0).await;
     TimeoutFuture::new(0).await;
+    next_frame().await;
+    TimeoutFuture::new(0).await;
+    TimeoutFuture::new(0).await;
+}
+
+/// Resolves at the next animation frame.
+pub async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window().unwrap().request_animation_frame(&resolve);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 impl Page {

@@ -72,7 +72,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                     }
                     { for op.keys.iter().map(|k| key_row(&op, k, ttl, tf)) }
                     if more_keys > 0 {
-                        <tr><td colspan={columns.to_string()} class="hint">{ format!("… {more_keys} more keys") }</td></tr>
+                        <tr><td colspan={columns.to_string()} class="hint">{ format!("… {more_keys} more keys (shown: the {} the last actions touched; the state inspector finds any key)", op.keys.len()) }</td></tr>
                     }
                 </tbody>
             </table>

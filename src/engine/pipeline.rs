@@ -250,7 +250,6 @@ impl Pipeline {
         }
     }
 
-
     /// Whether any operator holds records in a mini-batch bundle.
     fn bundles_hold_records(&self) -> bool {
         self.nodes.iter().any(|n| n.op.bundled() > 0)

@@ -10,11 +10,11 @@ pub mod mount;
 pub mod persist;
 pub mod state;
 
+use crate::engine::time::Millis;
 use components::compare::ComparePanel;
 use components::timeline::Timeline;
 use components::what_if::WhatIfPanel;
 use components::{controls, editor, happened, header, keys, operators, result, scrubber};
-use crate::engine::time::Millis;
 use gloo_timers::callback::Interval;
 use state::{Action, AppState, SPEEDS};
 use wasm_bindgen::prelude::*;

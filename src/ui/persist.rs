@@ -344,7 +344,7 @@ fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
 fn flush(memory: &Rc<RefCell<Memory>>, leaving: bool) {
     let latest = {
         let mut m = memory.borrow_mut();
-        if !m.scheduled && !(leaving && m.play_written) {
+        if !(m.scheduled || leaving && m.play_written) {
             return;
         }
         m.scheduled = false;

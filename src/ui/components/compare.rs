@@ -163,7 +163,8 @@ pub fn ComparePanel(props: &Props) -> Html {
                     load.emit((json.clone(), right));
                 }
                 Err(e) => {
-                    let offered = crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();
+                    let offered =
+                        crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();
                     conversion.set(offered.filter(|c| Scenario::from_json(&c.text).is_ok()));
                     error.set(Some(format!("right: {e}")));
                 }

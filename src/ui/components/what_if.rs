@@ -170,7 +170,8 @@ pub fn WhatIfPanel(props: &Props) -> Html {
         return html! {};
     };
     let on_field = |i: usize| {
-        let (form, run, current, drafts, redraw) = (form.clone(), run.clone(), current.clone(), drafts.clone(), redraw.clone());
+        let (form, run, current, drafts, redraw) =
+            (form.clone(), run.clone(), current.clone(), drafts.clone(), redraw.clone());
         Callback::from(move |e: Event| {
             let mut next = current.clone();
             let text = input_value(&e);

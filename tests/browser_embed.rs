@@ -598,6 +598,39 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
     assert!(link("?embed").unwrap().0.is_none(), "no scenario: the default preset");
 }
 
+/// Opens the page's own `?embed` handling (`from_location`) on `query`, mounted in a test host.
+async fn from_query(query: &str) -> Page {
+    let window = web_sys::window().unwrap();
+    let path = window.location().pathname().unwrap();
+    let history = window.history().unwrap();
+    history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}"))).unwrap();
+    let embed = flink_state_sim::ui::embed::from_location().expect("an embed link");
+    history.replace_state_with_url(&JsValue::NULL, "", Some(&path)).unwrap();
+    let root = host("");
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    settle().await;
+    Page { root }
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_option_in_an_embed_link_keeps_its_scenario_and_says_why() {
+    let page = from_query("?embed&preset=seed-004-device-status&step=1&heading=maybe").await;
+    assert_eq!(
+        page.text("#files-note"),
+        "link: heading: 'maybe' is not true or false — shown with the default options instead"
+    );
+    assert!(page.text("#scenario-title").starts_with("Seed 004"), "{}", page.text("#scenario-title"));
+    assert_eq!(page.text("#progress"), "step 1 / 2");
+    drop(page);
+    // A bad scenario or position: the default preset, and why.
+    let page = from_query("?embed&preset=nope").await;
+    assert_eq!(
+        page.text("#files-note"),
+        "link: preset: no preset named 'nope' — the default preset 'seed-001-one-day-two-days' is loaded instead"
+    );
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+}
+
 /// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.
 const OVERRIDE_KEY: &str = r#"{
   "name": "bidi-key", "flink": "1.10-legacy",

@@ -340,11 +340,13 @@ pub fn from_location() -> Option<Rc<Embed>> {
             (state, options)
         }
         Err(e) => {
-            let mut state = AppState::default();
-            state.files.note = Some(super::files_state::Note {
-                text: format!("link: {e} — the default preset is shown instead"),
-                error: true,
-            });
+            // A bad option loses nothing else: the scenario and position of the link, when they
+            // are valid, are shown with the default options; else the default preset.
+            let (mut state, instead) = match persist::parse_query(&query) {
+                Ok(Some(p)) => (AppState::open(&p, "link"), "shown with the default options instead"),
+                _ => (AppState::default(), "the default preset is shown instead"),
+            };
+            state.files.note = Some(super::files_state::Note { text: format!("link: {e} — {instead}"), error: true });
             (state, EmbedOptions::default())
         }
     };

@@ -142,6 +142,15 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     frames().await;
     assert!(page.find("#fork").is_some());
     assert_eq!(top(&page, "#scrubber"), scrubber, "with the fork row shown");
+    // Advanced past the next step: Step is blocked and says why, under itself, the row unmoved.
+    page.click("#fork").await;
+    page.type_into("#advance-by", "3 d").await;
+    page.click("#advance").await;
+    frames().await;
+    assert_eq!(page.text("#blocked"), "time is past the next step: ◀ Back or Reset to run it");
+    assert_eq!(top(&page, "#scrubber"), scrubber, "with the blocked hint shown");
+    assert_eq!(height(&page, ".controls"), controls);
+    assert!(one_line(&page), "still one line with the blocked hint");
 }
 
 /// Elements that stick out to the right of `container`, unless a scrolling or clipping box inside

@@ -50,12 +50,16 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 <span class="label">{ "processing time" }</span>
                 <span id="now" aria-live="polite">{ state.now_text() }</span>
             </div>
-            <span class="group">
+            <span class="group step-group">
                 <button id="step-back" onclick={dispatch.reform(|_| Action::StepBack)} disabled={at_start}
                     aria-keyshortcuts="ArrowLeft" title="Undo the last action exactly (checkpoint + replay); Step redoes it (←)">{ "◀ Back" }</button>
                 <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
                     aria-keyshortcuts="ArrowRight" title={step_title}>{ "▶ Step" }</button>
                 <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+                // Under the Step button, out of the row's flow: the row keeps its height.
+                if blocked.is_some() {
+                    <span id="blocked" class="blocked" role="status">{ hint }</span>
+                }
             </span>
             if sim.step_count() > RUN_MANY {
                 <span class="group">
@@ -64,9 +68,6 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
                         title="Run every remaining step">{ "▶| to end" }</button>
                 </span>
-            }
-            if blocked.is_some() {
-                <span id="blocked" class="blocked">{ hint }</span>
             }
             // The timer's time on a second, smaller line: the button is no wider with it than
             // without, so the row keeps to one line at 1280 px and the scrubber stays put.

@@ -246,7 +246,8 @@ async fn an_input_dropped_at_a_refused_time_goes_back_to_where_it_was() {
     let note = page.text("#files-note");
     assert!(note.starts_with("Input #5 was not moved to 12 ms: steps[5]"), "{note}");
     assert!(note.contains("processing time never goes backwards: 11 ms is before 12 ms"), "{note}");
-    assert!(note.contains("— it stays at 8"), "{note}");
+    assert!(note.contains("— it stays at 8 ms"), "{note}");
+    assert!(page.find("#scenario-edited").is_none(), "the preset is the preset again");
 }
 
 #[wasm_bindgen_test]

@@ -4,7 +4,7 @@
 //! [`Simulation::step_back`]: checkpoint + replay); every edit is a change of the scenario's text
 //! loaded through the engine's parser, then the actions replayed on it.
 
-use super::files_state::{cell_text, edit_step, Note, StepField};
+use super::files_state::{edit_step, Note, StepField};
 use super::state::{Action, AppState};
 use crate::engine::replay::{actions_without_step, scenario_without_step};
 use crate::engine::time::{Millis, TimeFormat};
@@ -50,8 +50,8 @@ pub struct DriveState {
     pub skipped: Option<Skipped>,
     /// An input is being dragged on the timeline (the URL is replaced, not pushed, meanwhile).
     pub dragging: bool,
-    /// The dragged input's step and its `at` before the drag (the table's text), to go back to
-    /// when it is dropped at a time the engine refuses.
+    /// The dragged input's step and the scenario text before the drag, to go back to when it is
+    /// dropped at a time the engine refuses.
     pub drag_origin: Option<(usize, String)>,
     /// The keyboard help is open.
     pub show_keys: bool,
@@ -120,8 +120,7 @@ impl AppState {
             Action::MoveInput { step, at_ms, done } => {
                 let Some(tf) = self.sim.as_ref().map(|s| s.get().time_format()) else { return self };
                 if self.drive.drag_origin.is_none() {
-                    let at = self.files.table.get("steps").and_then(|s| s.get(step)).and_then(|s| s.get("at"));
-                    self.drive.drag_origin = Some((step, cell_text(at)));
+                    self.drive.drag_origin = Some((step, self.json.clone()));
                 }
                 let table = edit_step(&self.files.table, step, StepField::At, &time_text(tf, at_ms));
                 let mut next = if *self.files.table == table { self } else { self.apply_table(table) };
@@ -147,13 +146,28 @@ impl AppState {
     /// the input goes back to where it was before the drag (table, marks and run agree again) and
     /// a note says why; the positions the drag passed through are forgotten.
     fn dropped_input(mut self, tf: TimeFormat, at_ms: Millis) -> Self {
-        let Some((step, original)) = self.drive.drag_origin.take() else { return self };
+        let Some((step, before)) = self.drive.drag_origin.take() else { return self };
         let Some(error) = self.files.table_error.clone() else { return self };
-        let table = edit_step(&self.files.table, step, StepField::At, &original);
-        let mut next = self.apply_table(table);
-        let stays = if original.is_empty() { "the time the steps before it reach".to_string() } else { original };
+        // The scenario text from before the drag (a preset stays the preset), replayed to here.
+        let position = self.position();
+        let mut next = self.with_json(before);
+        if let Some(p) = position {
+            if let Err(e) = next.replay(p.actions()) {
+                next.step_error = Some(format!("the run replayed up to where it stopped: {e}"));
+            }
+        }
+        let stays = next.sim.as_ref().and_then(|s| {
+            let sim = s.get();
+            let mark = crate::engine::timeline::timeline(&sim).inputs.into_iter().find(|m| m.step == step as u64);
+            mark.map(|m| sim.time_format().format(m.at_ms))
+        });
         next.files.note = Some(Note {
-            text: format!("Input #{} was not moved to {}: {error} — it stays at {stays}", step + 1, tf.format(at_ms)),
+            text: format!(
+                "Input #{} was not moved to {}: {error} — it stays at {}",
+                step + 1,
+                tf.format(at_ms),
+                stays.unwrap_or_else(|| "the time the steps before it reach".into())
+            ),
             error: true,
         });
         next

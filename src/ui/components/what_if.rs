@@ -80,11 +80,20 @@ fn input_value(e: &Event) -> String {
 }
 
 /// One labelled field of the form; its error (when the engine's message names it) beside it.
-fn field(label: &str, id: &str, value: String, error: Option<&str>, oninput: Callback<Event>) -> Html {
+/// Checked as it is typed, so that an error goes away before the pointer reaches Run (checked on
+/// leaving the field, the error line vanished under the pointer and the click missed Run).
+fn field(
+    label: &str,
+    id: &str,
+    value: String,
+    error: Option<&str>,
+    oninput: Callback<InputEvent>,
+    onchange: Callback<Event>,
+) -> Html {
     html! {
         <label class="wi-field" for={id.to_string()}>
             <span>{ label }</span>
-            <input id={id.to_string()} value={value} onchange={oninput}
+            <input id={id.to_string()} value={value} oninput={oninput} onchange={onchange}
                 aria-invalid={error.is_some().to_string()} />
             if let Some(e) = error { <span class="wi-error" role="alert">{ e }</span> }
         </label>
@@ -153,9 +162,10 @@ pub fn WhatIfPanel(props: &Props) -> Html {
     let run = use_state(|| Run::Idle);
     // Bumped to cancel a run in progress (a new run, or a new scenario on screen).
     let generation = use_mut_ref(|| 0u64);
-    // Per field, a text typed that is not a value of the field (with why): kept on show, and the
-    // run refused until it is fixed, so Run never runs the value from before.
-    let drafts = use_mut_ref(|| vec![None::<(String, String)>; FIELDS.len()]);
+    // Per field, the text being typed, kept on show as typed (`1_000` is not rewritten to `1000`
+    // under the cursor) until the field is left; with why it is not a value of the field, if it is
+    // not — then Run refuses until it is fixed, so it never runs the value from before.
+    let drafts = use_mut_ref(|| vec![None::<(String, Option<String>)>; FIELDS.len()]);
     {
         let (form, run, generation, drafts) = (form.clone(), run.clone(), generation.clone(), drafts.clone());
         use_effect_with(props.json.clone(), move |json| {
@@ -172,19 +182,30 @@ pub fn WhatIfPanel(props: &Props) -> Html {
     let on_field = |i: usize| {
         let (form, run, current, drafts, redraw) =
             (form.clone(), run.clone(), current.clone(), drafts.clone(), redraw.clone());
-        Callback::from(move |e: Event| {
+        Callback::from(move |e: InputEvent| {
             let mut next = current.clone();
             let text = input_value(&e);
             match set(&mut next, i, &text) {
                 Ok(()) => {
-                    drafts.borrow_mut()[i] = None;
+                    drafts.borrow_mut()[i] = Some((text, None));
                     form.set(Some(next));
                     run.set(Run::Idle);
                 }
                 Err(message) => {
-                    drafts.borrow_mut()[i] = Some((text, message));
+                    drafts.borrow_mut()[i] = Some((text, Some(message)));
                     redraw.force_update();
                 }
+            }
+        })
+    };
+    // Leaving a field with a valid value shows it as the form holds it (`2e3` → `2000`).
+    let on_leave = |i: usize| {
+        let (drafts, redraw) = (drafts.clone(), redraw.clone());
+        Callback::from(move |_: Event| {
+            let valid = matches!(&drafts.borrow()[i], Some((_, None)));
+            if valid {
+                drafts.borrow_mut()[i] = None;
+                redraw.force_update();
             }
         })
     };
@@ -192,7 +213,7 @@ pub fn WhatIfPanel(props: &Props) -> Html {
         let (run, generation, base, current) = (run.clone(), generation.clone(), props.json.clone(), current.clone());
         let drafts = drafts.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(i) = drafts.borrow().iter().position(Option::is_some) {
+            if let Some(i) = drafts.borrow().iter().position(|d| matches!(d, Some((_, Some(_))))) {
                 let message = format!("not run: the field '{}' is not valid", FIELDS[i].0);
                 return run.set(Run::Failed { path: "form".into(), message });
             }
@@ -258,8 +279,9 @@ pub fn WhatIfPanel(props: &Props) -> Html {
             <div class="wi-form">
                 { for FIELDS.iter().enumerate().map(|(i, (label, path, id))| {
                     match drafts.borrow()[i].clone() {
-                        Some((text, message)) => field(label, id, text, Some(&message), on_field(i)),
-                        None => field(label, id, get(&current, i), error_of(path).as_deref(), on_field(i)),
+                        Some((text, Some(message))) => field(label, id, text, Some(&message), on_field(i), on_leave(i)),
+                        Some((text, None)) => field(label, id, text, error_of(path).as_deref(), on_field(i), on_leave(i)),
+                        None => field(label, id, get(&current, i), error_of(path).as_deref(), on_field(i), on_leave(i)),
                     }
                 }) }
                 <p class="hint">{ format!("key column: {} (the generator puts each event's key there)", current.key_column) }</p>

@@ -28,6 +28,12 @@ async fn seed_001_registers_keeps_moves_and_fires_the_cleanup_timer() {
     assert!(page
         .text("#happened")
         .contains("no cleanup time C yet → register now + max = 2019-11-20 15:00 + 2 d = 2019-11-22 15:00"));
+    // Going to that timer would leave the inputs before it behind: the button says so.
+    assert_eq!(
+        page.attr("#next-timer", "title"),
+        "Advance processing time to the next registered timer, 2019-11-22 15:00 (n): past the next scenario step at \
+         2019-11-20 16:00, which then can no longer run (◀ Back undoes it)"
+    );
 
     page.step(1).await;
     assert!(page

@@ -329,6 +329,11 @@ impl Simulation {
         }
     }
 
+    /// The processing time the next scenario step runs at, if any is left.
+    pub fn next_step_ms(&self) -> Option<Millis> {
+        self.step_target(self.engine.next_step)
+    }
+
     /// The processing time step `i` runs at, from the current time.
     fn step_target(&self, i: u64) -> Option<Millis> {
         let explicit = self.scenario.steps.len() as u64;

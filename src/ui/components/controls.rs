@@ -14,6 +14,15 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let sim = handle.get();
     let tf = sim.time_format();
     let next_timer = sim.next_timer_ms().map(|t| tf.format(t));
+    // Going to a timer past the next scenario step leaves that step behind (time never goes back).
+    let next_timer_title = match (sim.next_timer_ms(), sim.next_step_ms()) {
+        (Some(t), Some(s)) if t > s => format!(
+            "Advance processing time to the next registered timer, {} (n): past the next scenario step at {}, which then can no longer run (◀ Back undoes it)",
+            tf.format(t),
+            tf.format(s)
+        ),
+        _ => "Advance processing time to the next registered timer (n)".into(),
+    };
     // A form, so Enter in the box advances too.
     let on_advance = dispatch.reform(|e: SubmitEvent| {
         e.prevent_default();
@@ -72,7 +81,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             // The timer's time on a second, smaller line: the button is no wider with it than
             // without, so the row keeps to one line at 1280 px and the scrubber stays put.
             <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
-                aria-keyshortcuts="N" title="Advance processing time to the next registered timer (n)">
+                aria-keyshortcuts="N" title={next_timer_title}>
                 <span class="nt-label">{ "⇥ next timer" }</span>
                 if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
             </button>

@@ -62,7 +62,7 @@ pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_
                             "This preset was written for {}; it now runs on {}, so its title and description may not match.",
                             w.label(), s.flink.label()) }</p>
                     }
-                    { description(&s.description) }
+                    { description(&s.description, &s.name) }
                     if !s.watch.is_empty() {
                         <p class="watch" id="scenario-watch"><strong>{ "What to watch: " }</strong>{ &s.watch }</p>
                     }
@@ -76,14 +76,15 @@ pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_
 const SHORT_DESCRIPTION: usize = 320;
 
 /// The scenario's description: whole when short, else its start with the rest on request.
-fn description(text: &str) -> Html {
+fn description(text: &str, key: &str) -> Html {
     if text.chars().count() <= SHORT_DESCRIPTION {
         return html! { <p class="description" id="scenario-description">{ text }</p> };
     }
     let cut = text.char_indices().nth(SHORT_DESCRIPTION / 2).map_or(text.len(), |(i, _)| i);
     let start = text[..cut].rfind(' ').map_or(&text[..cut], |space| &text[..space]);
     html! {
-        <details class="description" id="scenario-description">
+        // Keyed by the scenario: another one opens closed.
+        <details class="description" id="scenario-description" key={key.to_string()}>
             <summary><span class="start">{ format!("{start} … ") }</span><span class="more">{ "more" }</span><span class="less">{ "less" }</span></summary>
             <p>{ text }</p>
         </details>

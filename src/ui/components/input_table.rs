@@ -39,7 +39,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             if error.is_some() {
                 // Every edit made while one is refused waits with it: the table is a draft.
                 <p class="pending" id="table-pending" role="status">
-                    <span>{ "This table is a draft: none of its edits since the refused one runs. The run goes on with                         the scenario before them, until the error is fixed. " }</span>
+                    <span>{ "This table is a draft: none of its edits since the refused one runs. The run goes on with the scenario before them, until the error is fixed. " }</span>
                     <button id="discard-edits" onclick={dispatch.reform(|_| Action::DiscardTableEdits)}>{ "↺ discard the edits" }</button>
                 </p>
             }

@@ -5,7 +5,7 @@
 //! the points to pixels.
 
 use super::metrics::{OperatorSample, Sample};
-use super::time::{Millis, TimeFormat, DAY_MS, HOUR_MS, MINUTE_MS};
+use super::time::{Millis, TimeFormat, DAY_MS, MINUTE_MS};
 use chrono::{DateTime, Utc};
 
 /// One line of a chart: its label and its points (processing time ms, value).
@@ -73,42 +73,6 @@ pub fn operator_charts(samples: &[Sample], op: usize) -> Vec<Chart> {
     vec![state, timers, chart("emitted rows (total)", emitted)]
 }
 
-/// Round tick intervals, ms: 1, 2, 5 × powers of ten up to seconds, then 1 s … 30 s,
-/// 1 min … 30 min, 1 h … 12 h, days.
-const STEPS: &[Millis] = &[
-    1,
-    2,
-    5,
-    10,
-    20,
-    50,
-    100,
-    200,
-    500,
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    15_000,
-    30_000,
-    MINUTE_MS,
-    2 * MINUTE_MS,
-    5 * MINUTE_MS,
-    10 * MINUTE_MS,
-    15 * MINUTE_MS,
-    30 * MINUTE_MS,
-    HOUR_MS,
-    2 * HOUR_MS,
-    3 * HOUR_MS,
-    6 * HOUR_MS,
-    12 * HOUR_MS,
-    DAY_MS,
-    2 * DAY_MS,
-    7 * DAY_MS,
-    30 * DAY_MS,
-    365 * DAY_MS,
-];
-
 /// Ticks for a time axis over `[from, to]`: at most `max_ticks` multiples of the smallest round
 /// interval that fits, each with its label. Dates are written once per day: `11-21 14:00`
 /// at the first tick and where the day changes, `15:00` elsewhere (`11-21` for day steps;
@@ -117,7 +81,11 @@ const STEPS: &[Millis] = &[
 pub fn time_ticks(from: Millis, to: Millis, max_ticks: usize, tf: TimeFormat) -> Vec<(Millis, String)> {
     let span = (to - from).max(1);
     let wanted = span / max_ticks.max(1) as Millis;
-    let mut step = STEPS.iter().copied().find(|&s| s >= wanted).unwrap_or_else(|| (wanted / DAY_MS + 1) * DAY_MS);
+    let mut step = super::time_axis::STEPS
+        .iter()
+        .copied()
+        .find(|&s| s >= wanted)
+        .unwrap_or_else(|| (wanted / DAY_MS + 1) * DAY_MS);
     if tf == TimeFormat::DateTime && step < 1000 && span >= 2000 {
         // Whole seconds on a date-time axis of two seconds or more: no `.500` ticks.
         step = 1000;
@@ -160,6 +128,7 @@ fn date_label(t: Millis, step: Millis, last_day: &mut Option<String>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::HOUR_MS;
 
     #[test]
     fn ticks_are_round_and_labelled_for_people() {

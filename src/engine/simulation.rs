@@ -19,12 +19,12 @@ use super::scenario::{Scenario, Step};
 use super::time::{check_duration, Millis, TimeFormat, MAX_RUNTIME_MS};
 use super::time_travel::Checkpoints;
 use super::trace::{TraceEntry, TraceLevel};
-use super::view::OperatorView;
 use super::workload::WorkloadCursor;
 use super::ScenarioError;
 use std::rc::Rc;
 
 mod describe;
+mod views;
 
 /// Refuses to advance beyond [`MAX_RUNTIME_MS`].
 fn check_runtime(to: Millis) -> Result<(), StepError> {
@@ -255,48 +255,6 @@ impl Simulation {
         let Some(last) = &self.engine.last else { return &[] };
         let start = self.trace.partition_point(|e| e.action < last.index);
         &self.trace[start..]
-    }
-    /// Each operator's state at the current time.
-    pub fn operator_views(&self) -> Vec<OperatorView> {
-        self.operator_views_limited(usize::MAX)
-    }
-    /// Each operator's state at the current time, with at most `limit` keys each, in key order:
-    /// all its keys when they fit, else the `limit` keys the kept trace touched last (what the
-    /// timeline shows). Either way the cost follows `limit` and the kept trace, never the number of
-    /// keys held.
-    pub fn operator_views_limited(&self, limit: usize) -> Vec<OperatorView> {
-        let pipeline = &self.engine.pipeline;
-        (0..pipeline.nodes().len())
-            .map(|i| {
-                let keys = &pipeline.nodes()[i].op.backend().keys;
-                if keys.live() <= limit {
-                    return pipeline.view(i, self.engine.now, limit);
-                }
-                let op = &*pipeline.nodes()[i].id;
-                let mut seen = rustc_hash::FxHashSet::default();
-                let mut ids: Vec<_> = self
-                    .trace
-                    .iter()
-                    .rev()
-                    .filter(|e| *e.op == *op)
-                    .filter_map(|e| e.key.as_ref())
-                    .filter(|key| seen.insert(*key))
-                    .filter_map(|key| keys.lookup(key))
-                    .take(limit)
-                    .collect();
-                ids.sort_by(|a, b| keys.row(*a).cmp(keys.row(*b)));
-                pipeline.view_of_keys(i, self.engine.now, ids)
-            })
-            .collect()
-    }
-
-    /// The Flink class of each operator (`GroupAggFunction`), in pipeline order.
-    pub fn flink_classes(&self) -> Vec<&'static str> {
-        self.engine.pipeline.nodes().iter().map(|n| n.op.flink_class()).collect()
-    }
-    /// One key of operator `op` (by pipeline index) now, if it holds state or timers.
-    pub fn key_view(&self, op: usize, key: &Row) -> Option<super::view::KeyView> {
-        self.engine.pipeline.key_view(op, key, self.engine.now)
     }
     pub fn result(&self) -> &ResultTable {
         &self.engine.pipeline.result

@@ -9,8 +9,9 @@ use chrono::{DateTime, Datelike, Timelike, Utc};
 
 const SECOND_MS: Millis = 1000;
 
-/// Tick steps (ms), in increasing order: 1-2-5 below a second, then clock units.
-const STEPS: &[Millis] = &[
+/// Tick steps (ms), in increasing order: 1-2-5 below a second, then clock units. The timeline's
+/// and the charts' ([`super::chart::time_ticks`]) axes both tick at these.
+pub const STEPS: &[Millis] = &[
     1,
     2,
     5,

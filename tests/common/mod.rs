@@ -3,6 +3,8 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+#[cfg(target_arch = "wasm32")]
+pub mod embed;
 
 use flink_state_sim::engine::trace::TraceEvent;
 use flink_state_sim::engine::Simulation;

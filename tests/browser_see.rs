@@ -133,21 +133,11 @@ async fn the_inspector_shows_an_expired_but_stored_entry() {
     );
 }
 
-/// Sets an input's value and fires `change`, as leaving an edited field does.
-async fn set_field(page: &Page, selector: &str, value: &str) {
-    let input = page.get(selector).dyn_into::<HtmlInputElement>().unwrap();
-    input.set_value(value);
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    input.dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
-    settle().await;
-}
-
 #[wasm_bindgen_test]
 async fn the_what_if_result_has_charts() {
     let page = Page::open().await;
-    set_field(&page, "#wi-events", "2000").await;
-    set_field(&page, "#wi-keys", "100").await;
+    page.enter("#wi-events", "2000").await;
+    page.enter("#wi-keys", "100").await;
     page.click("#wi-run").await;
     for _ in 0..400 {
         if page.find("#wi-charts").is_some() {

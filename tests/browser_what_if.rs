@@ -4,31 +4,10 @@
 
 mod common;
 
-use common::browser::{settle, Page};
-use wasm_bindgen::JsCast;
+use common::browser::Page;
 use wasm_bindgen_test::*;
-use web_sys::{Event, EventInit, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Sets an input's value and fires `input` then `change`, as typing and leaving the field do.
-async fn set_field(page: &Page, selector: &str, value: &str) {
-    type_field(page, selector, value).await;
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    page.get(selector).dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
-    settle().await;
-}
-
-/// Sets an input's value and fires `input`, as typing does (the field keeps the focus).
-async fn type_field(page: &Page, selector: &str, value: &str) {
-    let input = page.get(selector).dyn_into::<HtmlInputElement>().unwrap();
-    input.set_value(value);
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
-    settle().await;
-}
 
 /// Waits (up to ~8 s) until `selector` is in the page.
 async fn wait_for(page: &Page, selector: &str) {
@@ -47,9 +26,9 @@ async fn runs_the_pipeline_on_screen_over_a_generated_workload() {
     // seed-001: COUNT(*) GROUP BY user_id, idle state retention min 1 d / max 2 d; no workload,
     // so the form starts from its defaults with the key in the first STRING column.
     assert!(page.text("#what-if").contains("key column: user_id"), "{}", page.text("#what-if"));
-    set_field(&page, "#wi-events", "30000").await;
-    set_field(&page, "#wi-keys", "700").await;
-    set_field(&page, "#wi-rate", "1").await;
+    page.enter("#wi-events", "30000").await;
+    page.enter("#wi-keys", "700").await;
+    page.enter("#wi-rate", "1").await;
     page.click("#wi-run").await;
     assert!(page.find("#wi-progress").is_some() || page.find("#wi-result").is_some());
     wait_for(&page, "#wi-result").await;
@@ -70,12 +49,12 @@ async fn runs_the_pipeline_on_screen_over_a_generated_workload() {
 #[wasm_bindgen_test]
 async fn a_bad_field_is_named_next_to_it_and_nothing_runs() {
     let page = Page::open().await;
-    set_field(&page, "#wi-returning-share", "1.5").await;
+    page.enter("#wi-returning-share", "1.5").await;
     page.click("#wi-run").await;
     assert_eq!(page.text("label[for=wi-returning-share] .wi-error"), "1.5 is not a share between 0 and 1");
     assert!(page.find("#wi-result").is_none() && page.find("#wi-progress").is_none());
-    set_field(&page, "#wi-returning-share", "0").await;
-    set_field(&page, "#wi-events", "lots").await;
+    page.enter("#wi-returning-share", "0").await;
+    page.enter("#wi-events", "lots").await;
     assert_eq!(page.text("label[for=wi-events] .wi-error"), "expected a whole number, found 'lots'");
     assert_eq!(page.input_value("#wi-events"), "lots", "what was typed stays on show");
     assert_eq!(page.text("#progress"), "step 0 / 4", "the stepper's scenario is untouched");
@@ -86,11 +65,11 @@ async fn a_bad_field_is_named_next_to_it_and_nothing_runs() {
     assert_eq!(page.input_value("#wi-events"), "lots");
     // Checked as typed: the error goes before the field is left (Run is not moved under the
     // pointer), and the text stays as typed until then.
-    type_field(&page, "#wi-events", "1_000").await;
+    page.type_into("#wi-events", "1_000").await;
     assert!(page.find("label[for=wi-events] .wi-error").is_none());
     assert_eq!(page.input_value("#wi-events"), "1_000");
     // A whole number in exponent notation is one.
-    set_field(&page, "#wi-events", "2e3").await;
+    page.enter("#wi-events", "2e3").await;
     assert!(page.find("label[for=wi-events] .wi-error").is_none());
     assert_eq!(page.input_value("#wi-events"), "2000");
     page.click("#wi-run").await;

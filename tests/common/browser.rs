@@ -92,6 +92,15 @@ impl Page {
         settle().await;
     }
 
+    /// Types `value` into a field, then leaves it (`input`, then `change`).
+    pub async fn enter(&self, selector: &str, value: &str) {
+        self.type_into(selector, value).await;
+        let init = EventInit::new();
+        init.set_bubbles(true);
+        self.get(selector).dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+        settle().await;
+    }
+
     pub fn input_value(&self, selector: &str) -> String {
         self.get(selector).dyn_into::<HtmlInputElement>().unwrap().value()
     }

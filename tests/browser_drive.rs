@@ -56,6 +56,41 @@ fn mark_x(page: &Page, step: usize) -> f64 {
     page.get(&format!(r#"#tl-axis .input[data-step="{step}"] text"#)).get_attribute("x").unwrap().parse().unwrap()
 }
 
+/// A pointer on the timeline's axis of `cleanup-harness-min5-max10`, at processing times in ms:
+/// the axis is linear, its inputs at 1 ms (step 0) and 5 ms (step 2) give its scale.
+struct AxisPointer {
+    axis: Element,
+    left: f64,
+    y: f64,
+    x1: f64,
+    x5: f64,
+}
+
+impl AxisPointer {
+    fn new(page: &Page) -> AxisPointer {
+        let axis: Element = page.get("#tl-axis");
+        let rect = axis.get_bounding_client_rect();
+        AxisPointer { left: rect.left(), y: rect.top() + 45.0, x1: mark_x(page, 0), x5: mark_x(page, 2), axis }
+    }
+    fn at(&self, kind: &str, t: f64) -> PointerEvent {
+        pointer(kind, self.left + self.x1 + (t - 1.0) * (self.x5 - self.x1) / 4.0, self.y)
+    }
+    /// Presses on input step `step`'s mark, standing at `t`.
+    async fn press_on(&self, page: &Page, step: usize, t: f64) {
+        let mark = page.get(&format!(r#"#tl-axis .input[data-step="{step}"]"#));
+        mark.dispatch_event(&self.at("pointerdown", t)).unwrap();
+        settle().await;
+    }
+    async fn move_to(&self, t: f64) {
+        self.axis.dispatch_event(&self.at("pointermove", t)).unwrap();
+        settle().await;
+    }
+    async fn release_at(&self, t: f64) {
+        self.axis.dispatch_event(&self.at("pointerup", t)).unwrap();
+        settle().await;
+    }
+}
+
 #[wasm_bindgen_test]
 async fn step_back_undoes_exactly_and_step_redoes() {
     let page = Page::open().await;
@@ -221,22 +256,13 @@ async fn an_input_dropped_at_a_refused_time_goes_back_to_where_it_was() {
     let page = Page::open().await;
     page.choose("#preset-select", "cleanup-harness-min5-max10").await;
     page.step(5).await;
-    let (x1, x5) = (mark_x(&page, 0), mark_x(&page, 2));
-    let x_of = |t: f64| x1 + (t - 1.0) * (x5 - x1) / 4.0;
-    let axis: Element = page.get("#tl-axis");
-    let rect = axis.get_bounding_client_rect();
-    let y = rect.top() + 45.0;
-    let mark = page.get(r#"#tl-axis .input[data-step="4"]"#);
-    mark.dispatch_event(&pointer("pointerdown", rect.left() + x_of(8.0), y)).unwrap();
-    settle().await;
+    let drag = AxisPointer::new(&page);
+    drag.press_on(&page, 4, 8.0).await;
     // Through 10 ms (accepted, run live), then let go past the advance to 11 ms that follows it.
-    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(10.0), y)).unwrap();
-    settle().await;
+    drag.move_to(10.0).await;
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
-    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(12.0), y)).unwrap();
-    settle().await;
-    axis.dispatch_event(&pointer("pointerup", rect.left() + x_of(12.0), y)).unwrap();
-    settle().await;
+    drag.move_to(12.0).await;
+    drag.release_at(12.0).await;
     // Mark, table and run agree again, at the time before the drag (not the 10 ms it passed).
     assert!(page.find("#table-error").is_none(), "{}", page.text("#table-error"));
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "8 ms");
@@ -257,17 +283,9 @@ async fn dragging_an_input_moves_its_timers_and_outputs() {
     page.step(5).await;
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "8 ms");
     assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.live[data-timer="18 ms"]"#).is_some());
-    // The axis is linear: inputs at 1 ms and 5 ms give its scale.
-    let (x1, x5) = (mark_x(&page, 0), mark_x(&page, 2));
-    let x_of = |t: f64| x1 + (t - 1.0) * (x5 - x1) / 4.0;
-    let axis: Element = page.get("#tl-axis");
-    let rect = axis.get_bounding_client_rect();
-    let y = rect.top() + 45.0;
-    let mark = page.get(r#"#tl-axis .input[data-step="4"]"#);
-    mark.dispatch_event(&pointer("pointerdown", rect.left() + x_of(8.0), y)).unwrap();
-    settle().await;
-    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(10.0), y)).unwrap();
-    settle().await;
+    let drag = AxisPointer::new(&page);
+    drag.press_on(&page, 4, 8.0).await;
+    drag.move_to(10.0).await;
     // Live while dragging: b's second access is now at 10 ms, its cleanup time 20 ms, its first
     // timer deleted (the view stays put under the pointer until the drop).
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
@@ -275,18 +293,15 @@ async fn dragging_an_input_moves_its_timers_and_outputs() {
     assert!(page.find(r#"#timeline .lane[data-key="b"] .timer.deleted[data-timer="11 ms"]"#).is_some());
     // Past the advance to 11 ms that follows it, the engine refuses the scenario: said in the
     // table, the run stays as it was.
-    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(12.0), y)).unwrap();
-    settle().await;
+    drag.move_to(12.0).await;
     assert!(
         page.text("#table-error").starts_with("Not applied (the previous run goes on) — steps[5]"),
         "{}",
         page.text("#table-error")
     );
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "10 ms");
-    axis.dispatch_event(&pointer("pointermove", rect.left() + x_of(7.0), y)).unwrap();
-    settle().await;
-    axis.dispatch_event(&pointer("pointerup", rect.left() + x_of(7.0), y)).unwrap();
-    settle().await;
+    drag.move_to(7.0).await;
+    drag.release_at(7.0).await;
     assert!(page.find("#table-error").is_none());
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "7 ms");
     assert_eq!(page.input_value("#step-4-at"), "7", "the table shows the moved time");

@@ -278,7 +278,7 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
 
 /// The scenario's explicit input steps, with the times they run at (a step without `at` runs at
 /// the time the steps before it reach) and whether they ran or can still run.
-fn input_marks(sim: &Simulation) -> Vec<InputMark> {
+pub fn input_marks(sim: &Simulation) -> Vec<InputMark> {
     let scenario = sim.scenario();
     let mut t = scenario.start_ms;
     let mut out = Vec::new();

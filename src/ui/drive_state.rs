@@ -158,7 +158,7 @@ impl AppState {
         }
         let stays = next.sim.as_ref().and_then(|s| {
             let sim = s.get();
-            let mark = crate::engine::timeline::timeline(&sim).inputs.into_iter().find(|m| m.step == step as u64);
+            let mark = crate::engine::timeline::input_marks(&sim).into_iter().find(|m| m.step == step as u64);
             mark.map(|m| sim.time_format().format(m.at_ms))
         });
         next.files.note = Some(Note {
@@ -178,9 +178,8 @@ impl AppState {
     fn skip(mut self, step: u64) -> Self {
         let Some((actions, what)) = self.sim.as_ref().map(|s| {
             let sim = s.get();
-            let what = crate::engine::timeline::timeline(&sim)
-                .inputs
-                .iter()
+            let what = crate::engine::timeline::input_marks(&sim)
+                .into_iter()
                 .find(|m| m.step == step)
                 .map(|m| format!("{} at {}", m.row, sim.time_format().format(m.at_ms)))
                 .unwrap_or_default();

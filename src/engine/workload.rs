@@ -16,17 +16,18 @@
 
 use super::error::{quote, ScenarioError};
 use super::row::{Column, DataType, Row, Value};
+use super::symbol::Sym;
 use super::scenario::parse_part;
 use super::time::{check_time, Millis};
 use super::zipf::ZipfSampler;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use rustc_hash::FxHashMap;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
 
-/// The largest key population (the generator caches one string per population key).
+/// The largest key population.
 pub const MAX_KEYS: u64 = 10_000_000;
 /// The most events a workload may have.
 pub const MAX_EVENTS: u64 = 1_000_000_000;
@@ -362,14 +363,7 @@ pub struct WorkloadCursor {
     next_fresh: u64,
     /// Keys that will return: (due time ms, key), in due order.
     returns: VecDeque<(Millis, Value)>,
-    /// Population keys made so far (a string key is built once): by number for populations up
-    /// to [`DENSE_KEYS`], by hash above (memory follows the keys drawn, not the population).
-    population: Vec<Option<Value>>,
-    sparse_population: FxHashMap<u64, Value>,
 }
-
-/// Populations up to this size cache their keys in a vector indexed by number.
-const DENSE_KEYS: u64 = 1 << 20;
 
 impl WorkloadCursor {
     pub fn new(w: &Workload) -> Self {
@@ -378,8 +372,6 @@ impl WorkloadCursor {
             next: 0,
             next_fresh: w.keys,
             returns: VecDeque::new(),
-            population: Vec::new(),
-            sparse_population: FxHashMap::default(),
         }
     }
 
@@ -395,7 +387,8 @@ impl WorkloadCursor {
 
     fn key_value(w: &Workload, n: u64) -> Value {
         match w.key_type {
-            DataType::String => Value::str(&format!("{}{n}", w.key_prefix)),
+            // A numbered symbol: nothing stored per key (engine::symbol).
+            DataType::String => Value::Str(Sym::numbered(&w.key_prefix, n)),
             _ => Value::Int(n as i64),
         }
     }
@@ -422,15 +415,7 @@ impl WorkloadCursor {
                         Distribution::Uniform => self.rng.random_range(0..w.keys),
                         Distribution::Zipf(z) => z.sample(&mut self.rng) - 1,
                     };
-                    if w.keys > DENSE_KEYS {
-                        *self.sparse_population.entry(n).or_insert_with(|| Self::key_value(w, n))
-                    } else {
-                        let slot = n as usize;
-                        if slot >= self.population.len() {
-                            self.population.resize(slot + 1, None);
-                        }
-                        *self.population[slot].get_or_insert_with(|| Self::key_value(w, n))
-                    }
+                    Self::key_value(w, n)
                 }
             }
         };

@@ -3,16 +3,16 @@
 //! An entry stamped at `last_access` is expired at `now` when `last_access + ttl <= now`
 //! (`TtlUtils.expired`). With one TTL per state, that is `last_access <= now - ttl`: the expired
 //! entries are a prefix of the entries ordered by their stamp. [`ExpiryIndex`] counts the entries
-//! not yet known to be expired by stamp (a hash map, so removing an entry is one lookup) and keeps
-//! their distinct stamps in order, moving counts into an `expired` tally as time passes. Writes
-//! happen at the current processing time, which never goes back, so a new stamp lands at the
-//! back. Amortised cost per write: O(1); per query: O(stamps that expired since the last query). Nothing here is a Flink rule; it lets the engine report Flink's state sizes over
-//! time at any scale.
+//! not yet known to be expired by stamp, in stamp order, and moves counts into an `expired`
+//! tally as time passes. A stamp whose last entry is removed (re-stamped by a later write, or
+//! deleted) leaves the index at once, so its size follows the distinct stamps of live entries —
+//! at most the entries stored — never the number of writes. Cost per write: O(log stamps);
+//! per query: O(stamps that expired since the last query). Nothing here is a Flink rule; it lets
+//! the engine report Flink's state sizes over time at any scale.
 
 use crate::engine::time::Millis;
-use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
 /// Counts of entries by TTL stamp, for one TTL (`ttl_ms > 0`).
 ///
@@ -27,10 +27,8 @@ pub struct ExpiryIndex {
 
 #[derive(Debug, Clone, Default)]
 struct Buckets {
-    /// Entries by stamp, for the stamps after `cutoff` (a count may be 0 until its stamp expires).
-    counts: FxHashMap<Millis, u32>,
-    /// The stamps of `counts`, ascending.
-    order: VecDeque<Millis>,
+    /// Live entries by stamp, for the stamps after `cutoff` (every count > 0).
+    counts: BTreeMap<Millis, u32>,
     /// Entries stamped at or before `cutoff`: expired.
     expired: u64,
     /// The latest `now - ttl` asked about.
@@ -47,20 +45,9 @@ impl ExpiryIndex {
         let ix = self.inner.get_mut();
         if stamp <= ix.cutoff {
             ix.expired += 1;
-            return;
+        } else {
+            *ix.counts.entry(stamp).or_insert(0) += 1;
         }
-        let order = &mut ix.order;
-        *ix.counts.entry(stamp).or_insert_with(|| {
-            // Writes happen at the current time, so a new stamp is almost always the latest.
-            match order.back() {
-                Some(&t) if t > stamp => {
-                    let i = order.partition_point(|&t| t < stamp);
-                    order.insert(i, stamp);
-                }
-                _ => order.push_back(stamp),
-            }
-            0
-        }) += 1;
     }
 
     /// An entry stamped at `stamp` was removed (or re-stamped: remove, then add).
@@ -68,8 +55,12 @@ impl ExpiryIndex {
         let ix = self.inner.get_mut();
         if stamp <= ix.cutoff {
             ix.expired = ix.expired.saturating_sub(1);
-        } else if let Some(n) = ix.counts.get_mut(&stamp) {
-            *n = n.saturating_sub(1);
+        } else if let std::collections::btree_map::Entry::Occupied(mut e) = ix.counts.entry(stamp) {
+            if *e.get() <= 1 {
+                e.remove();
+            } else {
+                *e.get_mut() -= 1;
+            }
         }
     }
 
@@ -81,17 +72,21 @@ impl ExpiryIndex {
         let mut ix = self.inner.borrow_mut();
         let cutoff = now.saturating_sub(self.ttl_ms);
         if cutoff > ix.cutoff {
-            while let Some(&t) = ix.order.front() {
-                if t > cutoff {
+            while let Some(e) = ix.counts.first_entry() {
+                if *e.key() > cutoff {
                     break;
                 }
-                ix.order.pop_front();
-                let n = ix.counts.remove(&t).unwrap_or(0);
+                let n = e.remove();
                 ix.expired += u64::from(n);
             }
             ix.cutoff = cutoff;
         }
         ix.expired
+    }
+
+    /// Distinct stamps of entries not yet known to be expired (what the index stores).
+    pub fn stamps(&self) -> usize {
+        self.inner.borrow().counts.len()
     }
 }
 
@@ -124,5 +119,19 @@ mod tests {
         assert_eq!(ix.expired_at(13), 1);
         ix.remove(7);
         assert_eq!(ix.expired_at(17), 2);
+    }
+
+    /// One entry re-stamped at every write keeps one stamp, however many writes.
+    #[test]
+    fn a_restamped_entry_keeps_one_stamp() {
+        let mut ix = ExpiryIndex::new(86_400_000);
+        ix.add(0);
+        for t in 1..100_000 {
+            ix.remove(t - 1);
+            ix.add(t);
+        }
+        assert_eq!(ix.stamps(), 1);
+        assert_eq!(ix.expired_at(100_000), 0);
+        assert_eq!(ix.expired_at(99_999 + 86_400_000), 1);
     }
 }

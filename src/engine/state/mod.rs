@@ -25,7 +25,7 @@ use super::row::Row;
 use super::time::Millis;
 use super::timer_service::TimerService;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
+use std::collections::BTreeSet;
 use ttl::StateTtlConfig;
 
 /// An interned key of one operator.
@@ -54,9 +54,10 @@ pub struct KeyRegistry {
     key_expiry: Option<ExpiryIndex>,
     /// The TTL of the operator's states (disabled: no TTL).
     ttl: StateTtlConfig,
-    /// When asked for ([`KeyRegistry::track_invisible`]): (TTL stamp, key) in stamp order, one per
-    /// stamp change, so the keys becoming invisible can be named as time passes.
-    invisible_queue: Option<VecDeque<(Millis, KeyId)>>,
+    /// When asked for ([`KeyRegistry::track_invisible`]): (latest TTL stamp, key) of every held
+    /// key not yet reported, in stamp order, so the keys becoming invisible can be named as time
+    /// passes. One entry per key: its size follows the keys held, not the writes.
+    invisible_queue: Option<BTreeSet<(Millis, KeyId)>>,
     /// Keys with at least one holder.
     live: usize,
 }
@@ -75,7 +76,7 @@ impl KeyRegistry {
     /// (the pipeline asks it of its last operator). A no-op without a TTL.
     pub fn track_invisible(&mut self) {
         if self.key_expiry.is_some() && self.invisible_queue.is_none() {
-            self.invisible_queue = Some(VecDeque::new());
+            self.invisible_queue = Some(BTreeSet::new());
         }
     }
 
@@ -86,12 +87,12 @@ impl KeyRegistry {
     /// per stamp; nothing without [`KeyRegistry::track_invisible`].
     pub fn drain_invisible(&mut self, now: Millis, mut f: impl FnMut(&Row, Millis)) {
         let Some(queue) = &mut self.invisible_queue else { return };
-        while let Some(&(stamp, id)) = queue.front() {
+        while let Some(&(stamp, id)) = queue.first() {
             let expired_at = self.ttl.expiration_timestamp(stamp);
             if expired_at > now {
                 break;
             }
-            queue.pop_front();
+            queue.pop_first();
             let i = id.index();
             if self.last_write[i] == stamp && self.holders[i] > 0 {
                 if let Some(row) = &self.rows[i] {
@@ -179,6 +180,9 @@ impl KeyRegistry {
                     ix.remove(stamp);
                 }
             }
+            if let Some(queue) = &mut self.invisible_queue {
+                queue.remove(&(self.last_write[id.index()], id));
+            }
             self.last_write[id.index()] = Millis::MIN;
             if self.current != Some(id) {
                 self.free_key(id);
@@ -198,17 +202,11 @@ impl KeyRegistry {
             }
             ix.add(now);
         }
-        *last = now;
         if let Some(queue) = &mut self.invisible_queue {
-            // Stamps are the processing time of the write, which never goes back.
-            match queue.back() {
-                Some(&(t, _)) if t > now => {
-                    let at = queue.partition_point(|&(t, _)| t <= now);
-                    queue.insert(at, (now, id));
-                }
-                _ => queue.push_back((now, id)),
-            }
+            queue.remove(&(*last, id));
+            queue.insert((now, id));
         }
+        *last = now;
     }
 
     /// Keys some state or timer holds.

@@ -1,6 +1,7 @@
 //! Buffered standard output that tells a closed pipe (`run … | head -1`) from other write
-//! errors instead of panicking as `println!` does.
+//! errors instead of panicking as `println!` does; standard error written without panicking.
 
+use flink_state_sim::engine::error::escape_line;
 use serde::Serialize;
 use std::io::{self, BufWriter, Stdout, Write};
 
@@ -22,6 +23,27 @@ impl From<io::Error> for WriteFailure {
     }
 }
 
+/// Writes one line to standard error. A failure to write there is ignored: there is nowhere left
+/// to report it, and the exit status still says what happened (`eprintln!` would panic).
+pub fn report(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{text}").and_then(|()| err.flush());
+}
+
+/// Whether standard output is closed (`>&-`). Rust's standard output then drops every write
+/// and reports success, so it is asked once, before anything is written or opened.
+#[cfg(unix)]
+pub fn stdout_is_closed() -> bool {
+    use std::os::fd::AsFd;
+    // dup(2) fails with EBADF on a closed descriptor; the copy is closed again at once.
+    io::stdout().as_fd().try_clone_to_owned().is_err()
+}
+
+#[cfg(not(unix))]
+pub fn stdout_is_closed() -> bool {
+    false
+}
+
 /// Standard output, buffered.
 pub struct Out {
     inner: BufWriter<Stdout>,
@@ -37,6 +59,13 @@ impl Out {
         self.inner.write_all(text.as_bytes())?;
         self.inner.write_all(b"\n")?;
         Ok(())
+    }
+
+    /// Writes a line of human-readable output that may hold user text (a trace line, a result
+    /// row, a path): control and invisible characters escaped ([`escape_line`]), so a value
+    /// cannot move the cursor, color the terminal or forge a line.
+    pub fn text(&mut self, text: &str) -> Result<(), WriteFailure> {
+        self.line(&escape_line(text))
     }
 
     /// Writes `value` as one line of JSON.

@@ -30,13 +30,24 @@ pub fn report(text: &str) {
     let _ = writeln!(err, "{text}").and_then(|()| err.flush());
 }
 
-/// Whether standard output is closed (`>&-`). Rust's standard output then drops every write
-/// and reports success, so it is asked once, before anything is written or opened.
+/// Whether standard output was closed when the program started (`>&-`). Rust's runtime then
+/// opens /dev/null read-write in its place (`sanitize_standard_fds`), so every write would
+/// succeed and the output vanish: descriptor 1 on /dev/null, open for reading *and* writing, is
+/// taken for a closed output (a shell's `> /dev/null` opens it write-only; `1<> /dev/null`, read
+/// and write, is taken for closed too).
 #[cfg(unix)]
 pub fn stdout_is_closed() -> bool {
-    use std::os::fd::AsFd;
-    // dup(2) fails with EBADF on a closed descriptor; the copy is closed again at once.
-    io::stdout().as_fd().try_clone_to_owned().is_err()
+    use rustix::fs::{fcntl_getfl, fstat, stat, FileType, OFlags};
+    let out = io::stdout();
+    let Ok(flags) = fcntl_getfl(&out) else {
+        return true;
+    };
+    let device = |s: rustix::fs::Stat| (FileType::from_raw_mode(s.st_mode), s.st_rdev);
+    let null = match (fstat(&out), stat("/dev/null")) {
+        (Ok(out), Ok(null)) => device(out) == device(null) && device(null).0 == FileType::CharacterDevice,
+        _ => false,
+    };
+    null && flags & OFlags::RWMODE == OFlags::RDWR
 }
 
 #[cfg(not(unix))]

@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn reads_rusts_debug_escapes_back() {
         for text in ["a\nb\t\r\0", "\u{1b}[31m \u{2066}", "q\"\\'", "\\u{zz}", "名"] {
-            assert_eq!(unescape_debug(&format!("{text:?}").trim_matches('"')), text);
+            assert_eq!(unescape_debug(format!("{text:?}").trim_matches('"')), text);
         }
     }
 }

@@ -223,3 +223,107 @@ fn a_long_key_prefix_is_refused() {
     assert!(err.starts_with("workload.key_prefix: 'ééé"), "{err}");
     assert!(err.contains("is longer than 64 characters"), "{err}");
 }
+
+/// Every string and every key of every preset replaced, one at a time, by hostile text (a newline,
+/// an ESC sequence, a bidi isolate; short, then 100 000 characters long): whatever error results,
+/// at load or while running, is one line without a raw control or bidi character, and short.
+/// Errors in a Calc's SQL are left out: the expression parser's echoes (E14) are another part of
+/// issue 14.
+#[test]
+fn hostile_text_anywhere_in_a_preset_is_echoed_safely() {
+    use flink_state_sim::engine::presets::PRESETS;
+    let short = "x\n\u{1b}[31m\u{2066}\u{7}";
+    let long = format!("{short}{}", "y".repeat(100_000));
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (name, json) in PRESETS {
+        let mut original: Value = serde_json::from_str(json).unwrap();
+        if original["workload"].is_object() {
+            original["workload"]["events"] = json!(50); // not 100 k events per variant
+        }
+        for place in 0..places(&original) {
+            for text in [short, long.as_str()] {
+                let mut d = original.clone();
+                replace_nth(&mut d, &mut place.clone(), text);
+                let message = match Scenario::from_json(&d.to_string()) {
+                    Err(e) => e.to_string(),
+                    Ok(s) => {
+                        let mut sim = Simulation::with_options(s, metrics_only());
+                        match sim.run_to_end() {
+                            Err(e) => e.0,
+                            Ok(()) => continue,
+                        }
+                    }
+                };
+                if from_sql(&d, &message) {
+                    continue; // Calc's SQL (src/engine/expr/): its echoes are the expression parser's (E14)
+                }
+                checked += 1;
+                if message.chars().any(hostile) || message.len() >= 1200 {
+                    failures.push(format!(
+                        "{name}, place {place}: {} bytes: {}",
+                        message.len(),
+                        message.chars().take(300).collect::<String>()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 100, "{checked} errors checked");
+}
+
+/// Whether `message` is about a Calc's `select` or `where` in scenario `d`.
+fn from_sql(d: &Value, message: &str) -> bool {
+    let pipeline = d["pipeline"].as_array().map(Vec::as_slice).unwrap_or_default();
+    pipeline.iter().enumerate().any(|(i, op)| {
+        op["operator"] == "Calc"
+            && (message.starts_with(&format!("pipeline[{i}].select"))
+                || message.starts_with(&format!("pipeline[{i}].where")))
+    })
+}
+
+fn metrics_only() -> SimOptions {
+    SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false }
+}
+
+/// How many strings and keys `v` holds.
+fn places(v: &Value) -> usize {
+    match v {
+        Value::String(_) => 1,
+        Value::Array(a) => a.iter().map(places).sum(),
+        Value::Object(o) => o.iter().map(|(_, v)| 1 + places(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// Replaces the `n`th string or key of `v` (in the order [`places`] counts them) by `text`.
+fn replace_nth(v: &mut Value, n: &mut usize, text: &str) -> bool {
+    match v {
+        Value::String(s) => {
+            if *n == 0 {
+                *s = text.to_string();
+                return true;
+            }
+            *n -= 1;
+            false
+        }
+        Value::Array(a) => a.iter_mut().any(|x| replace_nth(x, n, text)),
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().cloned().collect();
+            for k in keys {
+                if *n == 0 {
+                    let value = o.shift_remove(&k).unwrap();
+                    o.insert(text.to_string(), value);
+                    return true;
+                }
+                *n -= 1;
+                if replace_nth(o.get_mut(&k).unwrap(), n, text) {
+                    return true;
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}

@@ -295,7 +295,7 @@ impl Workload {
         }
         let mut generators = vec![None; columns.len()];
         for (name, raw) in &w.columns {
-            let path = format!("columns.{name}");
+            let path = format!("columns.{}", super::error::name(name));
             let g: RawColumnGenerator = parse_form(
                 raw,
                 &path,

@@ -1,23 +1,42 @@
 //! The native command line:
 //! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`,
-//! `flink-state-sim check FILE...`, `flink-state-sim presets` and `flink-state-sim schema`. Bad
-//! input exits with status 2 and a one-line error; a closed output pipe stops quietly; another
-//! write error is one line and status 1.
+//! `flink-state-sim check FILE...`, `flink-state-sim presets` and `flink-state-sim schema`.
+//! Exit status ([`EXIT_STATUS`]): 0 done, 1 an expectation failed (`check`), 2 bad input or a run
+//! that failed (a one-line error), 3 the output cannot be written (standard output closed, a full
+//! disk); a closed pipe (`run … | head -1`) stops quietly with 0. Nothing panics on a stream:
+//! standard output is written through [`Out`], standard error through [`report`]. User text in
+//! messages and text output is escaped ([`quote`], [`escape_line`]).
 
 mod cli;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand, ValueEnum};
-use cli::output::{Out, WriteFailure};
+use cli::output::{report, stdout_is_closed, Out, WriteFailure};
+use flink_state_sim::engine::error::{escape_line, quote};
 use flink_state_sim::engine::expect::{self, Checked};
 use flink_state_sim::engine::{presets, scenario, FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The exit statuses, as `--help` and the README's "Command line" list them.
+const EXIT_STATUS: &str = "Exit status: 0 done (also when the reader of a pipe stops early, as in `run … | head -1`); \
+1 an expectation failed (`check`); 2 bad input: usage, an unreadable file, an invalid scenario, or a run that failed \
+where Flink would throw (one line on standard error); 3 the output cannot be written (standard output closed, a full disk).";
+
+/// `check` found a difference from what a file expects.
+const EXPECTATION_FAILED: u8 = 1;
+/// Bad input, or a run that failed.
+const BAD_INPUT: u8 = 2;
+/// Standard output cannot be written.
+const CANNOT_WRITE: u8 = 3;
 
 #[derive(Parser)]
 #[command(
     name = "flink-state-sim",
     version,
-    about = "Step through Flink's keyed state, cleanup timers, state TTL and retractions"
+    about = "Step through Flink's keyed state, cleanup timers, state TTL and retractions",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,7 +49,7 @@ enum Command {
     Run {
         /// A scenario JSON file (see docs/scenario-format.md).
         #[arg(required_unless_present = "preset", conflicts_with = "preset")]
-        scenario: Option<std::path::PathBuf>,
+        scenario: Option<PathBuf>,
         /// Run a built-in scenario instead (see `flink-state-sim presets`).
         #[arg(long)]
         preset: Option<String>,
@@ -52,7 +71,7 @@ enum Command {
     Check {
         /// Scenario JSON files.
         #[arg(required = true)]
-        files: Vec<std::path::PathBuf>,
+        files: Vec<PathBuf>,
         /// Check nothing: print the `expect` block each file's run produces (one JSON object per
         /// file), a draft to read against Flink's rules before putting it into the file.
         #[arg(long)]
@@ -79,6 +98,10 @@ enum Format {
 }
 
 fn main() -> ExitCode {
+    if stdout_is_closed() {
+        report("cannot write the output: standard output is closed");
+        return ExitCode::from(CANNOT_WRITE);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => match e.kind() {
@@ -87,12 +110,12 @@ fn main() -> ExitCode {
                 return finish(out.line(&e.to_string()).and_then(|()| out.flush()));
             }
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                eprintln!("no command given: try `flink-state-sim run --preset seed-001-one-day-two-days` or `flink-state-sim --help`");
-                return ExitCode::from(2);
+                report("no command given: try `flink-state-sim run --preset seed-001-one-day-two-days` or `flink-state-sim --help`");
+                return ExitCode::from(BAD_INPUT);
             }
             _ => {
-                eprintln!("{}", one_line(&e.to_string()));
-                return ExitCode::from(2);
+                report(&escape_line(&one_line(&e.to_string())));
+                return ExitCode::from(BAD_INPUT);
             }
         },
     };
@@ -104,8 +127,10 @@ fn main() -> ExitCode {
         Command::Check { files, draft: false } => match check(&mut out, &files) {
             Ok(0) => Ok(()),
             Ok(_) => {
-                let _ = out.flush();
-                return ExitCode::from(1);
+                return match out.flush() {
+                    Ok(()) => ExitCode::from(EXPECTATION_FAILED),
+                    written => finish(written),
+                };
             }
             Err(e) => Err(e),
         },
@@ -115,17 +140,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => finish(out.flush()),
-        Err(Failure::Input(e)) => {
+        Err(Failure::Input(e) | Failure::Run(e)) => {
+            // What was printed before the failure still goes out; the failure decides the status.
             let _ = out.flush();
-            eprintln!("{e}");
-            ExitCode::from(2)
+            report(&e);
+            ExitCode::from(BAD_INPUT)
         }
         Err(Failure::Write(w)) => finish(Err(w)),
-        Err(Failure::Run(e)) => {
-            let _ = out.flush();
-            eprintln!("{e}");
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -134,10 +155,24 @@ fn finish(written: Result<(), WriteFailure>) -> ExitCode {
     match written {
         Ok(()) | Err(WriteFailure::ClosedPipe) => ExitCode::SUCCESS,
         Err(WriteFailure::Other(e)) => {
-            eprintln!("cannot write the output: {e}");
-            ExitCode::from(1)
+            report(&format!("cannot write the output: {e}"));
+            ExitCode::from(CANNOT_WRITE)
         }
     }
+}
+
+/// A path as messages and `check` lines show it: escaped ([`escape_line`]), not shortened (the
+/// system bounds a path, and its end is what tells two files apart).
+fn shown(path: &Path) -> String {
+    match escape_line(&path.to_string_lossy()) {
+        Cow::Borrowed(text) => text.to_string(),
+        Cow::Owned(text) => text,
+    }
+}
+
+/// A file's text, or a one-line error naming it.
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| Failure::Input(format!("{}: cannot read: {e}", shown(path))))
 }
 
 /// Why a command failed.
@@ -177,18 +212,18 @@ fn print_schema(out: &mut Out) -> Result<(), Failure> {
 }
 
 /// Checks each file's expectations; returns how many failed.
-fn check(out: &mut Out, files: &[std::path::PathBuf]) -> Result<usize, Failure> {
+fn check(out: &mut Out, files: &[PathBuf]) -> Result<usize, Failure> {
     let mut failed = 0;
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?;
+        let text = read(path)?;
+        let path = shown(path);
         match expect::check_text(&text) {
-            Ok(Checked::NothingExpected) => out.line(&format!("ok    {} (it expects nothing)", path.display()))?,
-            Ok(Checked::Passed) => out.line(&format!("ok    {}", path.display()))?,
-            Ok(Checked::RefusedAsExpected) => out.line(&format!("ok    {} (refused as expected)", path.display()))?,
+            Ok(Checked::NothingExpected) => out.text(&format!("ok    {path} (it expects nothing)"))?,
+            Ok(Checked::Passed) => out.text(&format!("ok    {path}"))?,
+            Ok(Checked::RefusedAsExpected) => out.text(&format!("ok    {path} (refused as expected)"))?,
             Err(difference) => {
                 failed += 1;
-                out.line(&format!("FAIL  {}: {difference}", path.display()))?;
+                out.text(&format!("FAIL  {path}: {difference}"))?;
             }
         }
     }
@@ -196,12 +231,11 @@ fn check(out: &mut Out, files: &[std::path::PathBuf]) -> Result<usize, Failure> 
 }
 
 /// Prints the `expect` block of each file's run (`check --draft`).
-fn draft(out: &mut Out, files: &[std::path::PathBuf]) -> Result<(), Failure> {
+fn draft(out: &mut Out, files: &[PathBuf]) -> Result<(), Failure> {
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?;
-        let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
-        let expect = expect::observed(scenario).map_err(|e| Failure::Run(format!("{}: {e}", path.display())))?;
+        let text = read(path)?;
+        let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(format!("{}: {e}", shown(path))))?;
+        let expect = expect::observed(scenario).map_err(|e| Failure::Run(format!("{}: {e}", shown(path))))?;
         let text = serde_json::to_string_pretty(&expect).map_err(|e| Failure::Run(e.to_string()))?;
         out.line(&text)?;
     }
@@ -210,15 +244,14 @@ fn draft(out: &mut Out, files: &[std::path::PathBuf]) -> Result<(), Failure> {
 
 fn run(
     out: &mut Out,
-    file: Option<std::path::PathBuf>,
+    file: Option<PathBuf>,
     preset: Option<String>,
     flink: Option<String>,
     trace: Trace,
     format: Format,
 ) -> Result<(), Failure> {
     let text = match (&file, &preset) {
-        (Some(path), _) => std::fs::read_to_string(path)
-            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?,
+        (Some(path), _) => read(path)?,
         (None, Some(name)) => presets::preset_json(name)
             .ok_or_else(|| Failure::Input(presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default()))?
             .to_string(),
@@ -229,7 +262,7 @@ fn run(
         Some(f) => {
             let mode = FlinkMode::parse(&f).ok_or_else(|| {
                 let known: Vec<&str> = FlinkMode::ALL.iter().map(|m| m.id()).collect();
-                Failure::Input(format!("--flink: unknown Flink version '{f}' (known: {})", known.join(", ")))
+                Failure::Input(format!("--flink: unknown Flink version {} (known: {})", quote(&f), known.join(", ")))
             })?;
             scenario::with_flink(&text, mode).map_err(|e| Failure::Input(e.to_string()))?
         }
@@ -250,7 +283,7 @@ fn run(
             for entry in sim.drain_trace() {
                 match format {
                     Format::Jsonl => out.json_line(&entry.record(tf))?,
-                    _ => out.line(&entry.text_line(tf))?,
+                    _ => out.text(&entry.text_line(tf))?,
                 }
             }
         }

@@ -147,12 +147,13 @@ fn cli() -> Command {
     Command::new(env!("CARGO_BIN_EXE_flink-state-sim"))
 }
 
-/// P1: a full disk is one line and status 1; a closed pipe ends quietly with status 0.
+/// P1: a full disk is one line and status 3 (P2: distinct from 1, an expectation that failed); a
+/// closed pipe ends quietly with status 0.
 #[test]
 fn write_errors_do_not_panic() {
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     let o = cli().args(["run", "--preset", "seed-001-one-day-two-days"]).stdout(full).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("cannot write the output: No space left on device"), "{err}");

@@ -1,7 +1,10 @@
 //! The metrics series as CSV (`run --format csv`): one row per sample, one group of columns per
-//! operator (`<op>.keys`, `<op>.entries_stored`, …).
+//! operator (`<op>.keys`, `<op>.entries_stored`, …). The csv crate quotes a field holding a
+//! comma, a quote or a line break; an operator id's control and invisible characters are
+//! written escaped ([`escape_line`]), so the header cannot drive a terminal it is printed on.
 
 use super::output::{Out, WriteFailure};
+use flink_state_sim::engine::error::escape_line;
 use flink_state_sim::engine::Simulation;
 
 fn csv_error(e: csv::Error) -> WriteFailure {
@@ -17,6 +20,7 @@ pub fn write_series(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure>
     let mut w = csv::Writer::from_writer(out.writer());
     let mut header: Vec<String> = ["time_ms", "inputs", "result_rows", "stale_rows"].map(String::from).to_vec();
     for node in &sim.scenario().operators {
+        let id = escape_line(&node.id);
         for col in [
             "keys",
             "keys_visible",
@@ -27,10 +31,10 @@ pub fn write_series(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure>
             "timers_deleted",
             "timers_fired",
         ] {
-            header.push(format!("{}.{col}", node.id));
+            header.push(format!("{id}.{col}"));
         }
         for k in kinds {
-            header.push(format!("{}.emitted{k}", node.id));
+            header.push(format!("{id}.emitted{k}"));
         }
     }
     w.write_record(&header).map_err(csv_error)?;

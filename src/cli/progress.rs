@@ -41,7 +41,7 @@ impl Progress {
     /// Ends the progress line, if one was shown.
     pub fn done(&self) {
         if self.last.is_some() && self.terminal {
-            eprintln!();
+            let _ = writeln!(std::io::stderr());
         }
     }
 

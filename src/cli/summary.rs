@@ -10,11 +10,11 @@ use flink_state_sim::engine::Simulation;
 pub fn result_table(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure> {
     let tf = sim.time_format();
     let result = sim.result();
-    out.line(&format!("result [{}]:", result.columns.join(", ")))?;
+    out.text(&format!("result [{}]:", result.columns.join(", ")))?;
     for r in result.rows() {
         match r.stale_since_ms {
-            None => out.line(&format!("  {}", r.row.join(", ")))?,
-            Some(t) => out.line(&format!(
+            None => out.text(&format!("  {}", r.row.join(", ")))?,
+            Some(t) => out.text(&format!(
                 "  {}    (stale since {}: its key's state is gone, it will never be retracted)",
                 r.row.join(", "),
                 tf.format(t)
@@ -28,7 +28,7 @@ pub fn result_table(out: &mut Out, sim: &Simulation) -> Result<(), WriteFailure>
 /// ([`run_summary`]).
 pub fn summary(out: &mut Out, sim: &Simulation, secs: f64) -> Result<(), WriteFailure> {
     for line in run_summary(sim, secs) {
-        out.line(&line)?;
+        out.text(&line)?;
     }
     Ok(())
 }

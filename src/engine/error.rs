@@ -33,8 +33,7 @@ pub fn unknown_variant(found: &str, names: &[&str]) -> String {
         [a, b] => format!("{a} or {b}"),
         more => format!("one of {}", more.join(", ")),
     };
-    let shown = quote(found);
-    format!("unknown variant `{}`, expected {expected}", &shown[1..shown.len() - 1])
+    format!("unknown variant {}, expected {expected}", quote_in(found, '`'))
 }
 
 /// Implements `TryFrom<String>` for an enum written as one of a few strings, so that serde
@@ -71,33 +70,203 @@ macro_rules! string_enum {
 
 /// Longest user text an error quotes whole.
 const QUOTE_MAX_CHARS: usize = 60;
+/// How much of a list of names ([`name_list`]) an error shows, in characters, before `… N more`.
+const LIST_MAX_CHARS: usize = 200;
 
 /// User text as an error message quotes it: in single quotes, on one line, control and other
 /// invisible characters escaped (`\n`, `\u{1b}`), and shortened when long, so a message stays
-/// one readable line whatever the input holds.
+/// one readable line whatever the input holds. The one place user text is made safe to echo:
+/// [`quote_in`], [`name`], [`name_list`], [`escape_line`] and [`serde_message`] share its
+/// escape table ([`needs_escape`]) and its length limit.
 pub fn quote(text: &str) -> String {
-    let count = text.chars().count();
-    let shown: String = text.chars().take(QUOTE_MAX_CHARS).flat_map(escape).collect();
-    if count > QUOTE_MAX_CHARS {
-        format!("'{shown}…' ({count} characters)")
-    } else {
-        format!("'{shown}'")
+    quote_in(text, '\'')
+}
+
+/// [`quote`] with another delimiter: serde writes a field as `` `name` `` and a string as
+/// `"text"`. The delimiter is escaped inside only when it is a quote (`\'`, `\"`), as Rust's
+/// `escape_default` does; serde leaves a backtick in a name as it is.
+pub fn quote_in(text: &str, delimiter: char) -> String {
+    let (shown, count) = shortened(text, Some(delimiter));
+    match count {
+        Some(count) => format!("{delimiter}{shown}…{delimiter} ({count} characters)"),
+        None => format!("{delimiter}{shown}{delimiter}"),
     }
 }
 
-/// `c` as written in a quote: printable characters as they are, others escaped as Rust escapes them.
-fn escape(c: char) -> Vec<char> {
-    let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{feff}');
-    if c.is_control() || invisible || (c.is_whitespace() && c != ' ') || c == '\'' {
-        c.escape_default().collect()
-    } else {
-        vec![c]
+/// A name (a column, a field of a path) echoed without quotes: escaped and shortened as
+/// [`quote`] does: `v\nFAKE`, `kkk… (1000000 characters)`.
+pub fn name(text: &str) -> String {
+    match shortened(text, None) {
+        (shown, Some(count)) => format!("{shown}… ({count} characters)"),
+        (shown, None) => shown,
     }
+}
+
+/// A list of names for an error (`columns: k, v, … 99998 more`): each [`name`], the list cut
+/// after about [`LIST_MAX_CHARS`] characters with how many more there are.
+pub fn name_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    let mut length = 0;
+    let mut more = 0usize;
+    for n in names {
+        if length >= LIST_MAX_CHARS {
+            more += 1;
+            continue;
+        }
+        let n = name(n);
+        length += n.chars().count() + 2;
+        shown.push(n);
+    }
+    if more > 0 {
+        shown.push(format!("… {more} more"));
+    }
+    shown.join(", ")
+}
+
+/// A line of output (a trace line, a result row) with the characters [`quote`] escapes escaped
+/// and nothing cut: an ESC in a value cannot reach the terminal, a newline cannot forge a line.
+pub fn escape_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| needs_escape(c, None)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        push_escaped(&mut out, c, None);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` escaped, cut at [`QUOTE_MAX_CHARS`]; the count of characters when it was cut.
+fn shortened(text: &str, delimiter: Option<char>) -> (String, Option<usize>) {
+    let mut shown = String::new();
+    for c in text.chars().take(QUOTE_MAX_CHARS) {
+        push_escaped(&mut shown, c, delimiter);
+    }
+    let cut = text.char_indices().nth(QUOTE_MAX_CHARS).is_some();
+    (shown, cut.then(|| text.chars().count()))
+}
+
+/// Whether an echo writes `c` escaped: control characters, whitespace other than the space,
+/// invisible characters (zero-width spaces and joiners, the bidirectional marks, embeddings,
+/// overrides and isolates U+202A–202E and U+2066–2069, the byte-order mark, tag characters)
+/// that could hide or reorder what a reader sees, and the quote delimiter.
+fn needs_escape(c: char, delimiter: Option<char>) -> bool {
+    let invisible = matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    );
+    let quote_delimiter = matches!(delimiter, Some(d @ ('\'' | '"')) if d == c);
+    c.is_control() || invisible || (c.is_whitespace() && c != ' ') || quote_delimiter
+}
+
+/// Writes `c` as an echo shows it: as it is, or escaped as Rust escapes it (`\n`, `\u{1b}`).
+fn push_escaped(out: &mut String, c: char, delimiter: Option<char>) {
+    if needs_escape(c, delimiter) {
+        out.extend(c.escape_default());
+    } else {
+        out.push(c);
+    }
+}
+
+/// A serde_json error's message with the user text it quotes made safe: serde writes an unknown
+/// field or variant whole (`` unknown field `…` ``) and a string value in Rust's debug form
+/// (`invalid type: string "…"`), however long; here both go through [`quote_in`].
+pub fn serde_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let position = if e.line() > 0 { format!(" at line {} column {}", e.line(), e.column()) } else { String::new() };
+    let message = full.strip_suffix(&position).unwrap_or(&full);
+    let position = if message.len() < full.len() { position.as_str() } else { "" };
+    format!("{}{position}", requote_serde_text(message))
+}
+
+/// The path of a field as serde_path_to_error tracks it (`steps[0].row`), its keys (user text
+/// when a key is unknown or names a column) shown as [`name`]s; `None` for the root.
+pub fn serde_path(path: &serde_path_to_error::Path) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut text = String::new();
+    for segment in path {
+        let part = match segment {
+            Segment::Seq { index } => {
+                text.push_str(&format!("[{index}]"));
+                continue;
+            }
+            Segment::Map { key } => name(key),
+            Segment::Enum { variant } => name(variant),
+            Segment::Unknown => "?".to_string(),
+        };
+        if !text.is_empty() {
+            text.push('.');
+        }
+        text.push_str(&part);
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+/// serde's wordings that embed user text, rewritten through [`quote_in`]; other messages as
+/// they are.
+fn requote_serde_text(message: &str) -> String {
+    for prefix in ["unknown field ", "unknown variant "] {
+        if let Some(rest) = message.strip_prefix(prefix).and_then(|r| r.strip_prefix('`')) {
+            if let Some(end) = rest.rfind("`, expected ").or_else(|| rest.rfind("`, there are no ")) {
+                return format!("{prefix}{}{}", quote_in(&rest[..end], '`'), &rest[end + 1..]);
+            }
+        }
+    }
+    for prefix in ["invalid type: string ", "invalid value: string "] {
+        if let Some(rest) = message.strip_prefix(prefix).and_then(|r| r.strip_prefix('"')) {
+            if let Some(end) = rest.rfind("\", expected ") {
+                return format!("{prefix}{}{}", quote_in(&unescape_debug(&rest[..end]), '"'), &rest[end + 1..]);
+            }
+        }
+    }
+    message.to_string()
+}
+
+/// The text Rust's `{:?}` of a string escaped (serde's `string "…"`), read back: `\n`, `\t`,
+/// `\r`, `\0`, `\\`, `\"`, `\'` and `\u{…}`.
+fn unescape_debug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('u') => {
+                let rest = chars.as_str();
+                let code = rest.strip_prefix('{').and_then(|r| r.split_once('}'));
+                match code.and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok()).and_then(char::from_u32) {
+                    Some(ch) => {
+                        out.push(ch);
+                        let skip = code.map_or(0, |(hex, _)| hex.len() + 2);
+                        chars = rest[skip..].chars();
+                    }
+                    None => out.push_str("\\u"),
+                }
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::quote;
+    use super::*;
 
     #[test]
     fn quotes_user_text_on_one_line() {
@@ -106,5 +275,81 @@ mod tests {
         assert_eq!(quote("\u{1b}[31mred"), "'\\u{1b}[31mred'");
         let long = "x".repeat(1000);
         assert_eq!(quote(&long), format!("'{}…' (1000 characters)", "x".repeat(60)));
+    }
+
+    #[test]
+    fn escapes_bidi_controls_and_invisible_characters() {
+        assert_eq!(quote("k\u{2067}\u{2066} x \u{2069}"), "'k\\u{2067}\\u{2066} x \\u{2069}'");
+        assert_eq!(quote("\u{202e}a\u{200b}\u{feff}\u{e0041}"), "'\\u{202e}a\\u{200b}\\u{feff}\\u{e0041}'");
+        assert_eq!(quote("it's"), "'it\\'s'");
+        assert_eq!(quote("é 名 😀"), "'é 名 😀'", "printable text stays as it is");
+    }
+
+    #[test]
+    fn quote_in_keeps_serdes_delimiters() {
+        assert_eq!(quote_in("a\nb", '`'), "`a\\nb`");
+        assert_eq!(quote_in("say \"hi\"", '"'), "\"say \\\"hi\\\"\"");
+        assert_eq!(quote_in(&"y".repeat(61), '`'), format!("`{}…` (61 characters)", "y".repeat(60)));
+    }
+
+    #[test]
+    fn names_and_lists_are_escaped_and_shortened() {
+        assert_eq!(name("v\nFAKE\u{1b}[31m"), "v\\nFAKE\\u{1b}[31m");
+        assert_eq!(name(&"k".repeat(100)), format!("{}… (100 characters)", "k".repeat(60)));
+        assert_eq!(name_list(["k", "v"]), "k, v");
+        let many: Vec<String> = (0..100_000).map(|i| format!("c{i}")).collect();
+        let list = name_list(many.iter().map(String::as_str));
+        assert!(list.starts_with("c0, c1, c2, "), "{list}");
+        assert!(list.len() < 300, "{}", list.len());
+        let shown = list.matches(", c").count() + 1;
+        assert!(list.ends_with(&format!(", … {} more", 100_000 - shown)), "{list}");
+    }
+
+    #[test]
+    fn escape_line_escapes_without_quoting_or_cutting() {
+        assert!(matches!(escape_line("+I[a, 1]"), std::borrow::Cow::Borrowed("+I[a, 1]")));
+        assert_eq!(escape_line("+I[\u{1b}[2Jx\nfake, it's]"), "+I[\\u{1b}[2Jx\\nfake, it's]");
+        let long = "x".repeat(1000);
+        assert_eq!(escape_line(&long), long);
+    }
+
+    fn serde_error<T: serde::de::DeserializeOwned + std::fmt::Debug>(json: &str) -> String {
+        serde_message(&serde_json::from_str::<T>(json).unwrap_err())
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Small {
+        flag: Option<bool>,
+    }
+
+    #[test]
+    fn serde_messages_quote_user_text() {
+        assert_eq!(
+            serde_error::<Small>(r#"{"zz\nFAKE\u001b[2J": 1}"#),
+            "unknown field `zz\\nFAKE\\u{1b}[2J`, expected `flag` at line 1 column 20"
+        );
+        assert_eq!(
+            serde_error::<Small>(r#"{"flag": "a\"\u2066\n"}"#),
+            "invalid type: string \"a\\\"\\u{2066}\\n\", expected a boolean at line 1 column 22"
+        );
+        let long = format!(r#"{{"{}": 1}}"#, "k".repeat(1_000_000));
+        let message = serde_error::<Small>(&long);
+        assert!(message.len() < 200, "{message}");
+        assert!(
+            message.starts_with(&format!("unknown field `{}…` (1000000 characters), expected `flag`", "k".repeat(60)))
+        );
+        assert_eq!(
+            serde_error::<Small>(r#"{"flag": 1}"#),
+            "invalid type: integer `1`, expected a boolean at line 1 column 10"
+        );
+    }
+
+    #[test]
+    fn reads_rusts_debug_escapes_back() {
+        for text in ["a\nb\t\r\0", "\u{1b}[31m \u{2066}", "q\"\\'", "\\u{zz}", "名"] {
+            assert_eq!(unescape_debug(format!("{text:?}").trim_matches('"')), text);
+        }
     }
 }

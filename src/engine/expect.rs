@@ -20,7 +20,7 @@
 //! `"expect": {"error": "..."}` states instead that the scenario is refused with exactly that
 //! message (an invalid setting, with Flink's own message where it has one); it stands alone.
 
-use super::error::{quote, ScenarioError};
+use super::error::{name_list, quote, ScenarioError};
 use super::scenario::{parse_part, raw::TimeValue, Scenario};
 use super::simulation::Simulation;
 use super::trace::TraceEvent;
@@ -127,7 +127,7 @@ impl Expect {
             } else {
                 Err(ScenarioError::new(
                     path,
-                    format!("no operator {} (operators: {})", quote(id), operator_ids.join(", ")),
+                    format!("no operator {} (operators: {})", quote(id), name_list(operator_ids.iter().copied())),
                 ))
             }
         };

@@ -6,7 +6,7 @@
 //! caused before moving to the next operator, which gives the same per-operator order and a
 //! readable trace. All of it happens at the same processing time.
 
-use super::error::StepError;
+use super::error::{escape_line, quote, StepError};
 use super::metrics::{OperatorSample, Sample};
 use super::operators::{Context, EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
 use super::result_table::ResultTable;
@@ -221,7 +221,9 @@ impl Pipeline {
             };
             let outcome = node.op.process_watermark(watermark, &mut ctx);
             node.op.backend_mut().keys.finish();
-            outcome.map_err(|e| StepError(format!("operator '{}' failed finishing its mini-batch: {e}", node.id)))?;
+            outcome.map_err(|e| {
+                StepError(format!("operator {} failed finishing its mini-batch: {}", quote(&node.id), escape_line(&e)))
+            })?;
             settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
             if out.is_empty() {
                 self.buffers.push(out);
@@ -290,14 +292,16 @@ impl Pipeline {
                 };
                 let outcome = node.op.process_element(m, &mut ctx);
                 node.op.backend_mut().keys.finish();
-                outcome.map_err(|e| StepError(format!("operator '{}' failed on {m}: {e}", node.id)))?;
+                outcome.map_err(|e| {
+                    StepError(format!("operator {} failed on {}: {}", quote(&node.id), m.echo(), escape_line(&e)))
+                })?;
             }
             total += out.len();
             if total > MAX_MESSAGES_PER_RECORD {
                 return Err(StepError(format!(
                     "one record caused more than {MAX_MESSAGES_PER_RECORD} messages between operators (at \
-                     operator '{}'): each operator multiplies the updates it receives; the simulator stops here",
-                    node.id
+                     operator {}): each operator multiplies the updates it receives; the simulator stops here",
+                    quote(&node.id)
                 )));
             }
             // Rows whose state the last operator lost go stale before this batch's new rows arrive.
@@ -399,7 +403,9 @@ impl Pipeline {
         };
         let outcome = node.op.on_timer(ts, key, &mut ctx);
         node.op.backend_mut().keys.finish();
-        outcome.map_err(|e| StepError(format!("operator '{}' failed in onTimer({ts}): {e}", node.id)))?;
+        outcome.map_err(|e| {
+            StepError(format!("operator {} failed in onTimer({ts}): {}", quote(&node.id), escape_line(&e)))
+        })?;
         settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
         if !out.is_empty() {
             self.flow(i + 1, out, ts, action, trace)?;

@@ -1,7 +1,7 @@
 //! Built-in scenarios, selectable by name in the page and the CLI. Each is a JSON file under
 //! `scenarios/`, the same format users write.
 
-use super::error::ScenarioError;
+use super::error::{quote, ScenarioError};
 use super::scenario::Scenario;
 
 /// (name, JSON text) of every preset, in the order the page lists them.
@@ -54,7 +54,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
 pub fn load_preset(name: &str) -> Result<Scenario, ScenarioError> {
     let json = preset_json(name).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-        ScenarioError::new("preset", format!("no preset named '{name}' (presets: {})", names.join(", ")))
+        ScenarioError::new("preset", format!("no preset named {} (presets: {})", quote(name), names.join(", ")))
     })?;
     Scenario::from_json(json)
 }

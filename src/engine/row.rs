@@ -193,6 +193,21 @@ impl Message {
     }
 }
 
+impl Message {
+    /// The message as an error echoes it: [`Display`](fmt::Display)'s form, each value escaped
+    /// and shortened ([`name`](super::error::name)), so a long or hostile value keeps the error
+    /// one short line.
+    pub fn echo(&self) -> String {
+        let values =
+            |sep: &str| self.row.0.iter().map(|v| super::error::name(&v.to_string())).collect::<Vec<_>>().join(sep);
+        match self.change {
+            Change::Kind(kind) => format!("{}[{}]", kind.short_string(), values(", ")),
+            Change::Legacy(change) if self.row.0.is_empty() => format!("({change})"),
+            Change::Legacy(change) => format!("({change},{})", values(",")),
+        }
+    }
+}
+
 impl fmt::Display for Message {
     /// Flink's print format: `+I[dev1, 1]`, or `(true,dev1,1)` for the legacy planner.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -247,7 +262,13 @@ impl DataType {
     /// # Errors
     /// A message naming the expected type and the value found (e.g. an INT out of range).
     pub fn value_from_json(self, v: &serde_json::Value) -> Result<Value, String> {
-        let bad = || format!("expected {} or null, found {v}", self.name());
+        let bad = || {
+            let found = match v {
+                serde_json::Value::String(s) => super::error::quote_in(s, '"'),
+                other => super::error::name(&other.to_string()),
+            };
+            format!("expected {} or null, found {found}", self.name())
+        };
         match (self, v) {
             (_, serde_json::Value::Null) => Ok(Value::Null),
             (DataType::Int, serde_json::Value::Number(n)) => {

@@ -5,6 +5,7 @@
 //! **milliseconds**. Scenarios may write times as ISO-8601 date-times (UTC) and durations in
 //! Flink's own syntax (`24 h`, `1 d`, `5 min`, `300 ms`), parsed here.
 
+use super::error::quote;
 use super::scenario::schema::any_ascii_case;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 
@@ -91,9 +92,9 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     if number.is_empty() {
         return Err("text does not start with a number".into());
     }
-    let value: i64 = number
-        .parse()
-        .map_err(|_| format!("The value '{number}' cannot be re represented as 64bit number (numeric overflow)."))?;
+    let value: i64 = number.parse().map_err(|_| {
+        format!("The value {} cannot be re represented as 64bit number (numeric overflow).", quote(number))
+    })?;
     if label.is_empty() {
         return Ok(value);
     }
@@ -102,12 +103,12 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
             UNITS.iter().map(|(name, labels, _)| format!("{name}: ({})", labels.join(" | "))).collect();
         return Err(format!(
             "Time interval unit label {} does not match any of the recognized units: {}",
-            crate::engine::error::quote(&label),
+            quote(&label),
             all.join(", ")
         ));
     };
     let millis = i128::from(value) * nanos / 1_000_000;
-    i64::try_from(millis).map_err(|_| format!("the duration '{trimmed}' overflows 64-bit milliseconds"))
+    i64::try_from(millis).map_err(|_| format!("the duration {} overflows 64-bit milliseconds", quote(trimmed)))
 }
 
 /// What [`parse_duration`] accepts, as a JSON Schema `pattern` (ECMA-262 regex; the scenario
@@ -143,8 +144,9 @@ pub fn format_duration(ms: Millis) -> String {
 pub fn parse_date_time(text: &str) -> Result<Millis, String> {
     let t = text.trim();
     // chrono reads a leap second (`23:59:60`) as the next second; processing time has none.
-    let leap =
-        || format!("'{t}' is a leap second: processing time (Java's System.currentTimeMillis) has no leap seconds");
+    let leap = || {
+        format!("{} is a leap second: processing time (Java's System.currentTimeMillis) has no leap seconds", quote(t))
+    };
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         if dt.nanosecond() >= 1_000_000_000 {
             return Err(leap());
@@ -165,8 +167,9 @@ pub fn parse_date_time(text: &str) -> Result<Millis, String> {
         }
     }
     Err(format!(
-        "'{t}' is not an ISO-8601 date-time (expected e.g. 2019-11-20T15:00, 2019-11-20T15:00:00.250 \
-         or 2019-11-20T15:00:00Z; times without an offset are UTC)"
+        "{} is not an ISO-8601 date-time (expected e.g. 2019-11-20T15:00, 2019-11-20T15:00:00.250 \
+         or 2019-11-20T15:00:00Z; times without an offset are UTC)",
+        quote(t)
     ))
 }
 

@@ -14,7 +14,7 @@
 //! returning key takes the first event slot at or after its return time, so the workload has
 //! exactly `events` events and its times stay on the rate's grid.
 
-use super::error::{quote, ScenarioError};
+use super::error::{quote, serde_message, ScenarioError};
 use super::row::{Column, DataType, Row, Value};
 use super::symbol::Sym;
 use super::scenario::parse_part;
@@ -31,6 +31,11 @@ use std::collections::{BTreeMap, VecDeque};
 pub const MAX_KEYS: u64 = 10_000_000;
 /// The most events a workload may have.
 pub const MAX_EVENTS: u64 = 1_000_000_000;
+/// The longest `key_prefix`, in characters. Every STRING key the generator makes is the prefix
+/// and a number, and each distinct key is kept (cached and interned) while the run lasts: a
+/// 10 000-character prefix on a million keys asked for 10 GB. The only generated text that grows
+/// with events or keys; constants and `one_of` values are made once.
+pub const MAX_KEY_PREFIX_CHARS: usize = 64;
 
 /// A seeded generator of `+I` rows, run after the steps: the same seed gives the same events
 /// natively and in the browser.
@@ -66,8 +71,9 @@ pub(crate) struct RawWorkload {
     /// The source column the key goes into: a STRING column gets `key_prefix` + the key's
     /// number, an INT or BIGINT column the number.
     key_column: String,
-    /// The prefix of STRING keys.
+    /// The prefix of STRING keys (at most 64 characters, `MAX_KEY_PREFIX_CHARS`).
     #[serde(default)]
+    #[schemars(length(max = 64))]
     key_prefix: Option<String>,
     /// How keys are drawn: `"uniform"` (default) or `{"zipf": s}`, rank `k` with probability
     /// proportional to `1 / k^s`.
@@ -97,7 +103,7 @@ fn parse_form<T: serde::de::DeserializeOwned>(
         let message = if e.is_syntax() || e.to_string().starts_with("expected value") {
             format!("expected {expecting}, found {}", quote(raw.get()))
         } else {
-            e.to_string()
+            serde_message(&e)
         };
         ScenarioError::new(format!("workload.{path}"), message)
     })
@@ -279,9 +285,18 @@ impl Workload {
         if w.key_prefix.is_some() && key_type != DataType::String {
             return Err(err("key_prefix", "only a STRING key column takes a prefix".into()));
         }
+        if let Some(prefix) = w.key_prefix.as_deref().filter(|p| p.chars().nth(MAX_KEY_PREFIX_CHARS).is_some()) {
+            return Err(err(
+                "key_prefix",
+                format!(
+                    "{} is longer than {MAX_KEY_PREFIX_CHARS} characters (each generated key is the prefix and a number)",
+                    quote(prefix)
+                ),
+            ));
+        }
         let mut generators = vec![None; columns.len()];
         for (name, raw) in &w.columns {
-            let path = format!("columns.{name}");
+            let path = format!("columns.{}", super::error::name(name));
             let g: RawColumnGenerator = parse_form(
                 raw,
                 &path,

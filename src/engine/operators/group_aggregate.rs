@@ -17,7 +17,7 @@ use super::{
 };
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
-use crate::engine::error::{quote, ScenarioError};
+use crate::engine::error::{name_list, quote, ScenarioError};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
 use crate::engine::scenario::schema::alias;
@@ -206,9 +206,8 @@ impl OperatorSpec for GroupAggregateSpec {
 /// The index of column `name` in `columns`, or an error naming the field and the columns there are.
 pub fn column_index(columns: &[Column], name: &str, path: &str, input: &str) -> Result<usize, ScenarioError> {
     columns.iter().position(|c| c.name == name).ok_or_else(|| {
-        let names: Vec<&str> = columns.iter().take(20).map(|c| c.name.as_str()).collect();
-        let more = if columns.len() > 20 { format!(", … {} more", columns.len() - 20) } else { String::new() };
-        ScenarioError::new(path, format!("no column {} in {input} (columns: {}{more})", quote(name), names.join(", ")))
+        let names = name_list(columns.iter().map(|c| c.name.as_str()));
+        ScenarioError::new(path, format!("no column {} in {input} (columns: {names})", quote(name)))
     })
 }
 

@@ -10,7 +10,7 @@ pub mod schema;
 mod validate;
 pub mod what_if;
 
-use super::error::ScenarioError;
+use super::error::{serde_message, serde_path, ScenarioError};
 use super::idle_state_retention::IdleStateRetention;
 use super::operators::OperatorSpec;
 use super::row::{Column, Row, RowKind};
@@ -281,9 +281,11 @@ impl Scenario {
 pub fn parse_part<T: DeserializeOwned>(raw: &str, path: &str) -> Result<T, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(raw);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let inner_path = e.path().to_string();
-        let full = if inner_path == "." { path.to_string() } else { format!("{path}.{inner_path}") };
-        ScenarioError::new(full, e.into_inner().to_string())
+        let full = match serde_path(e.path()) {
+            None => path.to_string(),
+            Some(inner) => format!("{path}.{inner}"),
+        };
+        ScenarioError::new(full, serde_message(e.inner()))
     })
 }
 
@@ -326,13 +328,12 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
 
 /// A serde error with the path of the field it happened in; JSON syntax errors say so.
 fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
-    let path = e.path().to_string();
-    let path = if path == "." { "scenario".to_string() } else { path };
+    let path = serde_path(e.path()).unwrap_or_else(|| "scenario".to_string());
     let inner = e.into_inner();
     if inner.is_syntax() || inner.is_eof() {
         ScenarioError::new("scenario", format!("invalid JSON: {inner}"))
     } else {
-        ScenarioError::new(path, inner.to_string())
+        ScenarioError::new(path, serde_message(&inner))
     }
 }
 

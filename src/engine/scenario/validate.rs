@@ -9,7 +9,7 @@ use super::{
     parse_part, AggPhaseStrategy, FlinkMode, MiniBatch, OperatorNode, Retention, Scenario, Source, SourceChangelog,
     StateBackend, Step,
 };
-use crate::engine::error::{quote, unknown_variant, ScenarioError};
+use crate::engine::error::{name_list, quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::{monotonicity, CompileInput, OPERATOR_KINDS};
@@ -393,15 +393,14 @@ fn compile_input(
         ));
     }
     if values.len() != source.columns.len() {
-        let names: Vec<&str> = source.columns.iter().map(|c| c.name.as_str()).collect();
         return Err(ScenarioError::new(
             format!("{}.row", path()),
             format!(
                 "has {} values, source {} has {} columns ({})",
                 values.len(),
                 quote(&source.name),
-                names.len(),
-                names.join(", ")
+                source.columns.len(),
+                name_list(source.columns.iter().map(|c| c.name.as_str()))
             ),
         ));
     }

@@ -23,6 +23,9 @@ fi
 
 echo "[test] native: cargo test" >&2
 cargo test --locked 2>&1 | tee -a "$log"
+part="native, optimised (memory)"
+echo "[test] native, profile ci-release: tests/memory.rs (10^7 events, peak heap)" >&2
+cargo test --locked --profile ci-release --test memory -- --nocapture 2>&1 | tee -a "$log"
 part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.

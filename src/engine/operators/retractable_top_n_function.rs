@@ -37,7 +37,6 @@ use crate::engine::trace::TraceEvent;
 use crate::engine::view::{StateCell, TtlView};
 use std::collections::BTreeMap;
 
-/// What Flink logs (and the simulator traces) when a record meets state that TTL removed.
 // Sorted-map entries walked on this thread, for the test that the walk stops at `rank_end`.
 thread_local! {
     static ENTRIES_WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -55,6 +54,7 @@ pub fn sorted_map_entries_walked() -> u64 {
     ENTRIES_WALKED.with(std::cell::Cell::get)
 }
 
+/// What Flink logs (and the simulator traces) when a record meets state that TTL removed.
 const STATE_CLEARED_WARN_MSG: &str =
     "The state is cleared because of state ttl. This will result in incorrect result. \
      You can increase the state ttl to avoid this.";

@@ -152,7 +152,7 @@ fn expressions_and_over_windows_name_the_rule() {
         (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "k = 1"}]"#),
             "pipeline[0].where: Cannot apply '=' to arguments of type '<STRING> = <INT>'".to_string()),
         (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["UPPER(k) AS u"]}]"#),
-            "pipeline[0].select[0]: function UPPER(...) is not supported: a Calc here evaluates column references".to_string()),
+            "pipeline[0].select[0]: function 'UPPER'(...) is not supported: a Calc here evaluates column references".to_string()),
         (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "v"}]"#),
             "pipeline[0].where: WHERE clause must be a condition: 'v' is INT".to_string()),
         (with("pipeline", r#"[{"operator": "Calc", "id": "p", "select": ["k"], "where": "v >"}]"#),

@@ -19,7 +19,7 @@
 
 mod compile;
 
-pub use compile::{compile_predicate, compile_select_item, SelectItem};
+pub use compile::{compile_predicate, compile_select_item, SelectItem, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS};
 
 use super::row::{DataType, Value};
 use std::cmp::Ordering;

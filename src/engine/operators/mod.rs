@@ -44,6 +44,8 @@ mod proc_time_unbounded_over;
 mod proc_time_unbounded_preceding_function;
 mod rank;
 mod retractable_top_n_function;
+#[doc(hidden)]
+pub use retractable_top_n_function::sorted_map_entries_walked;
 mod state_cleaning_count_trigger;
 pub mod state_ttl;
 mod top_n_buffer;

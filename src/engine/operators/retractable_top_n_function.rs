@@ -37,6 +37,23 @@ use crate::engine::trace::TraceEvent;
 use crate::engine::view::{StateCell, TtlView};
 use std::collections::BTreeMap;
 
+// Sorted-map entries walked on this thread, for the test that the walk stops at `rank_end`.
+thread_local! {
+    static ENTRIES_WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn count_walked() {
+    ENTRIES_WALKED.with(|n| n.set(n.get() + 1));
+}
+
+/// How many sorted-map entries `RetractableTopNFunction` has walked on this thread: with each
+/// record's walk ending at `rank_end`, as Flink's, it grows linearly with the records of a
+/// partition, whatever the partition's size (`tests/repro_more_expr.rs`, H4).
+#[doc(hidden)]
+pub fn sorted_map_entries_walked() -> u64 {
+    ENTRIES_WALKED.with(std::cell::Cell::get)
+}
+
 /// What Flink logs (and the simulator traces) when a record meets state that TTL removed.
 const STATE_CLEARED_WARN_MSG: &str =
     "The state is cleared because of state ttl. This will result in incorrect result. \
@@ -134,11 +151,12 @@ impl RetractableTopNFunction {
     }
 
     /// `emitRecordsWithRowNumber`.
-    fn emit_with_row_number(&mut self, w: &mut Walk, map: &[(SortKey, i64)], sort_key: &SortKey, input: &Row) {
+    fn emit_with_row_number(&mut self, w: &mut Walk, map: &BTreeMap<SortKey, i64>, sort_key: &SortKey, input: &Row) {
         let mut current_rank = 0u64;
         let mut current_row: Option<Row> = None;
         let mut finds = false;
         for (k, count) in map {
+            count_walked();
             if current_rank > self.rank_end() {
                 break;
             }
@@ -181,7 +199,7 @@ impl RetractableTopNFunction {
     fn emit_without_row_number(
         &mut self,
         w: &mut Walk,
-        map: &[(SortKey, i64)],
+        map: &BTreeMap<SortKey, i64>,
         sort_key: &SortKey,
         input: &Row,
     ) -> Result<(), String> {
@@ -190,6 +208,7 @@ impl RetractableTopNFunction {
         let mut to_collect = false;
         let mut to_delete: Option<Row> = None;
         for (k, count) in map {
+            count_walked();
             if cur_rank > self.rank_end() {
                 break;
             }
@@ -230,7 +249,7 @@ impl RetractableTopNFunction {
     fn retract_with_row_number(
         &mut self,
         w: &mut Walk,
-        map: &[(SortKey, i64)],
+        map: &BTreeMap<SortKey, i64>,
         sort_key: &SortKey,
         input: &Row,
     ) -> bool {
@@ -238,6 +257,7 @@ impl RetractableTopNFunction {
         let mut prev_row: Option<Row> = None;
         let mut finds = false;
         for (k, count) in map {
+            count_walked();
             if current_rank > self.rank_end() {
                 break;
             }
@@ -302,7 +322,7 @@ impl RetractableTopNFunction {
     fn retract_without_row_number(
         &mut self,
         w: &mut Walk,
-        map: &[(SortKey, i64)],
+        map: &BTreeMap<SortKey, i64>,
         sort_key: &SortKey,
         input: &Row,
     ) -> Result<bool, String> {
@@ -311,6 +331,7 @@ impl RetractableTopNFunction {
         let mut next_rank: i64 = 1;
         let mut finds = false;
         for (k, count) in map {
+            count_walked();
             if next_rank > rank_end as i64 {
                 break;
             }
@@ -375,7 +396,7 @@ impl StreamOperator for RetractableTopNFunction {
         let key = self.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
-        let mut sorted_map = match self.tree_map.value(&mut self.backend.keys, key, now) {
+        let mut sorted_map = match self.tree_map.take_value(&mut self.backend.keys, key, now) {
             TtlRead::Fresh(map) => map,
             TtlRead::Absent => BTreeMap::new(),
             TtlRead::Expired { last_access_ms, expired_at_ms, returned } => {
@@ -393,11 +414,18 @@ impl StreamOperator for RetractableTopNFunction {
         let mut w = Walk { input, key, key_row: &key_row, ctx, stale: Vec::new() };
         if input.change.is_accumulate() {
             *sorted_map.entry(sort_key.clone()).or_insert(0) += 1;
-            let map: Vec<(SortKey, i64)> = sorted_map.iter().map(|(k, c)| (k.clone(), *c)).collect();
             if self.spec.output_rank_number {
-                self.emit_with_row_number(&mut w, &map, &sort_key, row);
-            } else {
-                self.emit_without_row_number(&mut w, &map, &sort_key, row)?;
+                self.emit_with_row_number(&mut w, &sorted_map, &sort_key, row);
+            } else if let Err(e) = self.emit_without_row_number(&mut w, &sorted_map, &sort_key, row) {
+                // Failed before the write-back: the state keeps the map as it was.
+                match sorted_map.get_mut(&sort_key) {
+                    Some(count) if *count > 1 => *count -= 1,
+                    _ => {
+                        sorted_map.remove(&sort_key);
+                    }
+                }
+                self.tree_map.put_back(key, sorted_map);
+                return Err(e);
             }
             for k in &w.stale {
                 sorted_map.remove(k);
@@ -406,11 +434,16 @@ impl StreamOperator for RetractableTopNFunction {
             rows.push(row.clone());
             self.data_state.put(&mut self.backend.keys, key, sort_key, rows, now);
         } else {
-            let map: Vec<(SortKey, i64)> = sorted_map.iter().map(|(k, c)| (k.clone(), *c)).collect();
             let state_removed = if self.spec.output_rank_number {
-                self.retract_with_row_number(&mut w, &map, &sort_key, row)
+                self.retract_with_row_number(&mut w, &sorted_map, &sort_key, row)
             } else {
-                self.retract_without_row_number(&mut w, &map, &sort_key, row)?
+                match self.retract_without_row_number(&mut w, &sorted_map, &sort_key, row) {
+                    Ok(removed) => removed,
+                    Err(e) => {
+                        self.tree_map.put_back(key, sorted_map);
+                        return Err(e);
+                    }
+                }
             };
             for k in &w.stale {
                 sorted_map.remove(k);

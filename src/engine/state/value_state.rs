@@ -96,6 +96,41 @@ impl<T: Clone> ValueState<T> {
         TtlRead::Fresh(value)
     }
 
+    /// `value()` as the heap backend reads it: the stored object itself, not a copy
+    /// (`HeapValueState.value()` returns the reference it holds, and `TtlValueState` the user value
+    /// inside its `TtlValue`), so that a caller that changes a large value and writes it back
+    /// (`RetractableTopNFunction`'s sorted map) does not copy it per record. The value is moved
+    /// out, leaving `T::default()`, until [`Self::update`] writes it back or [`Self::put_back`]
+    /// restores it.
+    pub fn take_value(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> TtlRead<T>
+    where
+        T: Default,
+    {
+        let expired = match self.peek(key) {
+            None => return TtlRead::Absent,
+            Some(stored) => self.config.expired(stored.last_access_ms, now),
+        };
+        if expired {
+            return self.value(keys, key, now);
+        }
+        let Some(Some(stored)) = self.entries.get_mut(key.index()) else {
+            return TtlRead::Absent;
+        };
+        let value = std::mem::take(&mut stored.user_value);
+        if self.config.update_type == UpdateType::OnReadAndWrite {
+            self.store(keys, key, TtlValue { user_value: T::default(), last_access_ms: now });
+        }
+        TtlRead::Fresh(value)
+    }
+
+    /// Restores a value [`Self::take_value`] moved out, without a write (no TTL refresh): what the
+    /// state holds when the caller fails before its `update`.
+    pub fn put_back(&mut self, key: KeyId, value: T) {
+        if let Some(Some(stored)) = self.entries.get_mut(key.index()) {
+            stored.user_value = value;
+        }
+    }
+
     /// `update(value)` at `now`.
     pub fn update(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
         self.store(keys, key, TtlValue { user_value: value, last_access_ms: now });

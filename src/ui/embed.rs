@@ -243,6 +243,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
             if let Some(note) = &state.files.note {
                 <div id="files-note" class={classes!("files-note", note.error.then_some("error"))}>{ &note.text }</div>
             }
+            { super::far::view(state, dispatch) }
             if let Some(err) = &state.scenario_error {
                 <div class="error" id="scenario-error" role="alert">{ err }</div>
             }

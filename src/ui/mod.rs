@@ -5,6 +5,7 @@ pub mod components;
 pub mod deferred;
 pub mod drive_state;
 pub mod embed;
+pub mod far;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
@@ -124,6 +125,7 @@ pub fn App(props: &AppProps) -> Html {
         (false, None) => AppState::default(),
     });
     persist::use_persistence(&state, persist);
+    far::use_far(&state);
     let dispatch: Callback<Action> = {
         let state = state.clone();
         Callback::from(move |a| state.dispatch(a))

@@ -196,7 +196,7 @@ fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_na
         return Err(format!("{step_name}: {} is past the scenario's last step ({count} steps)", options.step));
     }
     let actions = if options.step == 0 { vec![] } else { vec![(EngineAction::Step, options.step)] };
-    let state = AppState::open(&Position { scenario, actions }, "replaying the steps");
+    let state = AppState::open_with(&Position { scenario, actions }, "replaying the steps", false);
     if let Some(note) = state.files.note.as_ref().filter(|n| n.error) {
         return Err(format!("{step_name}: {}", note.text.trim_end_matches(": opened where it stopped")));
     }

@@ -157,6 +157,22 @@ impl Simulator {
     }
 }
 
+#[cfg(feature = "test-panic")]
+#[wasm_bindgen]
+impl Simulator {
+    /// Makes this simulator's reducer panic, in a task of its own (feature `test-panic` only: for
+    /// tests/browser_crash.rs and a screenshot of the message; never in the page's build).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = __testPanic)]
+    pub fn __test_panic(&self) {
+        let embed = self.embed.clone();
+        gloo_timers::callback::Timeout::new(0, move || {
+            embed.dispatch(Action::TestPanic);
+        })
+        .forget();
+    }
+}
+
 fn position_of(state: &AppState) -> u64 {
     state.sim.as_ref().map_or(0, |h| h.get().next_step())
 }
@@ -181,6 +197,7 @@ pub fn mount(element: JsValue, scenario: JsValue, options: JsValue) -> Result<Si
         Ok::<_, String>((host, scenario, options))
     })();
     let (host, scenario, options) = prepared.map_err(|e| JsError::new(&format!("mount: {e}")))?;
+    super::crash::install();
     mount_on(host, scenario, options, "options.step").map_err(|e| JsError::new(&format!("mount: {e}")))
 }
 

@@ -175,6 +175,10 @@ pub enum Action {
     CancelFar,
     /// Forget the link's position.
     DismissFar,
+    /// Panics (feature `test-panic`, for tests/browser_crash.rs only).
+    #[cfg(feature = "test-panic")]
+    #[doc(hidden)]
+    TestPanic,
 }
 
 impl Default for AppState {
@@ -363,6 +367,8 @@ impl Reducible for AppState {
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),
+            #[cfg(feature = "test-panic")]
+            Action::TestPanic => panic!("test panic (feature test-panic): the reducer was asked to panic"),
             files_action => state.reduce_files(files_action),
         };
         Rc::new(AppState { version, ..next })

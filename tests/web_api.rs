@@ -55,20 +55,23 @@ fn a_bigint_beyond_2_pow_53_crosses_exactly_as_a_js_bigint() {
     let out = run_scenario(JsValue::from_str(scenario)).expect("runScenario runs a valid scenario");
     let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap();
     let records = js_sys::Array::from(&get(&out, "records"));
-    let rows: Vec<js_sys::Array> = records
+    let rows: Vec<(String, js_sys::Array)> = records
         .iter()
-        .map(|r| get(&r, "row"))
-        .filter(|row| js_sys::Array::is_array(row))
-        .map(|row| js_sys::Array::from(&row))
+        .filter(|r| js_sys::Array::is_array(&get(r, "row")))
+        .map(|r| (get(&r, "what").as_string().unwrap(), js_sys::Array::from(&get(&r, "row"))))
         .collect();
-    // The input row: its BIGINT as a BigInt whose decimal text is exact.
+    // Each record that carries the input row: its BIGINT as a BigInt whose decimal text is exact.
     let big: Vec<String> = rows
         .iter()
-        .flat_map(|row| row.iter())
-        .filter(|v| v.is_bigint())
-        .map(|v| String::from(js_sys::BigInt::from(v).to_string(10).unwrap()))
+        .flat_map(|(what, row)| row.iter().map(move |v| (what.clone(), v)))
+        .filter(|(_, v)| v.is_bigint())
+        .map(|(what, v)| format!("{what} {}", String::from(js_sys::BigInt::from(v).to_string(10).unwrap())))
         .collect();
-    assert_eq!(big, ["9007199254740993"]);
+    assert_eq!(big, ["input 9007199254740993", "received 9007199254740993"]);
+    assert!(
+        rows.iter().flat_map(|(_, row)| row.iter()).all(|v| v.as_f64() != Some(9_007_199_254_740_992.0)),
+        "rounded"
+    );
     // Every time is a plain number, and the result's count too.
     for r in records.iter() {
         let t = get(&r, "time_ms");

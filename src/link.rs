@@ -163,8 +163,8 @@ pub fn decompress_scenario(data: &str) -> Result<String, String> {
     let values = sextets(data);
     if let Err(e) = walk(&values, MAX_SCENARIO_UNITS) {
         return Err(format!(
-            "s: the compressed scenario decodes to more than {MAX_SCENARIO_UNITS} characters (the limit; \
-             it was stopped at {}): not opened",
+            "s: the compressed scenario decodes to more than {MAX_SCENARIO_UNITS} characters, the most a link \
+             may carry (decoding stopped at {})",
             e.at_least
         ));
     }

@@ -59,12 +59,14 @@ pub fn unwatch(id: u64) {
     });
 }
 
-/// Sets the panic hook (once; the hook set before, a test runner's, still runs after it).
+/// Sets the panic hook (once; the hook set before — Yew's console logger, a test runner's —
+/// still runs after it). Through `yew::set_custom_panic_hook`: Yew replaces any other hook when
+/// it renders an app.
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
+        yew::set_custom_panic_hook(Box::new(move |info| {
             let message = info.to_string();
             web_sys::console::error_1(&JsValue::from_str(&format!("flink-state-sim: internal error: {message}")));
             if !CRASHED.swap(true, Ordering::SeqCst) {

@@ -197,7 +197,6 @@ pub fn mount(element: JsValue, scenario: JsValue, options: JsValue) -> Result<Si
         Ok::<_, String>((host, scenario, options))
     })();
     let (host, scenario, options) = prepared.map_err(|e| JsError::new(&format!("mount: {e}")))?;
-    super::crash::install();
     mount_on(host, scenario, options, "options.step").map_err(|e| JsError::new(&format!("mount: {e}")))
 }
 
@@ -228,6 +227,8 @@ fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_na
         .map_err(|_| "element: cannot add the simulator".to_string())?;
     let _ = host.set_attribute("data-flink-state-sim", "");
     let embed = Embed::new(state, options);
+    // Before Yew's renderer, which would otherwise set its own panic hook over it.
+    super::crash::install();
     let props = AppProps { persist: false, embed: Some(embed.clone()) };
     let app = yew::Renderer::<App>::with_root_and_props(container.clone(), props).render();
     Ok(Simulator { embed, app: Some(app), host, parts: vec![style, container] })

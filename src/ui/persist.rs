@@ -10,7 +10,7 @@
 //! scenario that decodes to at most [`crate::link::MAX_SCENARIO_UNITS`] (checked while decoding,
 //! so a "zip bomb" link is refused after a few ms), and an imported file of at most
 //! [`MAX_IMPORT_BYTES`]; a link that asks for more steps than the page replays on load opens at
-//! the start, with a note offering to go there ([`crate::ui::state::MAX_ACTIONS_ON_OPEN`]).
+//! the start, with a note offering to go there ([`crate::ui::far::MAX_ACTIONS_ON_OPEN`]).
 //!
 //! **History.** Each user action that moves the page (Step, Next timer, Advance, a scenario
 //! loaded) pushes a history entry, so Back / Forward move through them; Play pushes one entry

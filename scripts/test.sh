@@ -30,6 +30,9 @@ part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.
 wasm-pack test --headless --chrome --no-default-features 2>&1 | tee -a "$log"
+part="browser (a panic's message)"
+echo "[test] browser: tests/browser_crash.rs (feature test-panic: a hidden action that panics)" >&2
+wasm-pack test --headless --chrome --no-default-features --features test-panic --test browser_crash 2>&1 | tee -a "$log"
 part="browser (release, timing)"
 echo "[test] browser, the page's build (profile wasm-release): tests/browser_drive_perf.rs (100 k events)" >&2
 # Through cargo with wasm-pack's runner settings: `wasm-pack test --release` would first build

@@ -2,6 +2,7 @@
 //! results are retracted between streaming SQL operators.
 //!
 //! - [`engine`]: the pure simulator (scenarios, operators, timers, state TTL, the trace).
+//! - [`link`]: the limits on links and files, and a permalink's bounded decoding.
 //! - `ui` (wasm only): the Yew page that drives and displays the engine.
 //! - `web_api` (wasm only): `presets()` and `runScenario(json)` for JavaScript.
 //!
@@ -13,6 +14,9 @@
 //! ```
 
 pub mod engine;
+
+/// The limits on links and files, and a link's bounded decoding.
+pub mod link;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

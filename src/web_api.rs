@@ -10,6 +10,11 @@
 //!                                  //             rows: [{ row: [...], stale_since_ms: null }, ...] } }
 //! ```
 //! Records have the shape of the CLI's `--format jsonl` output.
+//!
+//! **Integers.** A whole number within JavaScript's safe range (±(2^53 − 1)) is a `number`; one
+//! beyond it (a `BIGINT` value such as 9007199254740993) is a `BigInt` with the exact value, so
+//! nothing is rounded and nothing throws. `typeof v === "bigint"` tells them apart;
+//! `JSON.stringify` needs a replacer for a `BigInt` (`(k, v) => typeof v === "bigint" ? v.toString() : v`).
 
 use crate::engine::presets::PRESETS;
 use crate::engine::{Scenario, Simulation};
@@ -35,8 +40,43 @@ struct ResultOut<'a> {
     rows: Vec<&'a crate::engine::result_table::ResultRow>,
 }
 
+/// The largest integer a JavaScript `number` holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// `value` as a JavaScript value (objects, arrays, strings, numbers); whole numbers beyond
+/// ±[`MAX_SAFE_INTEGER`] as `BigInt`s. The direct serializer refuses them (it would round), so a
+/// value that holds one is converted through `serde_json` instead.
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+    match value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
+        Ok(v) => Ok(v),
+        Err(_) => {
+            let json = serde_json::to_value(value).map_err(|e| JsError::new(&e.to_string()))?;
+            Ok(json_to_js(&json))
+        }
+    }
+}
+
+fn json_to_js(value: &serde_json::Value) -> JsValue {
+    use serde_json::Value;
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) => JsValue::from_f64(i as f64),
+            (Some(i), _) => js_sys::BigInt::from(i).into(),
+            (None, Some(u)) => js_sys::BigInt::from(u).into(),
+            _ => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => JsValue::from_str(s),
+        Value::Array(items) => items.iter().map(json_to_js).collect::<js_sys::Array>().into(),
+        Value::Object(fields) => {
+            let object = js_sys::Object::new();
+            for (k, v) in fields {
+                let _ = js_sys::Reflect::set(&object, &JsValue::from_str(k), &json_to_js(v));
+            }
+            object.into()
+        }
+    }
 }
 
 /// The built-in scenarios: `[{ name, title }]`.

@@ -200,8 +200,8 @@ impl Embed {
     }
 }
 
-/// The embedded simulator.
-pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Html {
+/// The embedded simulator; `root` is its outer element's ref.
+pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: &NodeRef) -> Html {
     let sim = state.sim.as_ref().map(|s| s.get());
     let scenario = sim.as_ref().map(|s| s.scenario());
     let on_keydown = {
@@ -221,7 +221,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
         }
     });
     html! {
-        <div class="fss embed" tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
+        <div class="fss embed" ref={root.clone()} tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
             aria-label={scenario.map(|s| format!("flink-state-sim: {}", s.name)).unwrap_or_default()}>
             <p class="embed-hint" aria-hidden="true">{ "click to use · Esc to leave" }</p>
             if state.drive.show_keys {
@@ -243,6 +243,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
             if let Some(note) = &state.files.note {
                 <div id="files-note" class={classes!("files-note", note.error.then_some("error"))}>{ &note.text }</div>
             }
+            { super::far::view(state, dispatch) }
             if let Some(err) = &state.scenario_error {
                 <div class="error" id="scenario-error" role="alert">{ err }</div>
             }

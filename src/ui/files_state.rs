@@ -23,6 +23,8 @@ pub struct FilesState {
     pub note: Option<Note>,
     /// Why autosave failed (quota, access).
     pub storage_error: Option<String>,
+    /// A link's position not replayed on load ([`super::far`]).
+    pub far: Option<super::far::Far>,
 }
 
 impl FilesState {
@@ -32,6 +34,7 @@ impl FilesState {
             Rc::new(serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json)).unwrap_or(Value::Null));
         self.table_error = None;
         self.flink_refusal = None;
+        self.far = None;
     }
 }
 

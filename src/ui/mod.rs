@@ -2,9 +2,11 @@
 //! rule is decided here.
 
 pub mod components;
+pub mod crash;
 pub mod deferred;
 pub mod drive_state;
 pub mod embed;
+pub mod far;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
@@ -124,6 +126,20 @@ pub fn App(props: &AppProps) -> Html {
         (false, None) => AppState::default(),
     });
     persist::use_persistence(&state, persist);
+    far::use_far(&state);
+    // The panic hook's view of this simulator: its root element and scenario text (`crash`).
+    crash::install();
+    let crash_id = *use_state(crash::next_id);
+    let root_ref = use_node_ref();
+    {
+        let root_ref = root_ref.clone();
+        use_effect_with(state.json.clone(), move |json| {
+            if let Some(root) = root_ref.cast::<web_sys::Element>().and_then(|e| e.parent_element()) {
+                crash::watch(crash_id, root, json);
+            }
+        });
+        use_effect_with((), move |_| move || crash::unwatch(crash_id));
+    }
     let dispatch: Callback<Action> = {
         let state = state.clone();
         Callback::from(move |a| state.dispatch(a))
@@ -177,10 +193,10 @@ pub fn App(props: &AppProps) -> Html {
     }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
-        return embed::view(&state, &dispatch, embed);
+        return embed::view(&state, &dispatch, embed, &root_ref);
     }
     html! {
-        <div class="fss">
+        <div class="fss" ref={root_ref}>
             { header::view(&state, &dispatch, &on_flink) }
             { controls::view(&state, &dispatch) }
             { scrubber::view(&state, &dispatch, &on_scrub) }

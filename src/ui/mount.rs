@@ -157,6 +157,22 @@ impl Simulator {
     }
 }
 
+#[cfg(feature = "test-panic")]
+#[wasm_bindgen]
+impl Simulator {
+    /// Makes this simulator's reducer panic, in a task of its own (feature `test-panic` only: for
+    /// tests/browser_crash.rs and a screenshot of the message; never in the page's build).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = __testPanic)]
+    pub fn __test_panic(&self) {
+        let embed = self.embed.clone();
+        gloo_timers::callback::Timeout::new(0, move || {
+            embed.dispatch(Action::TestPanic);
+        })
+        .forget();
+    }
+}
+
 fn position_of(state: &AppState) -> u64 {
     state.sim.as_ref().map_or(0, |h| h.get().next_step())
 }
@@ -196,7 +212,7 @@ fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_na
         return Err(format!("{step_name}: {} is past the scenario's last step ({count} steps)", options.step));
     }
     let actions = if options.step == 0 { vec![] } else { vec![(EngineAction::Step, options.step)] };
-    let state = AppState::open(&Position { scenario, actions }, "replaying the steps");
+    let state = AppState::open_with(&Position { scenario, actions }, "replaying the steps", false);
     if let Some(note) = state.files.note.as_ref().filter(|n| n.error) {
         return Err(format!("{step_name}: {}", note.text.trim_end_matches(": opened where it stopped")));
     }
@@ -211,6 +227,8 @@ fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_na
         .map_err(|_| "element: cannot add the simulator".to_string())?;
     let _ = host.set_attribute("data-flink-state-sim", "");
     let embed = Embed::new(state, options);
+    // Before Yew's renderer, which would otherwise set its own panic hook over it.
+    super::crash::install();
     let props = AppProps { persist: false, embed: Some(embed.clone()) };
     let app = yew::Renderer::<App>::with_root_and_props(container.clone(), props).render();
     Ok(Simulator { embed, app: Some(app), host, parts: vec![style, container] })

@@ -6,6 +6,11 @@
 //! (the `lz-str` crate; the JavaScript `lz-string` library reads it too). `step=N` says N steps
 //! were run; when other actions were carried out (advance by, next timer), `actions=` lists them
 //! all instead: `s3.b3600000.n.t1574262000000` (3 steps, advance by 1 h, next timer, advance to).
+//! A link is read within bounds ([`crate::link`]): at most [`MAX_LINK_CHARS`] characters, a
+//! scenario that decodes to at most [`crate::link::MAX_SCENARIO_UNITS`] (checked while decoding,
+//! so a "zip bomb" link is refused after a few ms), and an imported file of at most
+//! [`MAX_IMPORT_BYTES`]; a link that asks for more steps than the page replays on load opens at
+//! the start, with a note offering to go there ([`crate::ui::far::MAX_ACTIONS_ON_OPEN`]).
 //!
 //! **History.** Each user action that moves the page (Step, Next timer, Advance, a scenario
 //! loaded) pushes a history entry, so Back / Forward move through them; Play pushes one entry
@@ -26,6 +31,7 @@ use super::files_state::{Position, ScenarioRef};
 use super::state::{Action, AppState};
 use crate::engine::presets::DEFAULT_PRESET;
 use crate::engine::Action as EngineAction;
+use crate::link::{decompress_scenario, MAX_IMPORT_BYTES, MAX_LINK_CHARS};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -122,6 +128,12 @@ pub fn query(position: &Position, compressed: Option<&str>) -> String {
 /// # Errors
 /// What is wrong with the link, naming the parameter.
 pub fn parse_query(query: &str) -> Result<Option<Position>, String> {
+    if query.len() > MAX_LINK_CHARS {
+        return Err(format!(
+            "the link is {} characters long, more than the {MAX_LINK_CHARS} the page reads",
+            query.len()
+        ));
+    }
     let mut preset = None;
     let mut data = None;
     let mut actions = Vec::new();
@@ -146,22 +158,11 @@ pub fn parse_query(query: &str) -> Result<Option<Position>, String> {
     let scenario = match (preset, data) {
         (Some(_), Some(_)) => return Err("preset and s: a link names a preset or carries a scenario, not both".into()),
         (Some(name), None) => ScenarioRef::Preset(name),
-        (None, Some(data)) => ScenarioRef::Json(decompress(&data)?),
+        (None, Some(data)) => ScenarioRef::Json(decompress_scenario(&data)?),
         (None, None) if actions.is_empty() => return Ok(None),
         (None, None) => return Err("the link has a step but no scenario (preset= or s=)".into()),
     };
     Ok(Some(Position { scenario, actions: actions.into_iter().filter(|(_, n)| *n > 0).collect() }))
-}
-
-/// The scenario text of a link's `s=`.
-fn decompress(data: &str) -> Result<String, String> {
-    let corrupt = || "s: the compressed scenario is corrupted (it is not LZ-String data of a text)".to_string();
-    let wide = lz_str::decompress_from_encoded_uri_component(data).ok_or_else(corrupt)?;
-    let text = String::from_utf16(&wide).map_err(|_| corrupt())?;
-    if text.is_empty() {
-        return Err(corrupt());
-    }
-    Ok(text)
 }
 
 /// The address of the page at `state`'s position (for the copy-link button).
@@ -170,7 +171,7 @@ pub fn permalink(state: &AppState) -> String {
     let base = location
         .map(|l| format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default()))
         .unwrap_or_default();
-    state.position().map(|p| format!("{base}{}", query(&p, None))).unwrap_or(base)
+    state.persisted_position().map(|p| format!("{base}{}", query(&p, None))).unwrap_or(base)
 }
 
 fn current_query() -> String {
@@ -406,7 +407,7 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
 /// hidden or unmounted): `history.replaceState` and `localStorage` at every beat would cost Play
 /// several ms each.
 fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leaving: bool) {
-    let Some(position) = state.position() else { return };
+    let Some(position) = state.persisted_position() else { return };
     let mut m = memory.borrow_mut();
     if state.playing && m.play_written && !leaving {
         return;
@@ -482,6 +483,16 @@ pub fn export(state: &AppState) {
 pub fn import(input: web_sys::HtmlInputElement, dispatch: Callback<Action>) {
     let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
     let file = gloo_file::File::from(file);
+    if file.size() > MAX_IMPORT_BYTES {
+        // Refused before it is read: a scenario file is text of a few KB.
+        let text = Err(format!(
+            "the file is {} bytes, more than the {MAX_IMPORT_BYTES} (4 MiB) a scenario file may be",
+            file.size()
+        ));
+        dispatch.emit(Action::Import { file_name: file.name(), text });
+        input.set_value("");
+        return;
+    }
     wasm_bindgen_futures::spawn_local(async move {
         let text = gloo_file::futures::read_as_text(&file).await.map_err(|e| e.to_string());
         dispatch.emit(Action::Import { file_name: file.name(), text });

@@ -40,6 +40,10 @@ impl SimHandle {
     pub fn get(&self) -> Ref<'_, Simulation> {
         self.0.borrow()
     }
+    /// The simulation, to change (by the reducer only).
+    pub(super) fn borrow_mut(&self) -> std::cell::RefMut<'_, Simulation> {
+        self.0.borrow_mut()
+    }
 }
 
 /// What the page shows.
@@ -162,6 +166,19 @@ pub enum Action {
     /// Show or hide the keyboard help (`?`); `CloseKeys`: hide it (Escape).
     ToggleKeys,
     CloseKeys,
+    // --- A link's position too far to replay on load (handled by `reduce_far`, in `far`) ---
+    /// Go there: replay the link's actions in slices, with progress.
+    GoFar,
+    /// One slice of that replay (scheduled by `far::use_far`).
+    FarSlice,
+    /// Stop going there (stays where it got to, and can go on).
+    CancelFar,
+    /// Forget the link's position.
+    DismissFar,
+    /// Panics (feature `test-panic`, for tests/browser_crash.rs only).
+    #[cfg(feature = "test-panic")]
+    #[doc(hidden)]
+    TestPanic,
 }
 
 impl Default for AppState {
@@ -349,6 +366,9 @@ impl Reducible for AppState {
             | Action::MoveInput { .. }
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
+            Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),
+            #[cfg(feature = "test-panic")]
+            Action::TestPanic => panic!("test panic (feature test-panic): the reducer was asked to panic"),
             files_action => state.reduce_files(files_action),
         };
         Rc::new(AppState { version, ..next })
@@ -358,9 +378,16 @@ impl Reducible for AppState {
 // --- Files, links and the table editor (see `files_state` and `persist`) ---
 impl AppState {
     /// The page opened at `position` (a permalink, `what` = "link", or the autosave): its
-    /// scenario, then its actions replayed. When the scenario cannot be loaded the default preset
+    /// scenario, then its actions replayed (more than [`super::far::MAX_ACTIONS_ON_OPEN`] are
+    /// left for "Go there": [`super::far`]). When the scenario cannot be loaded the default preset
     /// is, and a note says why.
     pub fn open(position: &Position, what: &str) -> AppState {
+        AppState::open_with(position, what, true)
+    }
+
+    /// [`AppState::open`], all the actions replayed now when `!defer` (`mount`'s `step`, which
+    /// its caller asked for).
+    pub fn open_with(position: &Position, what: &str, defer: bool) -> AppState {
         let state = AppState::default();
         let mut state = match &position.scenario {
             ScenarioRef::Preset(name) => state.with_preset(name),
@@ -374,10 +401,22 @@ impl AppState {
             });
             return state;
         }
-        if let Err(e) = state.replay(position.actions()) {
+        let replayed = if defer { state.replay_or_defer(position, what) } else { state.replay(position.actions()) };
+        if let Err(e) = replayed {
             state.files.note = Some(Note { text: format!("{what}: {e}: opened where it stopped"), error: true });
         }
         state
+    }
+
+    /// The position the permalink and the autosave keep: where the page stands, or, while a
+    /// link's far position is pending and the page has not moved since, that position (a reload
+    /// offers it again).
+    pub fn persisted_position(&self) -> Option<Position> {
+        let here = self.position()?;
+        match &self.files.far {
+            Some(far) if here.action_count() == far.done => Some(far.position(here.scenario)),
+            _ => Some(here),
+        }
     }
 
     /// Carries out `actions` one by one, stopping at the first that cannot run.

@@ -5,6 +5,8 @@
 pub mod browser;
 #[cfg(target_arch = "wasm32")]
 pub mod embed;
+#[cfg(target_arch = "wasm32")]
+pub mod wait;
 
 use flink_state_sim::engine::trace::TraceEvent;
 use flink_state_sim::engine::Simulation;

@@ -152,6 +152,7 @@ fn files_notes(state: &AppState, dispatch: &Callback<Action>) -> Html {
             if let Some(problem) = &state.files.storage_error {
                 <div id="storage-error" class="files-note error" role="alert">{ problem }</div>
             }
+            { crate::ui::far::view(state, dispatch) }
         </>
     }
 }

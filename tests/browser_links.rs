@@ -1,0 +1,203 @@
+//! Hostile links and files in a real headless browser (issue 14, `repro/more/url/`): a
+//! decompression bomb refused with a note, a link asking for 10^7 steps opening at the start with
+//! "Go there" (progress, Cancel), a link full of HTML shown as text, a file too large refused
+//! before it is read. The page stays usable after each.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::Page;
+use common::wait::{now_ms, wait_for};
+use flink_state_sim::link::{MAX_IMPORT_BYTES, MAX_SCENARIO_UNITS};
+use flink_state_sim::ui::persist::STORAGE_KEY;
+use flink_state_sim::ui::{App, AppProps};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+use web_sys::{Event, EventInit, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn window() -> web_sys::Window {
+    web_sys::window().unwrap()
+}
+
+/// Sets the page's query without loading anything, as a link opened would.
+fn set_query(query: &str) {
+    let path = window().location().pathname().unwrap();
+    window().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}"))).unwrap();
+}
+
+fn clean() {
+    set_query("");
+    window().local_storage().unwrap().unwrap().remove_item(STORAGE_KEY).unwrap();
+}
+
+/// The page as the real page mounts it (it reads the link), and the ms its mount took.
+fn open_link(query: &str) -> (Page, f64) {
+    clean();
+    set_query(query);
+    let doc = window().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let started = now_ms();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true, embed: None }).render();
+    (Page { root }, now_ms() - started)
+}
+
+/// `repro/more/url/lz_bomb.py N` (no close code), bit for bit.
+fn lz_bomb(n: usize) -> String {
+    const URI_KEY: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-$";
+    let mut bits: Vec<u8> = Vec::new();
+    let emit =
+        |bits: &mut Vec<u8>, value: usize, width: u32| (0..width).for_each(|i| bits.push(((value >> i) & 1) as u8));
+    emit(&mut bits, 0, 2);
+    emit(&mut bits, usize::from(b'{'), 8);
+    let (mut dict_len, mut num_bits, mut enlarge_in) = (4usize, 3u32, 4usize);
+    for _ in 0..n {
+        emit(&mut bits, dict_len, num_bits);
+        dict_len += 1;
+        enlarge_in -= 1;
+        if enlarge_in == 0 {
+            enlarge_in = 1 << num_bits;
+            num_bits += 1;
+        }
+    }
+    while bits.len() % 6 != 0 {
+        bits.push(0);
+    }
+    bits.chunks(6).map(|c| URI_KEY[c.iter().fold(0usize, |v, b| (v << 1) | usize::from(*b))] as char).collect()
+}
+
+/// The page works: Step moves it.
+async fn page_works(page: &Page) {
+    let before = page.text("#progress");
+    page.click("#step").await;
+    wait_for("Step to move the page", 10_000.0, || page.text("#progress") != before).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_decompression_bomb_link_is_refused_with_a_note_and_the_page_works() {
+    // 70 KB that decode to 420 M characters (840 MB).
+    let data = lz_bomb(29_000);
+    assert!(data.len() > 60_000, "{}", data.len());
+    let (page, mount_ms) = open_link(&format!("?s={data}&step=1"));
+    wait_for("the note about the link", 10_000.0, || page.find("#files-note").is_some()).await;
+    let note = page.text("#files-note");
+    assert!(
+        note.contains(&format!(
+            "link: s: the compressed scenario decodes to more than {MAX_SCENARIO_UNITS} characters"
+        )),
+        "{note}"
+    );
+    assert!(note.contains("the default preset"), "{note}");
+    assert!(mount_ms < 5_000.0, "the page took {mount_ms} ms to open the link");
+    page_works(&page).await;
+    clean();
+}
+
+#[wasm_bindgen_test]
+async fn a_link_to_step_ten_million_opens_at_the_start_and_goes_there_only_when_asked() {
+    let link = include_str!("fixtures/repro/more/ten-million-link.txt").trim();
+    let query = &link[link.find('?').unwrap()..];
+    let (page, mount_ms) = open_link(query);
+    wait_for("the link's note", 10_000.0, || page.find("#far-note").is_some()).await;
+    assert!(mount_ms < 5_000.0, "the page took {mount_ms} ms to open the link");
+    let note = page.text("#far-note");
+    assert!(note.contains("This link asks for step 10 000 000; it opened at the start"), "{note}");
+    assert_eq!(page.text("#progress"), "step 0 / 10000000");
+    assert!(page.find("#far-go").is_some());
+    // The address keeps what the link asks for (a reload offers it again).
+    wait_for("the address written", 10_000.0, || window().location().search().unwrap().contains("step=10000000")).await;
+
+    page.click("#far-go").await;
+    wait_for("progress", 10_000.0, || {
+        page.find("#far-progress")
+            .and_then(|p| p.get_attribute("value"))
+            .is_some_and(|v| v.parse::<u64>().unwrap_or(0) > 0)
+    })
+    .await;
+    // Responsive while it runs: a timer task gets its turn within a few frames.
+    let started = now_ms();
+    gloo_timers::future::TimeoutFuture::new(0).await;
+    let turn = now_ms() - started;
+    assert!(turn < 1_000.0, "a task waited {turn} ms while going there");
+    page.click("#far-cancel").await;
+    wait_for("Go on", 10_000.0, || page.find("#far-go").is_some_and(|b| b.text_content().unwrap() == "Go on")).await;
+    let note = page.text("#far-note");
+    assert!(note.contains("stopped at"), "{note}");
+    let at: u64 = page.text("#progress").split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(at > 0 && at < 10_000_000, "{at}");
+    page_works(&page).await;
+    clean();
+}
+
+/// Every element under `root`, with its tag and attributes.
+fn elements(root: &web_sys::Element) -> Vec<web_sys::Element> {
+    let list = root.query_selector_all("*").unwrap();
+    (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.unchecked_into()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_link_full_of_html_is_shown_as_text_and_creates_no_element() {
+    let link = include_str!("fixtures/repro/more/xss-link.txt").trim();
+    let (page, _) = open_link(&link[link.find('?').unwrap()..]);
+    let title = "<img src=x onerror=alert(1)><script>alert(2)</script>";
+    wait_for("the scenario's title", 10_000.0, || {
+        page.find("#scenario-title").is_some_and(|t| t.text_content().unwrap() == title)
+    })
+    .await;
+    assert!(page.find("#files-note").is_none(), "the link opened: {}", page.text("#files-note"));
+    // Run it to its end so the key, the ids and the output column are on show.
+    while page.text("#progress") != "step 3 / 3" {
+        assert!(!page.is_disabled("#step"), "Step disabled at {}", page.text("#progress"));
+        page.click("#step").await;
+    }
+    wait_for("the key on show", 10_000.0, || {
+        page.root.text_content().unwrap().contains("<img src=x onerror=alert(1)>")
+    })
+    .await;
+    let text = page.root.text_content().unwrap();
+    for shown in ["<iframe src=javascript:alert(5)>", "\"><img src=x onerror=alert(6)>"] {
+        assert!(text.contains(shown), "{shown} is not shown as text");
+    }
+    for el in elements(&page.root) {
+        let tag = el.tag_name().to_lowercase();
+        assert!(!["img", "script", "iframe"].contains(&tag.as_str()), "a <{tag}> in the page: {}", el.outer_html());
+        for name in el.get_attribute_names().iter().filter_map(|n| n.as_string()) {
+            assert!(!name.starts_with("on"), "an attribute {name} on <{tag}>");
+            let value = el.get_attribute(&name).unwrap_or_default();
+            assert!(!value.trim_start().to_lowercase().starts_with("javascript:"), "{name}=\"{value}\" on <{tag}>");
+        }
+    }
+    // Nowhere in the document either (the test page's own scripts aside).
+    let doc = window().document().unwrap();
+    assert!(doc
+        .query_selector("[href^='javascript:' i], [src^='javascript:' i], img, iframe, svg[onload]")
+        .unwrap()
+        .is_none());
+    clean();
+}
+
+#[wasm_bindgen_test]
+async fn a_file_too_large_is_refused_before_it_is_read() {
+    let page = Page::open().await;
+    let big = format!("{{\"name\": \"{}\"}}", "x".repeat(MAX_IMPORT_BYTES as usize));
+    let parts = js_sys::Array::of1(&JsValue::from_str(&big));
+    let file = web_sys::File::new_with_str_sequence(&parts, "big.json").unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input = page.get("#import").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_files(transfer.files().as_ref());
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    wait_for("the import's note", 10_000.0, || page.find("#files-note").is_some()).await;
+    assert_eq!(
+        page.text("#files-note").trim_end_matches('×'),
+        format!(
+            "import 'big.json': the file is {} bytes, more than the {MAX_IMPORT_BYTES} (4 MiB) a scenario file may be — nothing was changed",
+            big.len()
+        )
+    );
+    page_works(&page).await;
+}

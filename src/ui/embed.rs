@@ -200,8 +200,8 @@ impl Embed {
     }
 }
 
-/// The embedded simulator.
-pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Html {
+/// The embedded simulator; `root` is put on its root element (`data-settled`, [`super::settled`]).
+pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: &NodeRef) -> Html {
     let sim = state.sim.as_ref().map(|s| s.get());
     let scenario = sim.as_ref().map(|s| s.scenario());
     let on_keydown = {
@@ -221,7 +221,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed) -> Htm
         }
     });
     html! {
-        <div class="fss embed" tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
+        <div class="fss embed" ref={root.clone()} tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
             aria-label={scenario.map(|s| format!("flink-state-sim: {}", s.name)).unwrap_or_default()}>
             <p class="embed-hint" aria-hidden="true">{ "click to use · Esc to leave" }</p>
             if state.drive.show_keys {

@@ -8,6 +8,7 @@ pub mod embed;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
+pub mod settled;
 pub mod state;
 
 use crate::engine::time::Millis;
@@ -148,6 +149,9 @@ pub fn App(props: &AppProps) -> Html {
         let timeline_view = timeline_view.clone();
         Callback::from(move |range: (Millis, Millis)| timeline_view.set(Some(range)))
     };
+    // `data-settled` on the root while nothing scheduled is still to come (`settled`).
+    let root = use_node_ref();
+    settled::use_settled_marker(&root);
     let editor_ref = use_node_ref();
     let details_ref = use_node_ref();
     let on_flink = {
@@ -177,10 +181,10 @@ pub fn App(props: &AppProps) -> Html {
     }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
-        return embed::view(&state, &dispatch, embed);
+        return embed::view(&state, &dispatch, embed, &root);
     }
     html! {
-        <div class="fss">
+        <div class="fss" ref={root}>
             { header::view(&state, &dispatch, &on_flink) }
             { controls::view(&state, &dispatch) }
             { scrubber::view(&state, &dispatch, &on_scrub) }

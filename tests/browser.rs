@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::browser::{settle, Page};
+use common::browser::{settle, until, Page};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -274,11 +274,16 @@ async fn a_failed_operator_stops_step_and_play() {
 #[wasm_bindgen_test]
 async fn play_steps_by_itself_and_pauses() {
     let page = Page::open().await;
-    page.click("#play").await;
-    assert_eq!(page.text("#play"), "❚❚ Pause");
-    gloo_timers::future::TimeoutFuture::new(1_000).await;
-    settle().await;
+    page.click_only("#play");
+    // The first beat (×1: 0.9 s), seen before the next one; paused in the same task.
+    until("Play's first beat", || page.text("#progress") != "step 0 / 4").await;
     assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert_eq!(page.text("#play"), "❚❚ Pause");
     page.click("#play").await;
     assert_eq!(page.text("#play"), "▷ Play");
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    // Paused: no beat comes any more (two beats' time; a slower machine only makes it surer).
+    gloo_timers::future::TimeoutFuture::new(1_800).await;
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 1 / 4", "paused: no beat");
 }

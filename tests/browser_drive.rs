@@ -18,6 +18,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// Presses `key` on `target` (the document when `None`), as the keyboard does: a bubbling keydown.
 async fn press(page: &Page, target: Option<&str>, key: &str) {
+    key_down(page, target, key);
+    settle().await;
+}
+
+/// [`press`], waiting for nothing.
+fn key_down(page: &Page, target: Option<&str>, key: &str) {
     let init = KeyboardEventInit::new();
     init.set_key(key);
     init.set_bubbles(true);
@@ -27,7 +33,6 @@ async fn press(page: &Page, target: Option<&str>, key: &str) {
         Some(selector) => page.get(selector).dispatch_event(&event).unwrap(),
         None => web_sys::window().unwrap().document().unwrap().dispatch_event(&event).unwrap(),
     };
-    settle().await;
 }
 
 /// Moves the scrubber to `to`, as dragging its handle does (an `input` event).
@@ -139,6 +144,9 @@ async fn the_scrubber_goes_anywhere_in_the_run() {
     scrub_event(&page, 2);
     scrub_event(&page, 1);
     scrub_event(&page, 3);
+    yew::scheduler::flush().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4", "the first move went at once");
+    assert!(!page.get(".fss").has_attribute("data-settled"), "a move waits for the next frame");
     settle().await;
     assert_eq!(page.text("#progress"), "step 3 / 4");
 }
@@ -204,19 +212,19 @@ async fn play_ticks_at_its_speed_and_pause_stops_every_tick() {
     page.choose("#preset-select", "cleanup-harness-min5-max10").await;
     page.choose("#speed", "3").await; // ×10: a step every 90 ms
     assert!(page.attr("#play", "title").contains("11 steps/s"));
-    // Two beats, then pause (in the same task as the check): they came no faster than one per
-    // 90 ms (a beat may come late on a busy machine, never early; 10 ms of slack for the clocks'
-    // rounding).
+    // Two beats or more, then pause (in the same task as the check). A beat may come late on a
+    // busy machine (and the next then at once), never early: the k-th not before k × 90 ms
+    // (10 ms of slack for the clocks' rounding).
     let started = js_sys::Date::now();
     page.click_only("#play");
     until("two of Play's beats", || steps(&page) >= 2).await;
+    let (beats, elapsed) = (steps(&page), js_sys::Date::now() - started);
     assert_eq!(page.text("#play"), "❚❚ Pause");
-    let elapsed = js_sys::Date::now() - started;
     page.click("#play").await;
     assert_eq!(page.text("#play"), "▷ Play");
     let paused_at = page.text("#progress");
-    assert_eq!(steps(&page), 2, "paused right after the second beat: {paused_at}");
-    assert!(elapsed >= 170.0, "two beats of 90 ms took {elapsed} ms");
+    assert_eq!(steps(&page), beats, "paused where the beats were: {paused_at}");
+    assert!(elapsed >= f64::from(beats) * 90.0 - 10.0, "{beats} beats of 90 ms took {elapsed} ms");
     // Paused: no beat comes any more (a slower machine only makes it surer).
     TimeoutFuture::new(400).await;
     settle().await;
@@ -249,7 +257,9 @@ async fn the_keys_drive_the_page_but_not_while_typing() {
     assert!(page.text("#keys").contains("nadvance to the next timer"));
     press(&page, None, "Escape").await;
     assert!(page.find("#keys").is_none());
-    press(&page, None, " ").await;
+    // Play, then pause before its first beat (0.9 s): rendered, not waited for.
+    key_down(&page, None, " ");
+    yew::scheduler::flush().await;
     assert_eq!(page.text("#play"), "❚❚ Pause");
     press(&page, None, " ").await;
     assert_eq!(page.text("#play"), "▷ Play");

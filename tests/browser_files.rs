@@ -192,7 +192,8 @@ async fn play_is_one_history_entry_written_when_it_starts_and_when_it_pauses() {
     let written: u32 =
         first.strip_prefix("?preset=cleanup-harness-min5-max10&step=").unwrap_or("").parse().unwrap_or(0);
     assert!((2..=progress(&page)).contains(&written), "Play's first write: {first} at {}", page.text("#progress"));
-    until("more beats", || page.text("#progress") == "step 5 / 8").await;
+    // Beats may come two at once on a busy machine: any step from 5 on.
+    until("more beats", || progress(&page) >= 5).await;
     assert_eq!(query(), first, "the beats after the first write nothing while Play runs");
     page.click("#play").await; // pause
     let paused = page.text("#progress");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::browser::{settle, Page};
+use common::browser::{settle, until, Page};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -17,6 +17,22 @@ async fn opens_on_seed_001_ready_to_step() {
     assert!(page.text("#retention").contains("idle state retention min 1 d, max 2 d"));
     assert!(!page.is_disabled("#step"));
     assert!(page.is_disabled("#next-timer"), "no timer before the first record");
+}
+
+#[wasm_bindgen_test]
+async fn the_root_is_marked_settled_once_the_sections_below_the_timeline_caught_up() {
+    let page = Page::open().await;
+    let root = page.get(".fss");
+    assert!(root.has_attribute("data-settled"), "opened and settled");
+    page.click_only("#step");
+    yew::scheduler::flush().await;
+    // Rendered: the controls show step 1; the cards wait for the next frame, and the root says so.
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+    assert!(page.find("#op-logins_per_user .cleanup-time").is_none(), "the cards still show step 0");
+    assert!(!root.has_attribute("data-settled"), "not settled while the cards are behind");
+    settle().await;
+    assert!(root.has_attribute("data-settled"));
+    assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00");
 }
 
 #[wasm_bindgen_test]
@@ -274,11 +290,20 @@ async fn a_failed_operator_stops_step_and_play() {
 #[wasm_bindgen_test]
 async fn play_steps_by_itself_and_pauses() {
     let page = Page::open().await;
-    page.click("#play").await;
+    // The first beat (×1: 0.9 s, not earlier; a busy machine may delay it, and the next then
+    // come at once), then pause in the same task as the check.
+    let started = js_sys::Date::now();
+    page.click_only("#play");
+    until("Play's first beat", || page.text("#progress") != "step 0 / 4").await;
+    let (at, elapsed) = (page.text("#progress"), js_sys::Date::now() - started);
     assert_eq!(page.text("#play"), "❚❚ Pause");
-    gloo_timers::future::TimeoutFuture::new(1_000).await;
-    settle().await;
-    assert_eq!(page.text("#progress"), "step 1 / 4");
     page.click("#play").await;
     assert_eq!(page.text("#play"), "▷ Play");
+    assert_eq!(page.text("#progress"), at, "paused where the beat left it");
+    let beats: f64 = at.trim_start_matches("step ").split(' ').next().unwrap().parse().unwrap();
+    assert!(beats >= 1.0 && elapsed >= beats * 900.0 - 10.0, "{at} after {elapsed} ms of beats of 0.9 s");
+    // Paused: no beat comes any more (two beats' time; a slower machine only makes it surer).
+    gloo_timers::future::TimeoutFuture::new(1_800).await;
+    settle().await;
+    assert_eq!(page.text("#progress"), at, "paused: no beat");
 }

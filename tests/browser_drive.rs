@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::browser::{settle, Page};
+use common::browser::{settle, until, Page};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -18,6 +18,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// Presses `key` on `target` (the document when `None`), as the keyboard does: a bubbling keydown.
 async fn press(page: &Page, target: Option<&str>, key: &str) {
+    key_down(page, target, key);
+    settle().await;
+}
+
+/// [`press`], waiting for nothing.
+fn key_down(page: &Page, target: Option<&str>, key: &str) {
     let init = KeyboardEventInit::new();
     init.set_key(key);
     init.set_bubbles(true);
@@ -27,17 +33,21 @@ async fn press(page: &Page, target: Option<&str>, key: &str) {
         Some(selector) => page.get(selector).dispatch_event(&event).unwrap(),
         None => web_sys::window().unwrap().document().unwrap().dispatch_event(&event).unwrap(),
     };
-    settle().await;
 }
 
 /// Moves the scrubber to `to`, as dragging its handle does (an `input` event).
 async fn scrub(page: &Page, to: usize) {
+    scrub_event(page, to);
+    settle().await;
+}
+
+/// The scrubber's `input` event for `to`, waiting for nothing.
+fn scrub_event(page: &Page, to: usize) {
     let input = page.get("#scrubber").dyn_into::<HtmlInputElement>().unwrap();
     input.set_value(&to.to_string());
     let init = EventInit::new();
     init.set_bubbles(true);
     input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
-    settle().await;
 }
 
 fn pointer(kind: &str, client_x: f64, client_y: f64) -> PointerEvent {
@@ -129,10 +139,14 @@ async fn the_scrubber_goes_anywhere_in_the_run() {
     assert_eq!(page.text("#op-logins_per_user .cleanup-time"), "2019-11-22 15:00");
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
     assert_eq!(page.text("#future .future-text"), "3 later actions recorded: Step (→) redoes them.");
-    // Several moves within one frame: the last one wins.
-    scrub(&page, 2).await;
-    scrub(&page, 3).await;
-    TimeoutFuture::new(50).await;
+    // Several moves within one frame (one task): the first goes at once, the last one at the
+    // next frame, and it wins.
+    scrub_event(&page, 2);
+    scrub_event(&page, 1);
+    scrub_event(&page, 3);
+    yew::scheduler::flush().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4", "the first move went at once");
+    assert!(!page.get(".fss").has_attribute("data-settled"), "a move waits for the next frame");
     settle().await;
     assert_eq!(page.text("#progress"), "step 3 / 4");
 }
@@ -198,25 +212,35 @@ async fn play_ticks_at_its_speed_and_pause_stops_every_tick() {
     page.choose("#preset-select", "cleanup-harness-min5-max10").await;
     page.choose("#speed", "3").await; // ×10: a step every 90 ms
     assert!(page.attr("#play", "title").contains("11 steps/s"));
-    page.click("#play").await;
+    // Two beats or more, then pause (in the same task as the check). A beat may come late on a
+    // busy machine (and the next then at once), never early: the k-th not before k × 90 ms
+    // (10 ms of slack for the clocks' rounding).
+    let started = js_sys::Date::now();
+    page.click_only("#play");
+    until("two of Play's beats", || steps(&page) >= 2).await;
+    let (beats, elapsed) = (steps(&page), js_sys::Date::now() - started);
     assert_eq!(page.text("#play"), "❚❚ Pause");
-    TimeoutFuture::new(400).await;
-    settle().await;
     page.click("#play").await;
     assert_eq!(page.text("#play"), "▷ Play");
     let paused_at = page.text("#progress");
-    let steps: u32 = paused_at.trim_start_matches("step ").split(' ').next().unwrap().parse().unwrap();
-    assert!((2..=5).contains(&steps), "about four beats of 90 ms in 400 ms: {paused_at}");
+    assert_eq!(steps(&page), beats, "paused where the beats were: {paused_at}");
+    assert!(elapsed >= f64::from(beats) * 90.0 - 10.0, "{beats} beats of 90 ms took {elapsed} ms");
+    // Paused: no beat comes any more (a slower machine only makes it surer).
     TimeoutFuture::new(400).await;
     settle().await;
     assert_eq!(page.text("#progress"), paused_at, "paused: no tick");
     // Play runs to the end and stops by itself.
-    page.click("#play").await;
-    TimeoutFuture::new(1_200).await;
+    page.click_only("#play");
+    until("Play at the end, stopped", || page.text("#progress") == "step 8 / 8" && page.text("#play") == "▷ Play")
+        .await;
     settle().await;
     assert_eq!(page.text("#progress"), "step 8 / 8");
-    assert_eq!(page.text("#play"), "▷ Play");
     assert!(page.is_disabled("#play"));
+}
+
+/// The step `#progress` shows (`step 3 / 8`: 3).
+fn steps(page: &Page) -> u32 {
+    page.text("#progress").trim_start_matches("step ").split(' ').next().unwrap().parse().unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -233,7 +257,9 @@ async fn the_keys_drive_the_page_but_not_while_typing() {
     assert!(page.text("#keys").contains("nadvance to the next timer"));
     press(&page, None, "Escape").await;
     assert!(page.find("#keys").is_none());
-    press(&page, None, " ").await;
+    // Play, then pause before its first beat (0.9 s): rendered, not waited for.
+    key_down(&page, None, " ");
+    yew::scheduler::flush().await;
     assert_eq!(page.text("#play"), "❚❚ Pause");
     press(&page, None, " ").await;
     assert_eq!(page.text("#play"), "▷ Play");

@@ -49,7 +49,7 @@ async fn styled_page(width: u32) -> Page {
     }
     let page = Page::open().await;
     page.root.set_attribute("style", &format!("width: {width}px")).unwrap();
-    frames().await;
+    settle().await;
     page
 }
 
@@ -59,12 +59,6 @@ fn top(page: &Page, selector: &str) -> f64 {
 
 fn height(page: &Page, selector: &str) -> f64 {
     page.get(selector).get_bounding_client_rect().height()
-}
-
-/// Waits for the layout (a ResizeObserver, fonts) to settle.
-async fn frames() {
-    settle().await;
-    gloo_timers::future::TimeoutFuture::new(50).await;
 }
 
 #[wasm_bindgen_test]
@@ -89,7 +83,6 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     let mut labels = Vec::new();
     for step in 1..=4 {
         page.click("#step").await;
-        frames().await;
         labels.push(page.text("#next-timer"));
         assert_eq!(top(&page, "#scrubber"), scrubber, "scrubber's y after step {step} ({})", page.text("#next-timer"));
         assert_eq!(height(&page, ".controls"), controls, "the controls' height after step {step}");
@@ -109,15 +102,12 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     for _ in 0..4 {
         page.click("#step-back").await;
     }
-    frames().await;
     assert_eq!(page.text("#next-timer"), "⇥ next timer");
     assert_eq!(top(&page, "#scrubber"), scrubber, "at step 0");
     page.type_into("#advance-by", "abc").await;
-    frames().await;
     assert_eq!(page.attr("#advance-error", "role"), "alert");
     assert_eq!(top(&page, "#scrubber"), scrubber, "with the typed error shown");
     page.click("#advance").await;
-    frames().await;
     let error = page.get("#step-error");
     assert_eq!(error.get_attribute("role").as_deref(), Some("alert"));
     assert_eq!(page.text("#step-error"), "advance by 'abc': text does not start with a number");
@@ -139,14 +129,12 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     page.type_into("#advance-by", "1 h").await;
     page.step(3).await;
     page.click("#step-back").await;
-    frames().await;
     assert!(page.find("#fork").is_some());
     assert_eq!(top(&page, "#scrubber"), scrubber, "with the fork row shown");
     // Advanced past the next step: Step is blocked and says why, under itself, the row unmoved.
     page.click("#fork").await;
     page.type_into("#advance-by", "3 d").await;
     page.click("#advance").await;
-    frames().await;
     assert_eq!(page.text("#blocked"), "time is past the next step: ◀ Back or Reset to run it");
     assert_eq!(top(&page, "#scrubber"), scrubber, "with the blocked hint shown");
     assert_eq!(height(&page, ".controls"), controls);
@@ -198,7 +186,7 @@ async fn at_400_px_nothing_is_wider_than_its_container() {
         let h = host(400);
         let (sim, page) = mounted(&h, preset);
         sim.seek(JsValue::from(2)).unwrap();
-        frames().await;
+        settle().await;
         let fss = page.get(".fss");
         assert_eq!(fss.get_bounding_client_rect().width(), 400.0);
         assert_eq!(sticking_out(&page, &fss), Vec::<String>::new(), "{preset}");
@@ -223,7 +211,6 @@ async fn at_400_px_the_scrubber_label_goes_under_the_slider_whole() {
     let page = styled_page(400).await;
     page.choose("#preset-select", "seed-004-device-status-flink-2.3").await;
     page.step(2).await;
-    frames().await;
     assert_eq!(page.text("#scrub-position"), "action 2 / 2 · 2019-11-21 14:44:34");
     let (label, slider, row) = (
         page.get("#scrub-position").get_bounding_client_rect(),

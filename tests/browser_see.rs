@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::browser::{settle, Page};
+use common::browser::{settle, until, Page};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Event, EventInit, HtmlInputElement};
@@ -109,8 +109,9 @@ async fn the_inspector_shows_an_expired_but_stored_entry() {
           emitted"]
     );
     assert!(page.find("#inspector-table").is_none(), "nothing computed while closed");
+    // Opening fires `toggle` in a task of its own: wait for the table it shows.
     page.get("#inspector").dyn_into::<web_sys::HtmlDetailsElement>().unwrap().set_open(true);
-    settle().await;
+    until("the inspector's table", || page.find("#inspector-table").is_some()).await;
     settle().await;
     assert_eq!(page.texts("#inspector-table tr.i-expired th.key"), ["u1", "u3"]);
     assert_eq!(
@@ -139,12 +140,7 @@ async fn the_what_if_result_has_charts() {
     page.enter("#wi-events", "2000").await;
     page.enter("#wi-keys", "100").await;
     page.click("#wi-run").await;
-    for _ in 0..400 {
-        if page.find("#wi-charts").is_some() {
-            break;
-        }
-        gloo_timers::future::TimeoutFuture::new(20).await;
-    }
+    until("the what-if result's charts", || page.find("#wi-charts").is_some()).await;
     // seed-001's COUNT(*) GROUP BY user_id over 100 keys: 100 keys held at the end, 2000 rows emitted.
     assert!(page.text("#wi-charts-0 figcaption").contains("keys 100"), "{}", page.text("#wi-charts-0 figcaption"));
     assert!(page.text("#wi-charts-2 figcaption").contains("(true,…) 2000"), "{}", page.text("#wi-charts-2 figcaption"));

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::browser::{settle, Page};
+use common::browser::{settle, until, Page};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -37,10 +37,13 @@ fn assert_no_overlap(mut spans: Vec<(f64, f64)>, what: &str) {
     }
 }
 
+/// Narrows the page to `width_px` and waits until the timeline is drawn at most that wide (its
+/// `ResizeObserver` is told after the browser's next layout).
 async fn resize(page: &Page, width_px: u32) {
     page.root.set_attribute("style", &format!("width: {width_px}px")).unwrap();
     web_sys::window().unwrap().dispatch_event(&web_sys::Event::new("resize").unwrap()).unwrap();
-    settle().await;
+    let drawn = || page.attr("#tl-axis", "width").parse::<f64>().is_ok_and(|w| w <= f64::from(width_px));
+    until(&format!("the timeline drawn at most {width_px} px wide"), drawn).await;
     settle().await;
 }
 

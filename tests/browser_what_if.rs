@@ -4,20 +4,14 @@
 
 mod common;
 
-use common::browser::Page;
+use common::browser::{until, Page};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Waits (up to ~8 s) until `selector` is in the page.
+/// Waits until `selector` is in the page (a what-if run goes on by itself, in slices).
 async fn wait_for(page: &Page, selector: &str) {
-    for _ in 0..400 {
-        if page.find(selector).is_some() {
-            return;
-        }
-        gloo_timers::future::TimeoutFuture::new(20).await;
-    }
-    panic!("{selector} never appeared");
+    until(&format!("{selector} in the page"), || page.find(selector).is_some()).await;
 }
 
 #[wasm_bindgen_test]

@@ -84,43 +84,79 @@ fn a_no_break_space_in_a_duration_is_refused_as_flink_refuses_it() {
     );
 }
 
+/// How much longer `work(n)` takes than `work(n / 8)`: the best of three timings of each,
+/// interleaved, so that a busy or slow machine slows both alike and the ratio does not depend on
+/// its speed. Linear work takes about 8× as long; work that scans what it built so far at each
+/// item (quadratic) 64×. `work` gets what `prepare` made for its size (not timed).
+fn growth<T>(n: usize, prepare: impl Fn(usize) -> T, work: impl Fn(usize, T)) -> (f64, Duration, Duration) {
+    let (mut small, mut big) = (Duration::MAX, Duration::MAX);
+    for _ in 0..3 {
+        for (size, best) in [(n / 8, &mut small), (n, &mut big)] {
+            let input = prepare(size);
+            let started = Instant::now();
+            work(size, input);
+            *best = (*best).min(started.elapsed());
+        }
+    }
+    let ratio = big.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    eprintln!("growth: {n} took {big:?}, {} took {small:?}: {ratio:.1}×", n / 8);
+    (ratio, small, big)
+}
+
+/// Below this ratio of [`growth`], work is taken as linear: 4× a linear ratio, half a quadratic one.
+const LINEAR: f64 = 32.0;
+
 /// H2a, H2b: validation is linear (150 k columns, 100 k aggregates took 10-11 s each when it was quadratic).
 #[test]
 fn validation_is_linear() {
-    let mut d = base();
-    d["source"]["schema"] = json!((0..150_000).map(|i| json!([format!("c{i}"), "INT"])).collect::<Vec<_>>());
-    d["pipeline"][0]["group_by"] = json!(["c0"]);
-    d["steps"] = json!([]);
-    let started = Instant::now();
-    assert!(Scenario::from_json(&d.to_string()).is_ok());
-    let mut d = base();
-    d["pipeline"][0]["aggregates"] = json!((0..100_000)
-        .map(|i| json!({"function": "COUNT", "args": ["*"], "as": format!("c{i}")}))
-        .collect::<Vec<_>>());
-    assert!(Scenario::from_json(&d.to_string()).is_ok());
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let columns = |n: usize| {
+        let mut d = base();
+        d["source"]["schema"] = json!((0..n).map(|i| json!([format!("c{i}"), "INT"])).collect::<Vec<_>>());
+        d["pipeline"][0]["group_by"] = json!(["c0"]);
+        d["steps"] = json!([]);
+        d.to_string()
+    };
+    let aggregates = |n: usize| {
+        let mut d = base();
+        d["pipeline"][0]["aggregates"] = json!((0..n)
+            .map(|i| json!({"function": "COUNT", "args": ["*"], "as": format!("c{i}")}))
+            .collect::<Vec<_>>());
+        d.to_string()
+    };
+    let valid = |_: usize, text: String| assert!(Scenario::from_json(&text).is_ok());
+    for (what, n, ratio) in [
+        ("columns", 150_000, growth(150_000, columns, valid)),
+        ("aggregates", 100_000, growth(100_000, aggregates, valid)),
+    ] {
+        assert!(ratio.0 < LINEAR, "{n} {what} took {:?}, {} took {:?}: {:.1}×", ratio.2, n / 8, ratio.1, ratio.0);
+    }
 }
 
 /// H3: 60 k keys each seen once on the legacy planner, every cleanup timer firing at the end:
 /// the cost per event does not grow with the keys (it took minutes when each firing scanned the result).
 #[test]
 fn many_keys_each_seen_once_run_in_linear_time() {
-    let steps: Vec<serde_json::Value> = (0..60_000)
-        .map(|i| json!({"at": i * 1000, "row": [format!("k{i}")]}))
-        .chain([json!({"advance_by": "2 d"})])
-        .collect();
-    let d = json!({"name": "h3", "flink": "1.10-legacy", "time_format": "millis",
-        "idle_state_retention": {"min": "12 h", "max": "1 d"},
-        "source": {"name": "src", "schema": [["key", "STRING"]]},
-        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["key"],
-                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "cnt"}]}],
-        "steps": steps});
-    let started = Instant::now();
-    let mut sim = Simulation::with_options(Scenario::from_json(&d.to_string()).unwrap(), metrics_only());
-    sim.run_to_end().unwrap();
-    assert_eq!((sim.result().len(), sim.result().stale_len()), (60_000, 60_000), "every row went stale");
-    assert_eq!(sim.sample_now().operators[0].keys, 0, "every key was cleaned up");
-    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    let scenario = |n: usize| {
+        let steps: Vec<serde_json::Value> = (0..n)
+            .map(|i| json!({"at": i * 1000, "row": [format!("k{i}")]}))
+            .chain([json!({"advance_by": "2 d"})])
+            .collect();
+        json!({"name": "h3", "flink": "1.10-legacy", "time_format": "millis",
+            "idle_state_retention": {"min": "12 h", "max": "1 d"},
+            "source": {"name": "src", "schema": [["key", "STRING"]]},
+            "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["key"],
+                          "aggregates": [{"function": "COUNT", "args": ["*"], "as": "cnt"}]}],
+            "steps": steps})
+        .to_string()
+    };
+    let run = |n: usize, text: String| {
+        let mut sim = Simulation::with_options(Scenario::from_json(&text).unwrap(), metrics_only());
+        sim.run_to_end().unwrap();
+        assert_eq!((sim.result().len(), sim.result().stale_len()), (n, n), "every row went stale");
+        assert_eq!(sim.sample_now().operators[0].keys, 0, "every key was cleaned up");
+    };
+    let (ratio, small, big) = growth(60_000, scenario, run);
+    assert!(ratio < LINEAR, "60000 keys took {big:?}, 7500 took {small:?}: {ratio:.1}×");
 }
 
 /// H1: a 1000-operator chain at the `metrics` level keeps no trace (its memory follows the state,

@@ -4,18 +4,28 @@
 //! while Play runs faster than the screen refreshes, those sections render once per frame, at the
 //! latest state, instead of once per step. What they show is the same; only when changes.
 
+use super::settled;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// The version (the page state's [`super::state::AppState::version`]) the deferred sections
 /// show: `version` itself, from just after the next frame is painted (an animation frame, then a
-/// task). Versions reached meanwhile are skipped; the latest one is shown.
+/// task). Versions reached meanwhile are skipped; the latest one is shown. Until the render that
+/// shows `version`, the page is not settled ([`settled`]).
 #[hook]
 pub fn use_deferred_version(version: u64) -> u64 {
     let shown = use_state_eq(|| version);
     let latest = use_mut_ref(|| version);
     let pending: Rc<RefCell<Option<gloo_render::AnimationFrame>>> = use_mut_ref(|| None);
+    // Behind from the render that moved `version` on to the render that catches up (this hook
+    // runs in the App's render).
+    let behind = use_mut_ref(|| None::<settled::Pending>);
+    if *shown == version {
+        behind.borrow_mut().take();
+    } else if behind.borrow().is_none() {
+        *behind.borrow_mut() = Some(settled::pending());
+    }
     *latest.borrow_mut() = version;
     {
         let shown = shown.clone();

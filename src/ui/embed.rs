@@ -200,7 +200,7 @@ impl Embed {
     }
 }
 
-/// The embedded simulator; `root` is its outer element's ref.
+/// The embedded simulator; `root` is its root element's ref (the panic hook's view, `data-settled`).
 pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: &NodeRef) -> Html {
     let sim = state.sim.as_ref().map(|s| s.get());
     let scenario = sim.as_ref().map(|s| s.scenario());

@@ -10,6 +10,7 @@ pub mod far;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
+pub mod settled;
 pub mod state;
 
 use crate::engine::time::Millis;
@@ -164,6 +165,8 @@ pub fn App(props: &AppProps) -> Html {
         let timeline_view = timeline_view.clone();
         Callback::from(move |range: (Millis, Millis)| timeline_view.set(Some(range)))
     };
+    // `data-settled` on the root while nothing scheduled is still to come (`settled`).
+    settled::use_settled_marker(&root_ref);
     let editor_ref = use_node_ref();
     let details_ref = use_node_ref();
     let on_flink = {

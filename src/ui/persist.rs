@@ -314,6 +314,8 @@ struct Memory {
     scheduled: bool,
     /// The animation frame the pending write waits for.
     frame: Option<gloo_render::AnimationFrame>,
+    /// Held while a write is scheduled: the page is not settled ([`super::settled`]).
+    busy: Option<super::settled::Pending>,
 }
 
 /// Schedules the write of the URL and the autosave for the latest state, after the next frame is
@@ -334,6 +336,7 @@ fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
         return;
     }
     m.scheduled = true;
+    m.busy = Some(super::settled::pending());
     let memory = memory.clone();
     m.frame = Some(gloo_render::request_animation_frame(move |_| {
         gloo_timers::callback::Timeout::new(0, move || flush(&memory, false)).forget();
@@ -343,13 +346,13 @@ fn schedule(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>) {
 /// Carries out the scheduled write now, if one is pending (or, `leaving`, the write Play left
 /// for its pause).
 fn flush(memory: &Rc<RefCell<Memory>>, leaving: bool) {
-    let latest = {
+    let (latest, _busy) = {
         let mut m = memory.borrow_mut();
         if !(m.scheduled || leaving && m.play_written) {
             return;
         }
         m.scheduled = false;
-        m.latest.clone()
+        (m.latest.clone(), m.busy.take())
     };
     if let Some(state) = latest {
         sync(&state, memory, leaving);
@@ -373,7 +376,12 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
                 let history = gloo_events::EventListener::new(&window, "popstate", move |_| {
                     // A write still pending (the position being left, within a frame of Back) is dropped:
                     // it would push over the entry Back went to.
-                    memory.borrow_mut().scheduled = false;
+                    let dropped = {
+                        let mut m = memory.borrow_mut();
+                        m.scheduled = false;
+                        m.busy.take()
+                    };
+                    drop(dropped);
                     match parse_query(&current_query()) {
                         Ok(Some(position)) => {
                             memory.borrow_mut().from_history = true;
@@ -493,7 +501,9 @@ pub fn import(input: web_sys::HtmlInputElement, dispatch: Callback<Action>) {
         input.set_value("");
         return;
     }
+    let busy = super::settled::pending();
     wasm_bindgen_futures::spawn_local(async move {
+        let _busy = busy;
         let text = gloo_file::futures::read_as_text(&file).await.map_err(|e| e.to_string());
         dispatch.emit(Action::Import { file_name: file.name(), text });
         // The same file can be chosen again.
@@ -506,7 +516,9 @@ pub fn copy_link(state: &AppState, dispatch: Callback<Action>) {
     let url = permalink(state);
     let Some(window) = web_sys::window() else { return };
     let promise = window.navigator().clipboard().write_text(&url);
+    let busy = super::settled::pending();
     wasm_bindgen_futures::spawn_local(async move {
+        let _busy = busy;
         let outcome = wasm_bindgen_futures::JsFuture::from(promise).await;
         dispatch.emit(Action::LinkCopied(outcome.map(|_| url.clone()).map_err(|e| (url, js_error_text(&e)))));
     });

@@ -1,9 +1,16 @@
-//! Mounting the page in the test browser and poking at it like a user.
+//! Mounting the page in the test browser and poking at it like a user, and waiting for what the
+//! page does by itself: never for a number of frames or milliseconds, always for a condition
+//! (with [`PATIENCE_MS`] before failing), so that a busy machine is slower, not failing.
 
+use flink_state_sim::ui::settled::ATTRIBUTE as SETTLED;
 use flink_state_sim::ui::App;
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+
+/// How long [`settle`] and [`until`] wait for their condition before failing the test: far more
+/// than anything takes on an idle machine, so that only a page that never gets there fails.
+pub const PATIENCE_MS: f64 = 20_000.0;
 
 /// The page mounted in a fresh element of the test page. Removed when dropped.
 pub struct Page {
@@ -16,13 +23,81 @@ impl Drop for Page {
     }
 }
 
-/// Lets Yew render (and run effects) after a mount or an event, including the sections below
-/// the timeline, which follow one frame later (`src/ui/deferred.rs`).
+/// Waits until the page is settled after a mount or an event: Yew has rendered and run its
+/// effects (`yew::scheduler::flush`), and every app root in the document (in the shadow roots
+/// of embedded simulators too) carries `data-settled` (`src/ui/settled.rs`: the sections below
+/// the timeline caught up, no scrubber move, autosave, file read or clipboard write pending);
+/// then once more after an animation frame (layout observers, the timeline's `ResizeObserver`,
+/// run in it), then one more task. Panics after [`PATIENCE_MS`], naming what it waited for.
+///
+/// Play's beats and a what-if run are not waited for (they go on by themselves): wait for what
+/// they show with [`until`].
 pub async fn settle() {
-    TimeoutFuture::new(0).await;
-    TimeoutFuture::new(0).await;
+    let deadline = js_sys::Date::now() + PATIENCE_MS;
+    quiet(deadline).await;
     next_frame().await;
-    TimeoutFuture::new(0).await;
+    quiet(deadline).await;
+    tick().await;
+}
+
+/// Flushes Yew and waits until every app root is settled.
+async fn quiet(deadline: f64) {
+    loop {
+        yew::scheduler::flush().await;
+        tick().await;
+        yew::scheduler::flush().await;
+        let waiting = unsettled();
+        if waiting.is_empty() {
+            return;
+        }
+        if js_sys::Date::now() > deadline {
+            panic!(
+                "settle: after {} s, {} app root(s) still lack `{SETTLED}` (src/ui/settled.rs: the sections below the \
+                 timeline have not caught up, or a scrubber move, an autosave, a file read or a clipboard write is \
+                 still pending): {:?}",
+                PATIENCE_MS / 1000.0,
+                waiting.len(),
+                waiting.iter().map(|e| e.class_name()).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+/// The app roots (`.fss`) in the document and in the shadow roots of embedded simulators that
+/// do not carry `data-settled`.
+fn unsettled() -> Vec<Element> {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let mut roots = all(&doc.query_selector_all(".fss").unwrap());
+    for host in all(&doc.query_selector_all("[data-flink-state-sim]").unwrap()) {
+        if let Some(shadow) = host.shadow_root() {
+            roots.extend(all(&shadow.query_selector_all(".fss").unwrap()));
+        }
+    }
+    roots.into_iter().filter(|r| !r.has_attribute(SETTLED)).collect()
+}
+
+fn all(list: &web_sys::NodeList) -> Vec<Element> {
+    (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into::<Element>().ok()).collect()
+}
+
+/// Waits until `condition` holds, checking it after every task (so that a state shown between
+/// two of Play's beats is seen), and returns at once then: nothing else runs between the check
+/// that held and the caller's next statement. Panics after [`PATIENCE_MS`] with `what`.
+pub async fn until(what: &str, condition: impl Fn() -> bool) {
+    let deadline = js_sys::Date::now() + PATIENCE_MS;
+    loop {
+        if condition() {
+            return;
+        }
+        if js_sys::Date::now() > deadline {
+            panic!("timed out after {} s waiting for {what}", PATIENCE_MS / 1000.0);
+        }
+        tick().await;
+    }
+}
+
+/// One task: what was queued before it (timers, events, Yew's continuation after it yielded) runs.
+pub async fn tick() {
     TimeoutFuture::new(0).await;
 }
 
@@ -63,8 +138,13 @@ impl Page {
     }
 
     pub async fn click(&self, selector: &str) {
-        self.get(selector).dyn_into::<HtmlElement>().unwrap().click();
+        self.click_only(selector);
         settle().await;
+    }
+
+    /// Clicks without waiting for anything (then [`until`] what the click starts, such as Play).
+    pub fn click_only(&self, selector: &str) {
+        self.get(selector).dyn_into::<HtmlElement>().unwrap().click();
     }
 
     pub fn is_disabled(&self, selector: &str) -> bool {

@@ -5,17 +5,19 @@
 //! faster than the screen refreshes the page goes to the latest position once per animation
 //! frame; it requests no frame otherwise.
 
+use crate::ui::settled;
 use crate::ui::state::{Action, AppState};
 use gloo_render::{request_animation_frame, AnimationFrame};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The position wanted by the last `input` event and the frame that will go there.
+/// The position wanted by the last `input` event and the frame that will go there (the page is
+/// not settled until it has passed, [`settled`]).
 #[derive(Default)]
 struct Pending {
     to: Option<usize>,
-    frame: Option<AnimationFrame>,
+    frame: Option<(AnimationFrame, settled::Pending)>,
 }
 
 /// What the scrubber calls with each position it is dragged to: goes there at once, or, when a
@@ -75,16 +77,17 @@ fn schedule(pending: &Rc<RefCell<Pending>>, to: usize, dispatch: &Callback<Actio
         return;
     }
     let (pending2, dispatch2) = (pending.clone(), dispatch.clone());
-    p.frame = Some(request_animation_frame(move |_| {
-        let to = {
+    let frame = request_animation_frame(move |_| {
+        let (to, busy) = {
             let mut p = pending2.borrow_mut();
-            p.frame = None;
-            p.to.take()
+            (p.to.take(), p.frame.take())
         };
         if let Some(to) = to {
             dispatch2.emit(Action::ScrubTo(to));
         }
-    }));
+        drop(busy);
+    });
+    p.frame = Some((frame, settled::pending()));
     drop(p);
     dispatch.emit(Action::ScrubTo(to));
 }

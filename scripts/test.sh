@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI; then 3000 cases
+# Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI; then 6000 cases
 # of the fuzzer, examples/fuzz_scenarios) and in headless
 # Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests;
 # then tests/browser_drive_perf.rs on the release build, which times step / step back / scrub at
@@ -28,9 +28,9 @@ part="fuzz"
 # A fixed number of fuzz cases (about 30 s on two idle cores; not a time limit, so the same cases
 # run on any machine): generated and mutated scenarios of every operator, mode and input path,
 # a sample through the CLI binary built beside it. Ends with "N passed, M failed".
-echo "[test] fuzz: examples/fuzz_scenarios, 3000 cases (profile fuzz)" >&2
+echo "[test] fuzz: examples/fuzz_scenarios, 6000 cases (profile fuzz)" >&2
 cargo build --locked --profile fuzz --bin flink-state-sim --example fuzz_scenarios
-cargo run --locked --profile fuzz --example fuzz_scenarios -- 3000 2>&1 | tee -a "$log"
+cargo run --locked --profile fuzz --example fuzz_scenarios -- 6000 2>&1 | tee -a "$log"
 part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.

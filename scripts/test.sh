@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI) and in headless
+# Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI; then 6000 cases
+# of the fuzzer, examples/fuzz_scenarios) and in headless
 # Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests;
 # then tests/browser_drive_perf.rs on the release build, which times step / step back / scrub at
 # 100 k events). Installs what it needs first (scripts/setup.sh test), skipping what is already
@@ -23,9 +24,16 @@ fi
 
 echo "[test] native: cargo test" >&2
 cargo test --locked 2>&1 | tee -a "$log"
+part="fuzz"
+# A fixed number of fuzz cases (about 30 s on two idle cores; not a time limit, so the same cases
+# run on any machine): generated and mutated scenarios of every operator, mode and input path,
+# a sample through the CLI binary built beside it. Ends with "N passed, M failed".
+echo "[test] fuzz: examples/fuzz_scenarios, 6000 cases (profile fuzz)" >&2
+cargo build --locked --profile fuzz --bin flink-state-sim --example fuzz_scenarios
+cargo run --locked --profile fuzz --example fuzz_scenarios -- 6000 2>&1 | tee -a "$log"
 part="native, optimised (memory)"
-echo "[test] native, profile ci-release: tests/memory.rs (10^7 events, peak heap)" >&2
-cargo test --locked --profile ci-release --test memory -- --nocapture 2>&1 | tee -a "$log"
+echo "[test] native, profile fuzz: tests/memory.rs (10^7 events, peak heap)" >&2
+cargo test --locked --profile fuzz --test memory -- --nocapture 2>&1 | tee -a "$log"
 part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.
@@ -43,4 +51,5 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runne
   -- --nocapture 2>&1 | tee -a "$log"
 total=$(grep -aoE '^test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
 runs=$(grep -acE '^test result: ok\.' "$log")
-echo "[test] PASSED: $total tests in $runs test binaries (native and headless Chromium), none failed"
+fuzzed=$(grep -aoE '^[0-9]+ passed, 0 failed$' "$log" | awk '{s += $1} END {print s + 0}')
+echo "[test] PASSED: $total tests in $runs test binaries (native and headless Chromium) and $fuzzed fuzz cases, none failed"

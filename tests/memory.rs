@@ -3,8 +3,8 @@
 //!
 //! The heap is measured by a counting allocator (exact, the same on every machine), so this file
 //! holds one test: tests of one binary share the allocator. It runs 3 × 10^7 events, so the test
-//! command runs it on an optimised build (`scripts/test.sh`: `cargo test --profile ci-release
-//! --test memory`); in a debug build it still passes, slowly.
+//! command runs it on an optimised build (`scripts/test.sh`: `cargo test --profile fuzz --test
+//! memory`, the fuzzer's optimised profile with overflow checks); in a debug build it still passes, slowly.
 #![cfg(not(target_arch = "wasm32"))]
 
 use flink_state_sim::engine::{symbol, Scenario, SimOptions, Simulation, TraceLevel};

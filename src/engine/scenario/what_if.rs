@@ -60,7 +60,8 @@ fn default_generator(data_type: DataType) -> Value {
 impl WhatIf {
     /// The form prefilled for the scenario `base_json`: its workload's values when it has one;
     /// otherwise 1 M events at 10 000 per second over 100 000 keys drawn uniformly, the key in the
-    /// first `STRING` column (else the first column), the other columns from
+    /// first `STRING` column (else the first `INT` or `BIGINT` one, else the first column: a
+    /// `BOOLEAN` key is refused, naming the field), the other columns from
     /// [`default_generator`].
     ///
     /// # Errors
@@ -71,6 +72,7 @@ impl WhatIf {
         let key_column = columns
             .iter()
             .find(|c| c.data_type == DataType::String)
+            .or_else(|| columns.iter().find(|c| matches!(c.data_type, DataType::Int | DataType::BigInt)))
             .or(columns.first())
             .map(|c| c.name.clone())
             .unwrap_or_default();
@@ -150,6 +152,14 @@ pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, Scenar
         "new_keys": form.new_keys,
         "columns": columns,
     });
+    // Only a STRING key column takes a prefix (an INT or BIGINT one gets the key's number).
+    let string_key =
+        scenario.source.columns.iter().any(|c| c.name == form.key_column && c.data_type == DataType::String);
+    if !string_key {
+        if let Some(w) = workload.as_object_mut() {
+            w.shift_remove("key_prefix");
+        }
+    }
     if form.returning_share > 0.0 {
         workload["returning"] = json!({"share": form.returning_share, "after": form.returning_after});
     }
@@ -227,6 +237,24 @@ mod tests {
         assert_eq!(b.workload.as_ref().map(|w| (w.events, w.start_ms)), Some((5000, a.start_ms)));
         assert_eq!((b.flink, b.retention, b.operators.len()), (a.flink, a.retention, a.operators.len()));
         assert_eq!(b.time_format, a.time_format);
+    }
+
+    #[test]
+    fn a_scenario_without_a_string_column_gets_a_numeric_key_without_prefix() {
+        let base = r#"{"name": "n", "flink": "2.3",
+            "source": {"name": "s", "schema": [["b", "BOOLEAN"], ["id", "INT"], ["v", "BIGINT"]]},
+            "pipeline": [{"operator": "GroupAggregate", "id": "a", "group_by": ["id"],
+                          "aggregates": [{"function": "SUM", "args": ["v"], "as": "s"}]}],
+            "steps": [{"at": 1, "row": [true, 1, 2]}]}"#;
+        let mut form = WhatIf::for_scenario(base).unwrap();
+        assert_eq!(form.key_column, "id");
+        form.events = 10;
+        let text = what_if_scenario(base, &form).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["workload"].get("key_prefix"), None);
+        let mut sim = Simulation::new(Scenario::from_json(&text).unwrap());
+        sim.run_to_end().unwrap();
+        assert_eq!(sim.inputs(), 10);
     }
 
     #[test]

@@ -102,6 +102,16 @@ pub fn name(text: &str) -> String {
     }
 }
 
+/// A JSON value found where another was expected, for an error: a string as [`quote_in`] with
+/// `"`, anything else as its JSON text through [`name`] (escaped and shortened: an array or
+/// object may hold any text, of any length).
+pub fn json_value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => quote_in(s, '"'),
+        other => name(&other.to_string()),
+    }
+}
+
 /// A list of names for an error (`columns: k, v, … 99998 more`): each [`name`], the list cut
 /// after about [`LIST_MAX_CHARS`] characters with how many more there are.
 pub fn name_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {

@@ -262,13 +262,7 @@ impl DataType {
     /// # Errors
     /// A message naming the expected type and the value found (e.g. an INT out of range).
     pub fn value_from_json(self, v: &serde_json::Value) -> Result<Value, String> {
-        let bad = || {
-            let found = match v {
-                serde_json::Value::String(s) => super::error::quote_in(s, '"'),
-                other => super::error::name(&other.to_string()),
-            };
-            format!("expected {} or null, found {found}", self.name())
-        };
+        let bad = || format!("expected {} or null, found {}", self.name(), super::error::json_value(v));
         match (self, v) {
             (_, serde_json::Value::Null) => Ok(Value::Null),
             (DataType::Int, serde_json::Value::Number(n)) => {

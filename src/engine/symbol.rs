@@ -217,7 +217,8 @@ mod tests {
     /// its text (`u10` < `u9`), also against stored texts.
     #[test]
     fn numbered_texts_are_one_symbol_and_order_by_text() {
-        for text in ["u0", "u9", "u10", "u007", "a000", "user-42", "123", "0", "x999999999999", "x1000000000000", "ü5"] {
+        for text in ["u0", "u9", "u10", "u007", "a000", "user-42", "123", "0", "x999999999999", "x1000000000000", "ü5"]
+        {
             let s = Sym::new(text);
             assert_eq!(&*s.text(), text);
             assert_eq!(s.to_string(), text);
@@ -228,7 +229,8 @@ mod tests {
         assert_eq!(Sym::numbered("u0", 5), Sym::new("u05"));
         assert_eq!(Sym::numbered("", 0), Sym::new("0"));
         assert_ne!(Sym::new("u007"), Sym::new("u7"));
-        let mut texts = ["u9", "u10", "u", "u1", "v", "u007", "u0a", "ua", "u7", "t99", "10", "9", "", "u99999999999999"];
+        let mut texts =
+            ["u9", "u10", "u", "u1", "v", "u007", "u0a", "ua", "u7", "t99", "10", "9", "", "u99999999999999"];
         let mut syms: Vec<Sym> = texts.iter().map(|t| Sym::new(t)).collect();
         texts.sort_unstable();
         syms.sort();

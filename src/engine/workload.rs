@@ -16,8 +16,8 @@
 
 use super::error::{quote, serde_message, ScenarioError};
 use super::row::{Column, DataType, Row, Value};
-use super::symbol::Sym;
 use super::scenario::parse_part;
+use super::symbol::Sym;
 use super::time::{check_time, Millis};
 use super::zipf::ZipfSampler;
 use rand::{RngExt, SeedableRng};
@@ -382,12 +382,7 @@ pub struct WorkloadCursor {
 
 impl WorkloadCursor {
     pub fn new(w: &Workload) -> Self {
-        WorkloadCursor {
-            rng: Pcg64Mcg::seed_from_u64(w.seed),
-            next: 0,
-            next_fresh: w.keys,
-            returns: VecDeque::new(),
-        }
+        WorkloadCursor { rng: Pcg64Mcg::seed_from_u64(w.seed), next: 0, next_fresh: w.keys, returns: VecDeque::new() }
     }
 
     /// Events generated so far.

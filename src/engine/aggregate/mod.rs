@@ -228,7 +228,12 @@ impl AggCall {
                     *sum = Some(if *int32 { i64::from(next as i32) } else { next });
                     *count += sign;
                 }
-                other => return Err(format!("SUM expects a number, found {other}")),
+                other => {
+                    return Err(format!(
+                        "SUM expects a number, found {}",
+                        crate::engine::error::quote(&other.to_string())
+                    ))
+                }
             },
             (AggCall::LastValue(i), Accumulator::LastValue(last)) => {
                 let v = at(*i);
@@ -249,7 +254,12 @@ impl AggCall {
                                     would throw a NullPointerException unboxing it)"
                             .into())
                     }
-                    other => return Err(format!("LATEST_BY_TIME expects a BIGINT time, found {other}")),
+                    other => {
+                        return Err(format!(
+                            "LATEST_BY_TIME expects a BIGINT time, found {}",
+                            crate::engine::error::quote(&other.to_string())
+                        ))
+                    }
                 }
             }
             (AggCall::Extreme { which, arg, .. }, Accumulator::Extreme(extreme)) => {

@@ -61,20 +61,12 @@ impl Scope<'_> {
     fn column(&self, name: &str) -> Result<Expr, ScenarioError> {
         match self.columns.iter().position(|c| c.name == name) {
             Some(index) => Ok(Expr::Column { index, data_type: self.columns[index].data_type }),
-            None => {
-                let names: Vec<&str> = self.columns.iter().take(20).map(|c| c.name.as_str()).collect();
-                let more = if self.columns.len() > 20 {
-                    format!(", … {} more", self.columns.len() - 20)
-                } else {
-                    String::new()
-                };
-                Err(self.err(format!(
-                    "no column {} in {} (columns: {}{more})",
-                    quote(name),
-                    self.input_name,
-                    names.join(", ")
-                )))
-            }
+            None => Err(self.err(format!(
+                "no column {} in {} (columns: {})",
+                quote(name),
+                self.input_name,
+                crate::engine::error::name_list(self.columns.iter().map(|c| c.name.as_str()))
+            ))),
         }
     }
 }

@@ -37,7 +37,8 @@ impl<'de> Deserialize<'de> for TimeValue {
                 .map(|ms| TimeValue { ms, date_time: true })
                 .map_err(serde::de::Error::custom),
             other => Err(serde::de::Error::custom(format!(
-                "expected processing time as milliseconds or an ISO-8601 date-time string, found {other}"
+                "expected processing time as milliseconds or an ISO-8601 date-time string, found {}",
+                crate::engine::error::json_value(&other)
             ))),
         }
     }
@@ -89,7 +90,8 @@ impl<'de> Deserialize<'de> for DurationValue {
                 parse_duration(&s).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
             }
             other => Err(serde::de::Error::custom(format!(
-                "expected a duration in Flink's syntax (\"5 min\", \"1 d\") or milliseconds, found {other}"
+                "expected a duration in Flink's syntax (\"5 min\", \"1 d\") or milliseconds, found {}",
+                crate::engine::error::json_value(&other)
             ))),
         }
     }

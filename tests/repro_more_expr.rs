@@ -53,7 +53,11 @@ fn deep_nesting_names_the_depth_limit() {
 }
 
 /// A2: Flink's `TimeUtils.parseDuration` scans ASCII `0`–`9` only, so `٥ min` (ARABIC-INDIC DIGIT
-/// FIVE) does not start with a number — refused with Flink's message.
+/// FIVE) does not start with a number — refused with Flink's message. Checked on real Flink 2.3.0
+/// (`TimeUtils.parseDuration("٥ min")` from PyPI's apache-flink 2.3.0 on Java 17, 2026-12-02):
+/// `NumberFormatException: text does not start with a number, and is not a valid ISO-8601 duration
+/// format: ٥ min` — refused too. (2.3 also accepts ISO-8601 durations such as `PT5M` and the
+/// labels `m`, `secs`; this simulator's parser follows the earlier `TimeUtils` and does not yet.)
 #[test]
 fn a_non_ascii_digit_does_not_start_a_duration() {
     let err = error(&fixture("A2-unicode-digit-duration-flink-accepts.json"));

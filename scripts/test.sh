@@ -33,7 +33,7 @@ cargo build --locked --profile fuzz --bin flink-state-sim --example fuzz_scenari
 cargo run --locked --profile fuzz --example fuzz_scenarios -- 6000 2>&1 | tee -a "$log"
 part="native, optimised (memory)"
 echo "[test] native, profile fuzz: tests/memory.rs (10^7 events, peak heap)" >&2
-cargo test --locked --profile fuzz --test memory -- --nocapture 2>&1 | tee -a "$log"
+cargo test --locked --profile fuzz --test memory -- --ignored --nocapture 2>&1 | tee -a "$log"
 part="browser"
 echo "[test] browser: wasm-pack test --headless --chrome" >&2
 # --no-default-features: the CLI (feature `cli`) is native only.

@@ -2,9 +2,10 @@
 //! run of 10^7 events keeps the heap under 100 MB when the state it simulates stays small.
 //!
 //! The heap is measured by a counting allocator (exact, the same on every machine), so this file
-//! holds one test: tests of one binary share the allocator. It runs 3 × 10^7 events, so the test
-//! command runs it on an optimised build (`scripts/test.sh`: `cargo test --profile fuzz --test
-//! memory`, the fuzzer's optimised profile with overflow checks); in a debug build it still passes, slowly.
+//! holds one test: tests of one binary share the allocator. It runs 2 × 10^7 events, so it is
+//! marked ignored in the debug run and the test command runs it on an optimised build
+//! (`scripts/test.sh`: `cargo test --profile fuzz --test memory -- --ignored`, the fuzzer's
+//! optimised profile with overflow checks).
 #![cfg(not(target_arch = "wasm32"))]
 
 use flink_state_sim::engine::{symbol, Scenario, SimOptions, Simulation, TraceLevel};
@@ -49,6 +50,7 @@ fn run(file: &str) -> (usize, Simulation) {
 }
 
 #[test]
+#[ignore = "2 × 10^7 events: scripts/test.sh runs it on the optimised profile (`--profile fuzz -- --ignored`)"]
 fn ten_million_events_keep_the_heap_under_100_mb() {
     // (g) One key, a 1-day TTL: every write re-stamps the key's state. The expiry index used to
     // keep a count per distinct write time (908 MB at 10^7 events).

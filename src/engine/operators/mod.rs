@@ -15,7 +15,7 @@
 
 mod agg_plan;
 mod append_only_top_n_function;
-mod binary_row;
+pub mod binary_row;
 mod blink_append_only_top_n_function;
 mod blink_group_agg_function;
 mod calc;

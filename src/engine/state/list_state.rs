@@ -6,9 +6,17 @@
 //! finds none unexpired it clears the list (`original.clear()`); with `OnReadAndWrite` it rewrites
 //! the list with the unexpired elements, re-stamped. Expired elements otherwise stay stored until
 //! cleaned up.
+//!
+//! On the heap backend `get()`, `add()` and `update()` first run the state's
+//! [`TtlIncrementalCleanup`] (`TtlListState` calls `accessCallback.run()` there, not in `clear()`;
+//! Flink 2.3.0 bytecode); `getUnexpiredOrNull` keeps an empty list and a list with nothing
+//! expired, drops a list whose elements all expired, and writes back the unexpired elements
+//! otherwise. `HeapListState`: `get()` is a `get` on the key group's map (plus a `remove` when the
+//! read clears an all-expired list), `add()` a `get` (plus a `put` for a new list), `update()` a
+//! `put` (a `remove` for an empty list), `clear()` a `remove`.
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlValue, UpdateType};
-use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize};
+use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
 use crate::engine::time::Millis;
 
 /// A keyed list state, named as its Flink state descriptor.
@@ -19,24 +27,89 @@ pub struct ListState<T> {
     lists: Vec<Option<Vec<TtlValue<T>>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
+    /// On the heap backend with TTL: the layout and the background cleanup.
+    cleanup: Option<Box<TtlIncrementalCleanup>>,
 }
 
 impl<T: Clone> ListState<T> {
     pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
         let ttl = config.enabled_ttl_ms();
-        ListState { name, config, lists: Vec::new(), stored: 0, expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)) }
+        ListState {
+            name,
+            config,
+            lists: Vec::new(),
+            stored: 0,
+            expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
+            cleanup: None,
+        }
+    }
+
+    /// `accessCallback.run()` at `now`: the background cleanup, on the heap backend.
+    fn state_accessed(&mut self, keys: &mut KeyRegistry, now: Millis) {
+        keys.set_ttl_time(now);
+        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
+            self.cleanup = Some(Box::default());
+        }
+        let ListState { name, config, lists, stored, expiry, cleanup } = self;
+        let Some(cleanup) = cleanup else { return };
+        cleanup.state_accessed(|k| {
+            // `TtlListState.getUnexpiredOrNull`.
+            let Some(Some(list)) = lists.get_mut(k.index()) else { return Unexpired::Same };
+            let before = list.len();
+            let mut newest_expired = None;
+            list.retain(|e| {
+                let keep = !config.expired(e.last_access_ms, now);
+                if !keep {
+                    if let Some(ix) = expiry.as_mut() {
+                        ix.remove(e.last_access_ms);
+                    }
+                    newest_expired = newest_expired.max(Some(e.last_access_ms));
+                }
+                keep
+            });
+            if list.len() == before {
+                return Unexpired::Same;
+            }
+            *stored -= (before - list.len()) as u64;
+            if !list.is_empty() {
+                return Unexpired::Replaced;
+            }
+            lists[k.index()] = None;
+            if let Some(last) = newest_expired {
+                keys.cleaned_up(k, name, last, config.expiration_timestamp(last));
+            }
+            keys.unhold(k);
+            Unexpired::Removed
+        });
+    }
+
+    /// One operation on the key group's map that finds or leaves the key's list in place.
+    fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
+        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
+            c.table.map_operation(kg);
+        }
     }
 
     /// `add(value)` at `now`.
     pub fn add(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
+        self.push(keys, key, value, now);
+    }
+
+    /// Appends a stamped element (a new list is a `put` on the map).
+    fn push(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
         let i = key.index();
         if i >= self.lists.len() {
             self.lists.resize_with(i + 1, || None);
         }
-        let list = self.lists[i].get_or_insert_with(|| {
+        if self.lists[i].is_none() {
             keys.hold(key);
-            Vec::new()
-        });
+            if let (Some(c), Some((kg, hash))) = (&mut self.cleanup, keys.heap_slot(key)) {
+                c.table.put_new(key, kg, hash);
+            }
+        }
+        let list = self.lists[i].get_or_insert_with(Vec::new);
         list.push(TtlValue { user_value: value, last_access_ms: now });
         self.stored += 1;
         if let Some(ix) = &mut self.expiry {
@@ -47,14 +120,30 @@ impl<T: Clone> ListState<T> {
 
     /// `update(values)` at `now`: replaces the list (an empty one clears it).
     pub fn update(&mut self, keys: &mut KeyRegistry, key: KeyId, values: Vec<T>, now: Millis) {
-        self.clear(keys, key);
+        self.state_accessed(keys, now);
+        self.replace(keys, key, values, now);
+    }
+
+    /// `HeapListState.update`: an empty list is a `clear()`, any other a `put` of a new list.
+    fn replace(&mut self, keys: &mut KeyRegistry, key: KeyId, values: Vec<T>, now: Millis) {
+        if values.is_empty() {
+            self.clear(keys, key);
+            return;
+        }
+        if self.drop_list(keys, key, false) {
+            // `put` of the key's new list where its old one was: the key stays held.
+            self.map_operation(keys, key);
+            self.lists[key.index()] = Some(Vec::new());
+        }
         for v in values {
-            self.add(keys, key, v, now);
+            self.push(keys, key, v, now);
         }
     }
 
     /// `get()` iterated to the end at `now`.
     pub fn get(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> Vec<T> {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
         let Some(list) = self.lists.get(key.index()).and_then(Option::as_ref) else { return Vec::new() };
         let unexpired: Vec<T> =
             list.iter().filter(|e| !self.config.expired(e.last_access_ms, now)).map(|e| e.user_value.clone()).collect();
@@ -66,13 +155,25 @@ impl<T: Clone> ListState<T> {
         if unexpired.is_empty() {
             self.clear(keys, key);
         } else if self.config.update_type == UpdateType::OnReadAndWrite {
-            self.update(keys, key, unexpired, now);
+            self.replace(keys, key, unexpired, now);
         }
         all
     }
 
-    /// `clear()`; returns whether something was stored.
+    /// Keys with a stored list (`StateTable.size()`).
+    pub fn keys_stored(&self) -> u64 {
+        self.lists.iter().filter(|l| l.is_some()).count() as u64
+    }
+
+    /// `clear()` (no cleanup callback); returns whether something was stored.
     pub fn clear(&mut self, keys: &mut KeyRegistry, key: KeyId) -> bool {
+        let existed = self.drop_list(keys, key, true);
+        self.remove_from_table(keys, key, existed);
+        existed
+    }
+
+    /// Forgets the key's list (releasing the key when `release`).
+    fn drop_list(&mut self, keys: &mut KeyRegistry, key: KeyId, release: bool) -> bool {
         let Some(list) = self.lists.get_mut(key.index()).and_then(Option::take) else { return false };
         self.stored -= list.len() as u64;
         if let Some(ix) = &mut self.expiry {
@@ -80,8 +181,18 @@ impl<T: Clone> ListState<T> {
                 ix.remove(e.last_access_ms);
             }
         }
-        keys.unhold(key);
+        if release {
+            keys.unhold(key);
+        }
         true
+    }
+
+    /// `stateTable.remove(namespace)`: unlinks the key's entry if it had one.
+    fn remove_from_table(&mut self, keys: &mut KeyRegistry, key: KeyId, existed: bool) {
+        match &mut self.cleanup {
+            Some(c) if existed => c.table.remove(key),
+            _ => self.map_operation(keys, key),
+        }
     }
 
     /// The key's stored elements (expired or not), without the side effects of a read.

@@ -5,9 +5,20 @@
 //! remove it when expired; `put` stamps `now`; iteration skips expired entries and removes them.
 //! The map of a key is never treated as one unit. Flink's heap map iterates in hash order; this
 //! model iterates in user-key order (a `BTreeMap`), so what the page lists is stable.
+//!
+//! On the heap backend each access also runs the state's [`TtlIncrementalCleanup`] first, as
+//! `TtlMapState` calls `accessCallback.run()` (Flink 2.3.0 bytecode): in `get`, `contains`, `put`,
+//! `remove` and `entries()`, never in `clear()`. `getUnexpiredOrNull` keeps an empty map, drops a
+//! map whose entries all expired, and otherwise writes back a copy of the unexpired entries (a
+//! `put` on the key group's map, even when nothing expired). Each `HeapMapState` call starts with
+//! a `get` on that map (`put` adds a `put` for a new key's first entry, `remove(uk)` a `remove`
+//! when the user map became empty, `clear()` is one `remove`). A user map whose entries all
+//! expired during an `entries()` walk is kept, empty, on the heap: `TtlMapState`'s iterator drops
+//! them with the `HashMap` iterator's `remove`, which never clears the key (RocksDB stores no
+//! empty maps, so there the key goes).
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
-use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize};
+use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
 use crate::engine::time::Millis;
 use std::collections::BTreeMap;
 
@@ -19,32 +30,98 @@ pub struct MapState<UK: Ord, UV> {
     maps: Vec<Option<BTreeMap<UK, TtlValue<UV>>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
+    /// On the heap backend with TTL: the layout and the background cleanup.
+    cleanup: Option<Box<TtlIncrementalCleanup>>,
 }
 
 impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
         let ttl = config.enabled_ttl_ms();
-        MapState { name, config, maps: Vec::new(), stored: 0, expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)) }
+        MapState {
+            name,
+            config,
+            maps: Vec::new(),
+            stored: 0,
+            expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
+            cleanup: None,
+        }
+    }
+
+    /// `accessCallback.run()` at `now`: the background cleanup, on the heap backend.
+    fn state_accessed(&mut self, keys: &mut KeyRegistry, now: Millis) {
+        keys.set_ttl_time(now);
+        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
+            self.cleanup = Some(Box::default());
+        }
+        let MapState { name, config, maps, stored, expiry, cleanup } = self;
+        let Some(cleanup) = cleanup else { return };
+        cleanup.state_accessed(|k| {
+            // `TtlMapState.getUnexpiredOrNull`.
+            let Some(Some(map)) = maps.get_mut(k.index()) else { return Unexpired::Same };
+            if map.is_empty() {
+                return Unexpired::Same;
+            }
+            let before = map.len();
+            let mut newest_expired = None;
+            map.retain(|_, e| {
+                let keep = !config.expired(e.last_access_ms, now);
+                if !keep {
+                    if let Some(ix) = expiry.as_mut() {
+                        ix.remove(e.last_access_ms);
+                    }
+                    newest_expired = newest_expired.max(Some(e.last_access_ms));
+                }
+                keep
+            });
+            *stored -= (before - map.len()) as u64;
+            if !map.is_empty() {
+                return Unexpired::Replaced;
+            }
+            maps[k.index()] = None;
+            if let Some(last) = newest_expired {
+                keys.cleaned_up(k, name, last, config.expiration_timestamp(last));
+            }
+            keys.unhold(k);
+            Unexpired::Removed
+        });
+    }
+
+    /// The `get` on the key group's map every `HeapMapState` call starts with.
+    fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
+        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
+            c.table.map_operation(kg);
+        }
     }
 
     fn map_mut(&mut self, key: KeyId) -> Option<&mut BTreeMap<UK, TtlValue<UV>>> {
         self.maps.get_mut(key.index()).and_then(Option::as_mut)
     }
 
-    /// Removes one entry; the key is released when its map becomes empty.
+    /// `HeapMapState.remove(uk)` after its `get`: removes one entry; when the user map is (or
+    /// becomes) empty, `clear()` removes the key's map and releases the key.
     fn remove_entry(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: &UK) -> Option<TtlValue<UV>> {
         let map = self.map_mut(key)?;
-        let old = map.remove(uk)?;
+        let old = map.remove(uk);
         let empty = map.is_empty();
-        self.stored -= 1;
-        if let Some(ix) = &mut self.expiry {
-            ix.remove(old.last_access_ms);
+        if let Some(old) = &old {
+            self.stored -= 1;
+            if let Some(ix) = &mut self.expiry {
+                ix.remove(old.last_access_ms);
+            }
         }
         if empty {
-            self.maps[key.index()] = None;
-            keys.unhold(key);
+            self.drop_map(keys, key);
         }
-        Some(old)
+        old
+    }
+
+    /// `stateTable.remove(namespace)` of a key whose map is stored (empty by now).
+    fn drop_map(&mut self, keys: &mut KeyRegistry, key: KeyId) {
+        self.maps[key.index()] = None;
+        if let Some(c) = &mut self.cleanup {
+            c.table.remove(key);
+        }
+        keys.unhold(key);
     }
 
     fn put_stamped(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: UK, uv: UV, now: Millis) {
@@ -55,6 +132,9 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         if self.maps[i].is_none() {
             self.maps[i] = Some(BTreeMap::new());
             keys.hold(key);
+            if let (Some(c), Some((kg, hash))) = (&mut self.cleanup, keys.heap_slot(key)) {
+                c.table.put_new(key, kg, hash);
+            }
         }
         let old = self.maps[i].as_mut().and_then(|m| m.insert(uk, TtlValue { user_value: uv, last_access_ms: now }));
         match old {
@@ -73,12 +153,15 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
 
     /// `get(uk)` at `now`.
     pub fn get(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: &UK, now: Millis) -> TtlRead<UV> {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
         let Some(entry) = self.maps.get(key.index()).and_then(Option::as_ref).and_then(|m| m.get(uk)) else {
             return TtlRead::Absent;
         };
         if self.config.expired(entry.last_access_ms, now) {
             let (last_access_ms, expired_at_ms) =
                 (entry.last_access_ms, self.config.expiration_timestamp(entry.last_access_ms));
+            self.map_operation(keys, key);
             let old = self.remove_entry(keys, key, uk);
             let returned = (self.config.state_visibility == StateVisibility::ReturnExpiredIfNotCleanedUp)
                 .then(|| old.map(|o| o.user_value))
@@ -94,11 +177,15 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
 
     /// `put(uk, uv)` at `now`.
     pub fn put(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: UK, uv: UV, now: Millis) {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
         self.put_stamped(keys, key, uk, uv, now);
     }
 
-    /// `remove(uk)`; returns whether an entry was stored.
+    /// `remove(uk)` at the TTL clock's time; returns whether an entry was stored.
     pub fn remove(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: &UK) -> bool {
+        self.state_accessed(keys, keys.ttl_time());
+        self.map_operation(keys, key);
         self.remove_entry(keys, key, uk).is_some()
     }
 
@@ -106,6 +193,8 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     /// ones are removed on the way (`TtlMapState`'s iterator), or returned as well with
     /// `ReturnExpiredIfNotCleanedUp`.
     pub fn entries(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> Vec<(UK, UV)> {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
         let Some(map) = self.maps.get(key.index()).and_then(Option::as_ref) else { return Vec::new() };
         let (mut visible, mut expired) = (Vec::new(), Vec::new());
         for (uk, e) in map {
@@ -118,8 +207,19 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
                 visible.push((uk.clone(), e.user_value.clone()));
             }
         }
+        // The iterator's own removals: no map operation, and an emptied map stays on the heap.
+        let heap = self.cleanup.is_some();
         for uk in &expired {
-            self.remove_entry(keys, key, uk);
+            if let Some(old) = self.map_mut(key).and_then(|m| m.remove(uk)) {
+                self.stored -= 1;
+                if let Some(ix) = &mut self.expiry {
+                    ix.remove(old.last_access_ms);
+                }
+            }
+        }
+        if !heap && self.maps[key.index()].as_ref().is_some_and(BTreeMap::is_empty) {
+            self.maps[key.index()] = None;
+            keys.unhold(key);
         }
         if self.config.update_type == UpdateType::OnReadAndWrite {
             for (uk, uv) in &visible {
@@ -129,9 +229,29 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         visible
     }
 
+    /// `isEmpty()` at `now`: Flink 2.3's `TtlMapState.isEmpty()` runs the cleanup callback and
+    /// asks the stored map, **without a TTL check**: a map holding only expired entries the sweep
+    /// has not reached yet is not empty.
+    pub fn is_empty(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> bool {
+        self.state_accessed(keys, now);
+        self.map_operation(keys, key);
+        self.maps.get(key.index()).and_then(Option::as_ref).is_none_or(BTreeMap::is_empty)
+    }
+
+    /// Keys with a stored map, empty ones included (`StateTable.size()`).
+    pub fn keys_stored(&self) -> u64 {
+        self.maps.iter().filter(|m| m.is_some()).count() as u64
+    }
+
     /// `clear()` of the key's whole map.
     pub fn clear(&mut self, keys: &mut KeyRegistry, key: KeyId) -> bool {
-        let Some(map) = self.maps.get_mut(key.index()).and_then(Option::take) else { return false };
+        let Some(map) = self.maps.get_mut(key.index()).and_then(Option::take) else {
+            self.map_operation(keys, key);
+            return false;
+        };
+        if let Some(c) = &mut self.cleanup {
+            c.table.remove(key);
+        }
         self.stored -= map.len() as u64;
         if let Some(ix) = &mut self.expiry {
             for e in map.values() {

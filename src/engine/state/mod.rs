@@ -10,18 +10,23 @@
 //! no timer is registered for it, so memory follows the keys Flink keeps, not the keys ever seen.
 //! Which id a key gets is not observable: views list keys in key order.
 
+mod copy_on_write_state_table;
 mod expiry_index;
+pub mod key_groups;
 mod list_state;
 mod map_state;
 pub mod ttl;
+mod ttl_incremental_cleanup;
 mod value_state;
 
 pub use expiry_index::ExpiryIndex;
 pub use list_state::ListState;
 pub use map_state::MapState;
+pub use ttl_incremental_cleanup::{TtlIncrementalCleanup, Unexpired};
 pub use value_state::ValueState;
 
-use super::row::Row;
+use super::operators::binary_row::binary_row_hash_code;
+use super::row::{DataType, Row};
 use super::time::Millis;
 use super::timer_service::TimerService;
 use rustc_hash::FxHashMap;
@@ -60,6 +65,30 @@ pub struct KeyRegistry {
     invisible_queue: Option<BTreeSet<(Millis, KeyId)>>,
     /// Keys with at least one holder.
     live: usize,
+    /// With state TTL on the heap backend: the key columns' types and, per key, its key group
+    /// and composite hash ([`key_groups`]), where [`TtlIncrementalCleanup`] finds it.
+    heap: Option<HeapKeys>,
+    /// The TTL clock (`TtlTimeProvider.currentTimestamp()`): the processing time of the running
+    /// call, read by state calls that take no time (`clear()` runs the cleanup after it).
+    ttl_time: Millis,
+    /// Entries the background cleanup removed since [`KeyRegistry::take_cleaned_up`] last ran.
+    cleaned_up: Vec<CleanedUp>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct HeapKeys {
+    types: Vec<DataType>,
+    /// Per key id: `(key group, compositeHash)`.
+    slots: Vec<(u8, i32)>,
+}
+
+/// An expired entry the TTL background cleanup removed (no operator read it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CleanedUp {
+    pub key: Row,
+    pub state: &'static str,
+    pub last_access_ms: Millis,
+    pub expired_at_ms: Millis,
 }
 
 impl KeyRegistry {
@@ -70,6 +99,50 @@ impl KeyRegistry {
             ttl: StateTtlConfig::create_ttl_config(ttl_ms),
             ..KeyRegistry::default()
         }
+    }
+
+    /// Puts the operator's TTL states on the heap backend (`hashmap`, Flink's default), whose
+    /// states run [`TtlIncrementalCleanup`]: keys are placed by the `BinaryRowData` hash of their
+    /// `key_types` columns. Called before the first key is interned; a no-op without a TTL.
+    pub fn use_heap_backend(&mut self, key_types: Vec<DataType>) {
+        if self.key_expiry.is_some() {
+            self.heap = Some(HeapKeys { types: key_types, slots: Vec::new() });
+        }
+    }
+
+    /// The key's `(key group, compositeHash)` on the heap backend, when its TTL states have a
+    /// background cleanup ([`KeyRegistry::use_heap_backend`]).
+    pub fn heap_slot(&self, id: KeyId) -> Option<(u32, i32)> {
+        let (kg, hash) = *self.heap.as_ref()?.slots.get(id.index())?;
+        Some((u32::from(kg), hash))
+    }
+
+    /// Whether the TTL states of this operator are on the heap backend.
+    pub fn heap_slot_enabled(&self) -> bool {
+        self.heap.is_some()
+    }
+
+    /// The TTL clock: the time of the latest state call.
+    pub fn ttl_time(&self) -> Millis {
+        self.ttl_time
+    }
+
+    /// Sets the TTL clock (every state call that takes a time does).
+    pub fn set_ttl_time(&mut self, now: Millis) {
+        self.ttl_time = now;
+    }
+
+    /// Notes that the background cleanup removed `state`'s expired entry of `id` (before the state
+    /// lets go of the key).
+    pub fn cleaned_up(&mut self, id: KeyId, state: &'static str, last_access_ms: Millis, expired_at_ms: Millis) {
+        if let Some(key) = &self.rows[id.index()] {
+            self.cleaned_up.push(CleanedUp { key: key.clone(), state, last_access_ms, expired_at_ms });
+        }
+    }
+
+    /// The entries the background cleanup removed since the last call.
+    pub fn take_cleaned_up(&mut self) -> Vec<CleanedUp> {
+        std::mem::take(&mut self.cleaned_up)
     }
 
     /// Keeps the order in which keys become invisible, for [`KeyRegistry::drain_invisible`]
@@ -125,6 +198,14 @@ impl KeyRegistry {
                 KeyId((self.rows.len() - 1) as u32)
             }
         };
+        if let Some(heap) = &mut self.heap {
+            let h = binary_row_hash_code(row, &heap.types);
+            let i = id.index();
+            if i >= heap.slots.len() {
+                heap.slots.resize(i + 1, (0, 0));
+            }
+            heap.slots[i] = (key_groups::assign_to_key_group(h) as u8, key_groups::composite_hash(h));
+        }
         self.ids.insert(row.clone(), id);
         self.current = Some(id);
         id

@@ -6,9 +6,15 @@
 //!   returned only with `ReturnExpiredIfNotCleanedUp`; with `OnReadAndWrite` a read re-stamps;
 //! - `update(v)` stores `(v, now)`: every write refreshes the TTL, even of an unchanged value;
 //! - `clear()` removes the value.
+//!
+//! On the heap backend each access also runs the state's [`TtlIncrementalCleanup`] where
+//! `TtlValueState` calls `accessCallback.run()` (Flink 2.3.0 bytecode): first in `value()` and
+//! `update()`, last in `clear()`; and each `HeapValueState` call is one operation on the key
+//! group's `CopyOnWriteStateMap` (`value()` a `get`, plus a `remove` when the read finds the value
+//! expired; `update()` a `put`; `clear()` a `remove`).
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
-use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize};
+use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
 use crate::engine::time::Millis;
 use crate::engine::view::TtlView;
 
@@ -20,6 +26,9 @@ pub struct ValueState<T> {
     entries: Vec<Option<TtlValue<T>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
+    /// On the heap backend with TTL: the layout and the background cleanup (made at the first
+    /// access once the registry is on the heap backend).
+    cleanup: Option<Box<TtlIncrementalCleanup>>,
 }
 
 impl<T: Clone> ValueState<T> {
@@ -31,7 +40,14 @@ impl<T: Clone> ValueState<T> {
     /// A state behind the TTL decorator when `config` is enabled.
     pub fn with_ttl(name: &'static str, config: StateTtlConfig) -> Self {
         let ttl = config.enabled_ttl_ms();
-        ValueState { name, config, entries: Vec::new(), stored: 0, expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)) }
+        ValueState {
+            name,
+            config,
+            entries: Vec::new(),
+            stored: 0,
+            expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
+            cleanup: None,
+        }
     }
 
     fn slot(&mut self, key: KeyId) -> &mut Option<TtlValue<T>> {
@@ -42,8 +58,47 @@ impl<T: Clone> ValueState<T> {
         &mut self.entries[i]
     }
 
+    /// `accessCallback.run()`: the background cleanup, on the heap backend.
+    fn state_accessed(&mut self, keys: &mut KeyRegistry) {
+        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
+            self.cleanup = Some(Box::default());
+        }
+        let ValueState { name, config, entries, stored, expiry, cleanup } = self;
+        let Some(cleanup) = cleanup else { return };
+        let now = keys.ttl_time();
+        cleanup.state_accessed(|k| {
+            let Some(Some(e)) = entries.get(k.index()) else { return Unexpired::Same };
+            if !config.expired(e.last_access_ms, now) {
+                return Unexpired::Same;
+            }
+            let last = e.last_access_ms;
+            keys.cleaned_up(k, name, last, config.expiration_timestamp(last));
+            entries[k.index()] = None;
+            *stored -= 1;
+            if let Some(ix) = expiry {
+                ix.remove(last);
+            }
+            keys.unhold(k);
+            Unexpired::Removed
+        });
+    }
+
+    /// One operation on the key group's map that finds or leaves the entry as it is (`get`, or
+    /// `put` of a key the map holds): a step of an incremental rehash.
+    fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
+        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
+            c.table.map_operation(kg);
+        }
+    }
+
     fn remove(&mut self, keys: &mut KeyRegistry, key: KeyId) -> Option<TtlValue<T>> {
-        let old = self.entries.get_mut(key.index())?.take()?;
+        let Some(old) = self.entries.get_mut(key.index()).and_then(Option::take) else {
+            self.map_operation(keys, key);
+            return None;
+        };
+        if let Some(c) = &mut self.cleanup {
+            c.table.remove(key);
+        }
         self.stored -= 1;
         if let Some(ix) = &mut self.expiry {
             ix.remove(old.last_access_ms);
@@ -67,6 +122,12 @@ impl<T: Clone> ValueState<T> {
                 keys.hold(key);
             }
         }
+        if let (Some(c), Some((kg, hash))) = (&mut self.cleanup, keys.heap_slot(key)) {
+            match old {
+                Some(_) => c.table.map_operation(kg),
+                None => c.table.put_new(key, kg, hash),
+            }
+        }
         if let Some(ix) = &mut self.expiry {
             ix.add(stamp);
         }
@@ -77,6 +138,15 @@ impl<T: Clone> ValueState<T> {
 
     /// `value()` at processing time `now`.
     pub fn value(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> TtlRead<T> {
+        keys.set_ttl_time(now);
+        self.state_accessed(keys);
+        self.read(keys, key, now)
+    }
+
+    /// `getWithTtlCheckAndUpdate(original::value, original::update, original::clear)`: a `get`,
+    /// then a `remove` of an expired value (or a `put` re-stamping it with `OnReadAndWrite`).
+    fn read(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> TtlRead<T> {
+        self.map_operation(keys, key);
         let Some(stored) = self.entries.get(key.index()).and_then(Option::as_ref) else {
             return TtlRead::Absent;
         };
@@ -106,13 +176,19 @@ impl<T: Clone> ValueState<T> {
     where
         T: Default,
     {
+        keys.set_ttl_time(now);
+        self.state_accessed(keys);
         let expired = match self.peek(key) {
-            None => return TtlRead::Absent,
+            None => {
+                self.map_operation(keys, key);
+                return TtlRead::Absent;
+            }
             Some(stored) => self.config.expired(stored.last_access_ms, now),
         };
         if expired {
-            return self.value(keys, key, now);
+            return self.read(keys, key, now);
         }
+        self.map_operation(keys, key);
         let Some(Some(stored)) = self.entries.get_mut(key.index()) else {
             return TtlRead::Absent;
         };
@@ -133,12 +209,17 @@ impl<T: Clone> ValueState<T> {
 
     /// `update(value)` at `now`.
     pub fn update(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
+        keys.set_ttl_time(now);
+        self.state_accessed(keys);
         self.store(keys, key, TtlValue { user_value: value, last_access_ms: now });
     }
 
-    /// `clear()`; returns whether something was stored.
+    /// `clear()` (`AbstractTtlState.clear`: `original.clear()`, then `accessCallback.run()` at the
+    /// TTL clock's time); returns whether something was stored.
     pub fn clear(&mut self, keys: &mut KeyRegistry, key: KeyId) -> bool {
-        self.remove(keys, key).is_some()
+        let removed = self.remove(keys, key).is_some();
+        self.state_accessed(keys);
+        removed
     }
 
     /// What is stored for `key` (expired or not), without the side effects of a read.

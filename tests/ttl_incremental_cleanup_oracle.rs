@@ -105,7 +105,9 @@ fn replay(ops: &str) -> String {
                 None
             }
             "m.get" => Some(format!("m.get={}", read(r.m.get(keys, k, &args[0], now)))),
-            "m.contains" => Some(format!("m.contains={}", matches!(r.m.get(keys, k, &args[0], now), TtlRead::Fresh(_)))),
+            "m.contains" => {
+                Some(format!("m.contains={}", matches!(r.m.get(keys, k, &args[0], now), TtlRead::Fresh(_))))
+            }
             "m.put" => {
                 r.m.put(keys, k, args[0], args[1], now);
                 None
@@ -114,9 +116,10 @@ fn replay(ops: &str) -> String {
                 r.m.remove(keys, k, &args[0]);
                 None
             }
-            "m.entries" => {
-                Some(format!("m.entries={}", join(r.m.entries(keys, k, now).into_iter().map(|(a, b)| format!("{a}:{b}")))))
-            }
+            "m.entries" => Some(format!(
+                "m.entries={}",
+                join(r.m.entries(keys, k, now).into_iter().map(|(a, b)| format!("{a}:{b}")))
+            )),
             "m.isEmpty" => Some(format!("m.isEmpty={}", r.m.is_empty(keys, k, now))),
             "m.clear" => {
                 r.m.clear(keys, k);

@@ -34,6 +34,8 @@ pub enum GoneWhy {
     WindowPurged,
     /// A read found the TTL expired and removed the entry (no state was written again since).
     TtlRemoved,
+    /// The TTL's background cleanup removed the expired entry (no state was written again since).
+    TtlCleanedUp,
 }
 
 impl GoneWhy {
@@ -43,6 +45,7 @@ impl GoneWhy {
             GoneWhy::CountZero => "input count reached 0: cleared after emitting the delete",
             GoneWhy::WindowPurged => "window fired and purged",
             GoneWhy::TtlRemoved => "state TTL expired; a read removed it",
+            GoneWhy::TtlCleanedUp => "state TTL expired; the incremental cleanup removed it",
         }
     }
 }
@@ -105,6 +108,9 @@ pub fn inspect(sim: &Simulation, op: usize, filter: &str, limit: usize) -> Optio
             }
             TraceEvent::StateExpired { .. } => {
                 removed.insert(key.clone(), (e.time_ms, GoneWhy::TtlRemoved));
+            }
+            TraceEvent::StateCleanedUp { .. } => {
+                removed.insert(key.clone(), (e.time_ms, GoneWhy::TtlCleanedUp));
             }
             _ => {}
         }

@@ -11,7 +11,7 @@ use super::metrics::{OperatorSample, Sample};
 use super::operators::{Context, EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
 use super::result_table::ResultTable;
 use super::row::{Message, Row, Value};
-use super::scenario::Scenario;
+use super::scenario::{Scenario, StateBackend};
 use super::state::StateSize;
 use super::time::Millis;
 use super::trace::{TraceEntry, TraceEvent};
@@ -115,6 +115,38 @@ fn settle_lost(lost: &mut Vec<(Row, Millis)>, result: &mut ResultTable, last_ope
 /// Where trace events go: `None` at the `metrics` trace level.
 pub type TraceSink<'a> = Option<&'a mut Vec<TraceEntry>>;
 
+/// Before an operator call: its states' TTL clock (`TtlTimeProvider`) reads the call's time.
+/// Returns where the call's events will start in the trace.
+fn begin_call(node: &mut Node, now: Millis, trace: &TraceSink) -> usize {
+    node.op.backend_mut().keys.set_ttl_time(now);
+    trace.as_ref().map_or(0, |t| t.len())
+}
+
+/// After an operator call: the entries the state TTL's background cleanup removed during the
+/// call go into the trace right after the call's first event. Each was removed by a state access
+/// of the call, and before any read of its own key in that call (an entry written in the call is
+/// not expired), so this order tells the same story.
+fn end_call(node: &mut Node, start: usize, now: Millis, action: usize, trace: Option<&mut Vec<TraceEntry>>) {
+    let cleaned = node.op.backend_mut().keys.take_cleaned_up();
+    let Some(trace) = trace else { return };
+    if cleaned.is_empty() {
+        return;
+    }
+    let at = (start + 1).min(trace.len());
+    let entries = cleaned.into_iter().map(|c| TraceEntry {
+        action,
+        time_ms: now,
+        op: node.id.clone(),
+        key: Some(c.key),
+        event: TraceEvent::StateCleanedUp {
+            state: c.state,
+            last_access_ms: c.last_access_ms,
+            expired_at_ms: c.expired_at_ms,
+        },
+    });
+    trace.splice(at..at, entries);
+}
+
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
         let nodes: Vec<Node> = scenario
@@ -136,6 +168,11 @@ impl Pipeline {
         let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
         let upsert = last.is_some_and(|s| !s.generates_update_before());
         let mut nodes = nodes;
+        if scenario.state_backend == StateBackend::HashMap {
+            for (node, spec) in nodes.iter_mut().zip(&scenario.operators) {
+                node.op.backend_mut().keys.use_heap_backend(spec.spec.key_types());
+            }
+        }
         if let Some(last) = nodes.last_mut() {
             last.op.backend_mut().keys.track_invisible();
         }
@@ -210,6 +247,7 @@ impl Pipeline {
         for i in 0..self.nodes.len() {
             let node = &mut self.nodes[i];
             let mut out = self.buffers.pop().unwrap_or_default();
+            let start = begin_call(node, now, &trace);
             let mut ctx = Context {
                 now,
                 action,
@@ -221,6 +259,7 @@ impl Pipeline {
             };
             let outcome = node.op.process_watermark(watermark, &mut ctx);
             node.op.backend_mut().keys.finish();
+            end_call(node, start, now, action, trace.as_deref_mut());
             outcome.map_err(|e| {
                 StepError(format!("operator {} failed finishing its mini-batch: {}", quote(&node.id), escape_line(&e)))
             })?;
@@ -281,6 +320,7 @@ impl Pipeline {
         for (i, node) in self.nodes.iter_mut().enumerate().skip(from) {
             let mut out = self.buffers.pop().unwrap_or_default();
             for m in &messages {
+                let start = begin_call(node, now, &trace);
                 let mut ctx = Context {
                     now,
                     action,
@@ -292,6 +332,7 @@ impl Pipeline {
                 };
                 let outcome = node.op.process_element(m, &mut ctx);
                 node.op.backend_mut().keys.finish();
+                end_call(node, start, now, action, trace.as_deref_mut());
                 outcome.map_err(|e| {
                     StepError(format!("operator {} failed on {}: {}", quote(&node.id), m.echo(), escape_line(&e)))
                 })?;
@@ -392,6 +433,7 @@ impl Pipeline {
         let node = &mut self.nodes[i];
         let Some((ts, key)) = node.op.backend_mut().poll_due(time) else { return Ok(false) };
         let mut out = Vec::new();
+        let start = begin_call(node, ts, &trace);
         let mut ctx = Context {
             now: ts,
             action,
@@ -403,6 +445,7 @@ impl Pipeline {
         };
         let outcome = node.op.on_timer(ts, key, &mut ctx);
         node.op.backend_mut().keys.finish();
+        end_call(node, start, ts, action, trace.as_deref_mut());
         outcome.map_err(|e| {
             StepError(format!("operator {} failed in onTimer({ts}): {}", quote(&node.id), escape_line(&e)))
         })?;

@@ -267,7 +267,8 @@ impl Builder<'_> {
                 }
                 self.out.parent[e] = parent;
             }
-            TraceEvent::StateExpired { last_access_ms, expired_at_ms, .. } => {
+            TraceEvent::StateExpired { last_access_ms, expired_at_ms, .. }
+            | TraceEvent::StateCleanedUp { last_access_ms, expired_at_ms, .. } => {
                 let rule =
                     LossRule::TtlExpiredRemoved { last_access_ms: *last_access_ms, removed_at_ms: entry.time_ms };
                 self.lose(op, e, *expired_at_ms, rule);

@@ -218,7 +218,7 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
             TraceEvent::StateCleared { cause: ClearCause::CountZero, .. } => {
                 lane.cleared.push(ClearMark::CountZero { at_ms: e.time_ms })
             }
-            TraceEvent::StateExpired { expired_at_ms, .. } => {
+            TraceEvent::StateExpired { expired_at_ms, .. } | TraceEvent::StateCleanedUp { expired_at_ms, .. } => {
                 lane.cleared.push(ClearMark::Expired { at_ms: *expired_at_ms })
             }
             _ => {}

@@ -56,6 +56,14 @@ pub enum TraceEvent {
         last_access_ms: Millis,
         expired_at_ms: Millis,
     },
+    /// State TTL's background cleanup (`TtlIncrementalCleanup`, heap backend) removed the key's
+    /// expired entry while the operator accessed that state for some key: no read of this key
+    /// saw it expired (a later read finds nothing).
+    StateCleanedUp {
+        state: &'static str,
+        last_access_ms: Millis,
+        expired_at_ms: Millis,
+    },
     /// The operator emitted a changelog message downstream.
     Emitted {
         message: Message,
@@ -151,6 +159,7 @@ impl TraceEvent {
             TraceEvent::TimerFired { .. } => "timer_fired",
             TraceEvent::StateCleared { .. } => "state_cleared",
             TraceEvent::StateExpired { .. } => "state_expired",
+            TraceEvent::StateCleanedUp { .. } => "state_cleaned_up",
             TraceEvent::Emitted { .. } => "emitted",
             TraceEvent::Dropped { .. } => "dropped",
             TraceEvent::Suppressed { .. } => "suppressed",
@@ -202,6 +211,12 @@ impl TraceEvent {
             }
             TraceEvent::StateExpired { state, last_access_ms, expired_at_ms } => format!(
                 "{state} expired: last access {} + ttl = {} <= now → removed on read, the key starts empty",
+                tf.format(*last_access_ms),
+                tf.format(*expired_at_ms)
+            ),
+            TraceEvent::StateCleanedUp { state, last_access_ms, expired_at_ms } => format!(
+                "{state} expired: last access {} + ttl = {} <= now → removed by the incremental cleanup \
+                 (TtlIncrementalCleanup: up to 5 entries per access to the state, heap backend)",
                 tf.format(*last_access_ms),
                 tf.format(*expired_at_ms)
             ),

@@ -245,6 +245,9 @@ pub fn from_rank(
 }
 
 impl OperatorSpec for DeduplicateSpec {
+    fn key_types(&self) -> Vec<DataType> {
+        self.key.iter().filter_map(|&i| self.columns.get(i)).map(|c| c.data_type).collect()
+    }
     fn output_columns(&self) -> &[Column] {
         &self.columns
     }

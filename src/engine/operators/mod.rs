@@ -75,7 +75,7 @@ pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;
 pub use mini_batch_group_agg_function::MiniBatchGroupAggFunction;
 
 use super::error::ScenarioError;
-use super::row::{Column, Message};
+use super::row::{Column, DataType, Message};
 use super::scenario::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
@@ -194,6 +194,13 @@ pub trait OperatorSpec: fmt::Debug {
     /// reports when it loses a key's state (the result table groups rows by them).
     fn state_key_columns(&self) -> Vec<usize> {
         (0..self.unique_key_len()).collect()
+    }
+    /// The types of the key row its keyed state is addressed by (the `BinaryRowData` its
+    /// `KeySelector` writes), which place each key on the heap backend
+    /// ([`crate::engine::state::key_groups`]): by default the [`OperatorSpec::state_key_columns`].
+    fn key_types(&self) -> Vec<DataType> {
+        let out = self.output_columns();
+        self.state_key_columns().iter().filter_map(|&i| out.get(i)).map(|c| c.data_type).collect()
     }
     /// In an upsert sink, the columns besides [`OperatorSpec::state_key_columns`] that identify
     /// a row (a Top-N's rank column).

@@ -205,6 +205,9 @@ fn plan_call(call: &AggCall, names: &[String]) -> String {
 }
 
 impl OperatorSpec for OverAggregateSpec {
+    fn key_types(&self) -> Vec<DataType> {
+        self.partition_by.iter().filter_map(|&i| self.input_columns.get(i)).map(|c| c.data_type).collect()
+    }
     fn output_columns(&self) -> &[Column] {
         &self.output_columns
     }

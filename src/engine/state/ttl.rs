@@ -12,10 +12,12 @@
 //! operator's processing-time service. In production the two agree to within milliseconds; the
 //! simulator uses its single processing time (ms) for both.
 //!
-//! Modelled: update type, state visibility, and removal of an expired value when it is read.
-//! Not modelled yet: the background cleanup strategies (incremental cleanup on the heap backend,
-//! the RocksDB compaction filter, full-snapshot filtering). They only change when an expired,
-//! already invisible value is physically removed, never what the operator sees.
+//! Modelled: update type, state visibility, removal of an expired value when it is read, and on
+//! the heap backend the background `TtlIncrementalCleanup` ([`super::TtlIncrementalCleanup`],
+//! checked entry for entry against Flink 2.3.0). Not modelled yet: the RocksDB compaction filter
+//! (expired entries stay stored in the simulation until read) and full-snapshot filtering (off for
+//! SQL). They only change when an expired, already invisible value is physically removed, never
+//! what the operator sees (except `TtlMapState.isEmpty()`, which does not check TTL).
 
 use crate::engine::time::Millis;
 

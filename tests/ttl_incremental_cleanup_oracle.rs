@@ -6,7 +6,8 @@
 //! output line for line: every read, every `hash` (key group and bucket hash of a key) and every
 //! `count` of the entries physically stored. Three scenarios are plain loops whose ops files are
 //! not committed; they are written here as `gen.py` writes them (the line numbers in the
-//! expected output check that).
+//! expected output check that). Native only: it reads the recordings from disk.
+#![cfg(not(target_arch = "wasm32"))]
 
 use flink_state_sim::engine::operators::binary_row::binary_row_hash_code;
 use flink_state_sim::engine::row::{DataType, Row, Value};

@@ -198,7 +198,11 @@ impl CopyOnWriteStateTable {
     /// `remove(key, ..)` of a key the map holds (`removeEntry`).
     pub fn remove(&mut self, key: KeyId) {
         let i = key.index();
-        let (kg, hash) = (u32::from(self.key_group[i]), self.hash[i]);
+        let (Some(&kg), Some(&hash)) = (self.key_group.get(i), self.hash.get(i)) else {
+            debug_assert!(false, "a removed key was put");
+            return;
+        };
+        let kg = u32::from(kg);
         self.map_operation(kg);
         let map = &mut self.maps[kg as usize];
         let in_rehash = map.in_rehash_table(hash);
@@ -229,7 +233,7 @@ impl CopyOnWriteStateTable {
 
     /// The key group of a key the table holds.
     pub fn key_group_of(&self, key: KeyId) -> u32 {
-        u32::from(self.key_group[key.index()])
+        self.key_group.get(key.index()).map_or(0, |&kg| u32::from(kg))
     }
 }
 

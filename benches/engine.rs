@@ -4,7 +4,9 @@
 //! (b) the same with Zipf 1.1; (c) Flink 2.3 two-level aggregation with state TTL, 1 M events;
 //! (e) Flink 2.3 Top-3 per key with a rank column (`AppendOnlyTopNFunction`) and state TTL, 1 M
 //! events over 100 k keys; (f) Flink 2.3 `SUM` per (key, item) then Top-3 items per key
-//! (`RetractableTopNFunction`), 1 M events; each at the `metrics` trace level, and (a) at the
+//! (`RetractableTopNFunction`), 1 M events; (h) Flink 2.3 `COUNT` per never-seen key with a 1 s
+//! state TTL on the heap backend, where `TtlIncrementalCleanup` removes the expired keys, 1 M of
+//! the workload's 10 M events; each at the `metrics` trace level, and (a) at the
 //! `full` level; (d) `seek` to random actions of a 100 k-event run. The same workloads run in headless Chromium on the wasm build:
 //! `scripts/bench-wasm.sh`. (p) what the page asks of the engine at each render, on the preset
 //! `what-if-100k-logins` stepped 10 k times with the page's options (full trace of the last 400
@@ -20,6 +22,7 @@ const B: &str = include_str!("scenarios/b-cleanup-timers-zipf.json");
 const C: &str = include_str!("scenarios/c-two-level-ttl.json");
 const E: &str = include_str!("scenarios/e-top-n-append-ttl.json");
 const F: &str = include_str!("scenarios/f-top-n-retract.json");
+const H: &str = include_str!("scenarios/h-distinct-keys-short-ttl.json");
 
 fn one_way(level: TraceLevel) -> SimOptions {
     SimOptions { trace: level, keep_actions: None, time_travel: false }
@@ -42,6 +45,7 @@ fn run(scenario: &Scenario, options: SimOptions) -> u64 {
 fn workloads(c: &mut Criterion) {
     let mut g = c.benchmark_group("workload");
     g.sample_size(10).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(2));
+    let h = H.replace("\"events\": 10000000", "\"events\": 1000000");
     for (name, json, level) in [
         ("a_cleanup_timers_uniform_metrics", A, TraceLevel::Metrics),
         ("b_cleanup_timers_zipf_metrics", B, TraceLevel::Metrics),
@@ -49,6 +53,7 @@ fn workloads(c: &mut Criterion) {
         ("a_cleanup_timers_uniform_full", A, TraceLevel::Full),
         ("e_top_n_append_ttl_metrics", E, TraceLevel::Metrics),
         ("f_top_n_retract_metrics", F, TraceLevel::Metrics),
+        ("h_distinct_keys_incremental_cleanup_metrics", h.as_str(), TraceLevel::Metrics),
     ] {
         let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
         g.throughput(Throughput::Elements(scenario.step_count()));

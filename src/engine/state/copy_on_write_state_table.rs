@@ -80,20 +80,6 @@ impl StateMap {
         (hash as u32 as usize & (self.primary_len() - 1)) < self.rehash_index
     }
 
-    /// The bucket head at `pos` of the table with identity `id` (null for a dropped table or
-    /// `EMPTY_TABLE`, whose slots are all null in Flink too).
-    fn head(&self, id: u32, pos: usize) -> u32 {
-        if id == EMPTY_TABLE {
-            NIL
-        } else if id == self.primary.id {
-            self.primary.heads.get(pos).copied().unwrap_or(NIL)
-        } else if id == self.rehash.id {
-            self.rehash.heads[pos]
-        } else {
-            NIL
-        }
-    }
-
     fn table_len(&self, id: u32) -> usize {
         if id == EMPTY_TABLE {
             EMPTY_TABLE_LEN
@@ -316,11 +302,21 @@ impl ChainIterator {
     }
 
     fn next_active_map_position(&mut self, map: &StateMap, max_traversed: usize) -> u32 {
-        // A table the map has dropped reads as nulls up to the length it had when captured.
+        // The captured table's slots; a table the map has dropped (or `EMPTY_TABLE`) reads as
+        // nulls up to the length it had when captured.
+        let heads: &[u32] = if self.active == EMPTY_TABLE {
+            &[]
+        } else if self.active == map.primary.id {
+            &map.primary.heads
+        } else if self.active == map.rehash.id {
+            &map.rehash.heads
+        } else {
+            &[]
+        };
         let len = self.active_len;
         let mut traversed = 0;
         while self.next_map_position < len && traversed < max_traversed {
-            let next = map.head(self.active, self.next_map_position);
+            let next = heads.get(self.next_map_position).copied().unwrap_or(NIL);
             self.next_map_position += 1;
             if next != NIL {
                 return next;
@@ -370,12 +366,20 @@ impl StateEntryIterator {
     }
 
     /// `nextEntries()`: the keys of the next chain, head first, into `batch` (cleared first);
-    /// empty when the visitor gave up on null positions or reached a table's end.
+    /// empty when the visitor gave up on null positions or reached a table's end. (The cleanup
+    /// asks [`Self::has_next`] first and then [`Self::next_entries_after_has_next`].)
+    #[cfg(test)]
     pub fn next_entries(&mut self, table: &CopyOnWriteStateTable, batch: &mut Vec<KeyId>) {
         batch.clear();
-        if !self.has_next(table) {
-            return;
+        if self.has_next(table) {
+            self.next_entries_after_has_next(table, batch);
         }
+    }
+
+    /// [`Self::next_entries`] right after [`Self::has_next`] returned true (which Flink's
+    /// `nextEntries()` asks again, with the same answer: nothing changed in between).
+    pub fn next_entries_after_has_next(&mut self, table: &CopyOnWriteStateTable, batch: &mut Vec<KeyId>) {
+        batch.clear();
         let recommended = self.recommended;
         if let Some(c) = &mut self.current {
             let mut e = c.next(table, recommended);

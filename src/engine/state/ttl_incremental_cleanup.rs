@@ -67,7 +67,7 @@ impl TtlIncrementalCleanup {
         let mut entry_num = 0;
         let mut removed = 0;
         while entry_num < CLEANUP_SIZE && it.has_next(table) {
-            it.next_entries(table, batch);
+            it.next_entries_after_has_next(table, batch);
             if batch.is_empty() {
                 break;
             }

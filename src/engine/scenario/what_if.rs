@@ -129,6 +129,14 @@ impl WhatIf {
 /// `base_json`'s own error when it is not a valid scenario; `workload.columns` when
 /// `form.columns` is not a JSON object; otherwise the new scenario's error, naming the
 /// `workload.*` field (for example `workload.returning.share: …`).
+/// The form's default key prefix: the key column's name and a dash, cut to the workload's
+/// limit (`workload::MAX_KEY_PREFIX_CHARS`) so that a long column name still gives a valid form
+/// (found by the fuzzer: a 68-character column name made the prefilled form invalid).
+fn default_key_prefix(key_column: &str) -> String {
+    let max = crate::engine::workload::MAX_KEY_PREFIX_CHARS - 1;
+    format!("{}-", key_column.chars().take(max).collect::<String>())
+}
+
 pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, ScenarioError> {
     let (scenario, mut object) = scenario_object(base_json)?;
     let columns = match serde_json::from_str::<Value>(&form.columns) {
@@ -139,7 +147,7 @@ pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, Scenar
         .get("workload")
         .and_then(|w| w.get("key_prefix"))
         .and_then(Value::as_str)
-        .map_or_else(|| format!("{}-", form.key_column), str::to_string);
+        .map_or_else(|| default_key_prefix(&form.key_column), str::to_string);
     let mut workload = json!({
         "seed": form.seed,
         "events": form.events,
@@ -269,5 +277,13 @@ mod tests {
         assert_eq!(what_if_scenario(base, &form).unwrap_err().path, "workload.columns");
         form.columns = "{}".into();
         assert!(what_if_scenario(base, &form).unwrap_err().to_string().starts_with("workload.columns"));
+    }
+
+    #[test]
+    fn a_long_key_column_name_gives_a_prefix_within_the_limit() {
+        let p = default_key_prefix(&"x".repeat(70));
+        assert_eq!(p.chars().count(), crate::engine::workload::MAX_KEY_PREFIX_CHARS);
+        assert!(p.ends_with("x-"));
+        assert_eq!(default_key_prefix("user_id"), "user_id-");
     }
 }

@@ -47,9 +47,7 @@ impl<T: Clone> ListState<T> {
     /// `accessCallback.run()` at `now`: the background cleanup, on the heap backend.
     fn state_accessed(&mut self, keys: &mut KeyRegistry, now: Millis) {
         keys.set_ttl_time(now);
-        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
-            self.cleanup = Some(Box::default());
-        }
+        TtlIncrementalCleanup::on_heap(&mut self.cleanup, self.expiry.is_some(), keys);
         let ListState { name, config, lists, stored, expiry, cleanup } = self;
         let Some(cleanup) = cleanup else { return };
         cleanup.state_accessed(|k| {
@@ -83,11 +81,8 @@ impl<T: Clone> ListState<T> {
         });
     }
 
-    /// One operation on the key group's map that finds or leaves the key's list in place.
     fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
-        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
-            c.table.map_operation(kg);
-        }
+        TtlIncrementalCleanup::map_operation(&mut self.cleanup, keys, key);
     }
 
     /// `add(value)` at `now`.

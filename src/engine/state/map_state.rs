@@ -50,9 +50,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     /// `accessCallback.run()` at `now`: the background cleanup, on the heap backend.
     fn state_accessed(&mut self, keys: &mut KeyRegistry, now: Millis) {
         keys.set_ttl_time(now);
-        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
-            self.cleanup = Some(Box::default());
-        }
+        TtlIncrementalCleanup::on_heap(&mut self.cleanup, self.expiry.is_some(), keys);
         let MapState { name, config, maps, stored, expiry, cleanup } = self;
         let Some(cleanup) = cleanup else { return };
         cleanup.state_accessed(|k| {
@@ -86,11 +84,8 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         });
     }
 
-    /// The `get` on the key group's map every `HeapMapState` call starts with.
     fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
-        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
-            c.table.map_operation(kg);
-        }
+        TtlIncrementalCleanup::map_operation(&mut self.cleanup, keys, key);
     }
 
     fn map_mut(&mut self, key: KeyId) -> Option<&mut BTreeMap<UK, TtlValue<UV>>> {

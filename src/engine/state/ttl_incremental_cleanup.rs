@@ -28,7 +28,7 @@
 //! ```
 
 use super::copy_on_write_state_table::{CopyOnWriteStateTable, StateEntryIterator};
-use super::KeyId;
+use super::{KeyId, KeyRegistry};
 
 /// `IncrementalCleanupStrategy.DEFAULT_INCREMENTAL_CLEANUP_STRATEGY.getCleanupSize()`.
 pub const CLEANUP_SIZE: usize = 5;
@@ -54,6 +54,23 @@ pub struct TtlIncrementalCleanup {
 }
 
 impl TtlIncrementalCleanup {
+    /// A TTL state's cleanup on the heap backend: made at the state's first access once its
+    /// registry is on the heap backend ([`KeyRegistry::use_heap_backend`]); none otherwise.
+    pub fn on_heap<'a>(cleanup: &'a mut Option<Box<Self>>, ttl: bool, keys: &KeyRegistry) -> Option<&'a mut Self> {
+        if cleanup.is_none() && ttl && keys.heap_slot_enabled() {
+            *cleanup = Some(Box::default());
+        }
+        cleanup.as_deref_mut()
+    }
+
+    /// One operation on the key group's map of `key` that finds or leaves its entry in place
+    /// (`get`, or `put` of a key the map holds): a step of an incremental rehash.
+    pub fn map_operation(cleanup: &mut Option<Box<Self>>, keys: &KeyRegistry, key: KeyId) {
+        if let (Some(c), Some((kg, _))) = (cleanup, keys.heap_slot(key)) {
+            c.table.map_operation(kg);
+        }
+    }
+
     /// `stateAccessed()`. `get_unexpired_or_null(key)` decides one entry and, when it is not
     /// [`Unexpired::Same`], has already changed the state's own copy; the visitor's `remove` or
     /// `update` on the table follows here. Returns how many entries were removed.

@@ -60,9 +60,7 @@ impl<T: Clone> ValueState<T> {
 
     /// `accessCallback.run()`: the background cleanup, on the heap backend.
     fn state_accessed(&mut self, keys: &mut KeyRegistry) {
-        if self.cleanup.is_none() && self.expiry.is_some() && keys.heap_slot_enabled() {
-            self.cleanup = Some(Box::default());
-        }
+        TtlIncrementalCleanup::on_heap(&mut self.cleanup, self.expiry.is_some(), keys);
         let ValueState { name, config, entries, stored, expiry, cleanup } = self;
         let Some(cleanup) = cleanup else { return };
         let now = keys.ttl_time();
@@ -84,11 +82,8 @@ impl<T: Clone> ValueState<T> {
     }
 
     /// One operation on the key group's map that finds or leaves the entry as it is (`get`, or
-    /// `put` of a key the map holds): a step of an incremental rehash.
     fn map_operation(&mut self, keys: &KeyRegistry, key: KeyId) {
-        if let (Some(c), Some((kg, _))) = (&mut self.cleanup, keys.heap_slot(key)) {
-            c.table.map_operation(kg);
-        }
+        TtlIncrementalCleanup::map_operation(&mut self.cleanup, keys, key);
     }
 
     fn remove(&mut self, keys: &mut KeyRegistry, key: KeyId) -> Option<TtlValue<T>> {

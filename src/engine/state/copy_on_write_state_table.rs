@@ -129,11 +129,6 @@ impl CopyOnWriteStateTable {
         self.maps.iter().map(|m| u64::from(m.size())).sum()
     }
 
-    /// Bucket heads allocated over all key groups (memory, for the README's figures).
-    pub fn buckets(&self) -> usize {
-        self.maps.iter().map(|m| m.primary.heads.len() + m.rehash.heads.len()).sum()
-    }
-
     /// `computeHashForOperationAndDoIncrementalRehash`: what every `get`, `containsKey`, `put`,
     /// `remove` and `transform` on key group `kg`'s map does first.
     pub fn map_operation(&mut self, kg: u32) {

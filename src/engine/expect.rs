@@ -107,6 +107,9 @@ pub struct Expect {
     stale_rows: Option<usize>,
 }
 
+/// The name `expect.changelog` gives the query's output: the messages the sink receives.
+pub const SINK: &str = "sink";
+
 impl Expect {
     /// Parses the `expect` field (`raw`, its JSON text) against the scenario's operators.
     ///
@@ -132,12 +135,25 @@ impl Expect {
             }
         };
         let mut changelog = BTreeMap::new();
-        for (id, messages) in e.changelog {
-            known(format!("expect.changelog.{id}"), &id)?;
+        for (written, messages) in e.changelog {
+            // `sink`: the messages the query's output receives, the last operator's (unless an
+            // operator is named `sink`).
+            let id = match operator_ids.last() {
+                Some(last) if written == SINK && !operator_ids.contains(&SINK) => last.to_string(),
+                _ => written.clone(),
+            };
+            let written = written.as_str();
+            known(format!("expect.changelog.{written}"), &id)?;
+            if changelog.contains_key(&id) {
+                return Err(ScenarioError::new(
+                    format!("expect.changelog.{written}"),
+                    format!("the changelog of {} is given twice (sink is the last operator)", quote(&id)),
+                ));
+            }
             for (i, (kind, _)) in messages.iter().enumerate() {
                 if !MESSAGE_KINDS.contains(&kind.as_str()) {
                     return Err(ScenarioError::new(
-                        format!("expect.changelog.{id}[{i}]"),
+                        format!("expect.changelog.{written}[{i}]"),
                         format!("{} is not a message kind ({})", quote(kind), MESSAGE_KINDS.join(", ")),
                     ));
                 }

@@ -33,6 +33,7 @@ pub mod inspector;
 pub mod metrics;
 pub mod operators;
 pub mod pipeline;
+pub mod planner;
 pub mod presets;
 pub mod provenance;
 pub mod replay;

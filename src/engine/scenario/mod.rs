@@ -7,6 +7,7 @@
 pub(crate) mod raw;
 mod retention_conversion;
 pub mod schema;
+pub mod sql;
 mod validate;
 pub mod what_if;
 
@@ -210,6 +211,11 @@ pub struct Scenario {
     pub retention: Retention,
     /// `state.backend.type`.
     pub state_backend: StateBackend,
+    /// The Flink SQL the pipeline was planned from (a scenario with `"sql"`).
+    pub sql: Option<String>,
+    /// The query's output columns as the SQL names them (what a sink receives), when planned
+    /// from SQL: the last operator's may differ (Flink drops a projection that only renames).
+    pub output_names: Option<Vec<String>>,
     /// `table.exec.mini-batch.*`, when mini-batch is enabled.
     pub mini_batch: Option<MiniBatch>,
     /// `table.optimizer.agg-phase-strategy`.

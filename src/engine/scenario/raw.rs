@@ -158,7 +158,7 @@ pub(super) struct RawScenario {
     /// `state.backend.type`: `hashmap` (default; state holds the objects the operator wrote) or
     /// `rocksdb` (state holds the bytes serialized at `update()`).
     #[serde(default)]
-    pub(super) state_backend: StateBackend,
+    pub(super) state_backend: Option<StateBackend>,
     /// `table.exec.mini-batch.*` (Flink 2.3 only).
     #[serde(default)]
     pub(super) mini_batch: Option<RawMiniBatch>,
@@ -170,10 +170,17 @@ pub(super) struct RawScenario {
     /// The source table.
     pub(super) source: RawSource,
     /// The operators, each consuming the previous one's changelog; the last one feeds the result
-    /// table.
+    /// table. Give either `pipeline` or `sql`.
     // Each operator is kept as JSON text, read by its kind's compiler.
-    #[schemars(with = "Vec<crate::engine::operators::AnyOperator>")]
-    pub(super) pipeline: Vec<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
+    #[schemars(with = "Option<Vec<crate::engine::operators::AnyOperator>>")]
+    pub(super) pipeline: Option<Vec<Box<serde_json::value::RawValue>>>,
+    /// Flink SQL instead of `pipeline`: `SET 'key' = 'value';` statements (the options the
+    /// scenario's fields hold), `CREATE TEMPORARY VIEW name AS …;`, then one query (`SELECT …`,
+    /// or `INSERT INTO` a table declared with `CREATE TABLE`) reading the source. Planned as
+    /// Flink 2.3's planner plans it (`flink-state-sim explain`).
+    #[serde(default)]
+    pub(super) sql: Option<String>,
     /// What happens, in order: input rows and advances of processing time.
     #[serde(default)]
     pub(super) steps: Vec<RawStep>,

@@ -19,17 +19,44 @@ use crate::engine::workload::Workload;
 use serde_json::value::RawValue;
 use std::collections::HashSet;
 
-pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
+pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     if raw.name.trim().is_empty() {
         return Err(ScenarioError::new("name", "must not be empty"));
     }
+    let script = match (&raw.sql, &raw.pipeline) {
+        (Some(_), Some(_)) => {
+            return Err(ScenarioError::new("sql", "a scenario gives either sql or pipeline, not both"));
+        }
+        (None, None) => return Err(ScenarioError::new("pipeline", "missing: give a pipeline of operators or sql")),
+        (Some(sql), None) => {
+            let sql = sql.clone();
+            Some(super::sql::apply_options(&mut raw, &sql)?)
+        }
+        (None, Some(_)) => None,
+    };
+    let state_backend = raw.state_backend.unwrap_or_default();
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let mini_batch = compile_mini_batch(raw.flink, raw.mini_batch.as_ref())?;
     let agg_phase_strategy = compile_agg_phase_strategy(raw.flink, raw.agg_phase_strategy.as_deref())?;
     let source = compile_source(&raw.source)?;
-    let settings =
-        Settings { flink: raw.flink, retention, state_backend: raw.state_backend, mini_batch, agg_phase_strategy };
-    let operators = compile_pipeline(&raw.pipeline, &source, settings)?;
+    let settings = Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy };
+    let (operators, output_names) = match &script {
+        Some(script) => {
+            let planned = super::sql::plan(script, &source)?;
+            let pipeline: Vec<Box<RawValue>> = planned
+                .pipeline
+                .iter()
+                .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
+                .collect::<Result<_, _>>()?;
+            let operators = compile_pipeline(&pipeline, &source, settings).map_err(|e| {
+                // The planned pipeline failed where Flink's planner or code generation would: say
+                // so in the SQL's terms (the operator's plan and the reason).
+                ScenarioError::new("sql", format!("{} (in the planned {})", e.message, e.path))
+            })?;
+            (operators, Some(planned.output_names))
+        }
+        None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &source, settings)?, None),
+    };
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
@@ -62,7 +89,9 @@ pub(super) fn compile(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         time_format,
         start_ms,
         retention,
-        state_backend: raw.state_backend,
+        state_backend,
+        sql: raw.sql,
+        output_names,
         mini_batch,
         agg_phase_strategy,
         source,

@@ -1,0 +1,250 @@
+//! The rewrites Flink 2.3's stream optimizer applies to these trees (`FlinkStreamProgram`),
+//! reduced to their effect on the nodes the engine runs:
+//!
+//! - **field trimming** (`RelFieldTrimmer`, `ProjectTableSourceScanRule` without projection
+//!   push-down into the source): every node reads only the fields something above it uses; a
+//!   projection goes right above the node that produces more (the scan, a rank, an aggregate);
+//! - **Calc merging** (`FlinkCalcMergeRule`, `FlinkProjectMergeRule`, `FlinkFilterProjectTransposeRule`):
+//!   projections and filters between two other nodes become one `Calc`, the filter evaluated on
+//!   the lower node's fields;
+//! - **trivial Calc removal** (`ProjectRemoveRule`, `CalcRemoveRule`): a Calc that selects all
+//!   its input's fields in order without a condition is dropped (field names do not count);
+//! - **window input naming** (`ProjectToWindowRule` / `CalcRelSplitter`): the projection below
+//!   an `OverAggregate` names its computed fields `$<index>`.
+
+use super::rel::{Ex, Node, Rel};
+
+/// The rewritten tree.
+pub fn optimize(rel: Rel) -> Rel {
+    let all: Vec<usize> = (0..rel.names.len()).collect();
+    let trimmed = trim(rel, &all);
+    let merged = merge(trimmed);
+    name_window_inputs(merged)
+}
+
+/// `rel` producing exactly the fields `needed` (indexes into its output, in order).
+fn trim(rel: Rel, needed: &[usize]) -> Rel {
+    let Rel { node, names } = rel;
+    match node {
+        Node::Scan => project(Rel { node: Node::Scan, names }, needed),
+        Node::Calc { input, items, condition } => {
+            let kept: Vec<Ex> = needed.iter().map(|&i| items[i].clone()).collect();
+            let mut used = Vec::new();
+            for e in kept.iter().chain(condition.iter()) {
+                e.columns(&mut used);
+            }
+            used.sort_unstable();
+            used.dedup();
+            let input = trim(*input, &used);
+            let remap = |c: usize| Ex::Col(used.iter().position(|&u| u == c).unwrap_or(0));
+            Rel {
+                node: Node::Calc {
+                    input: Box::new(input),
+                    items: kept.iter().map(|e| e.map_columns(&remap)).collect(),
+                    condition: condition.map(|c| c.map_columns(&remap)),
+                },
+                names: needed.iter().map(|&i| names[i].clone()).collect(),
+            }
+        }
+        Node::Aggregate { input, group, calls, hint_ttl } => {
+            let g = group.len();
+            let kept_calls: Vec<usize> = needed.iter().filter(|&&i| i >= g).map(|&i| i - g).collect();
+            let mut kept_calls = kept_calls;
+            kept_calls.sort_unstable();
+            kept_calls.dedup();
+            let mut used: Vec<usize> = group.clone();
+            used.extend(kept_calls.iter().filter_map(|&c| calls[c].arg));
+            used.sort_unstable();
+            used.dedup();
+            let input = trim(*input, &used);
+            let pos = |c: usize| used.iter().position(|&u| u == c).unwrap_or(0);
+            let mut out_names: Vec<String> = names[..g].to_vec();
+            out_names.extend(kept_calls.iter().map(|&c| names[g + c].clone()));
+            let new_calls = kept_calls
+                .iter()
+                .map(|&c| {
+                    let mut call = calls[c].clone();
+                    call.arg = call.arg.map(pos);
+                    call
+                })
+                .collect();
+            let agg = Rel {
+                node: Node::Aggregate {
+                    input: Box::new(input),
+                    group: group.iter().map(|&i| pos(i)).collect(),
+                    calls: new_calls,
+                    hint_ttl,
+                },
+                names: out_names,
+            };
+            // Output fields of the new aggregate for each needed old field.
+            let map: Vec<usize> = needed
+                .iter()
+                .map(|&i| if i < g { i } else { g + kept_calls.iter().position(|&c| c == i - g).unwrap_or(0) })
+                .collect();
+            project(agg, &map)
+        }
+        Node::Over { input, partition, order, frame, calls } => {
+            let n = input.names.len();
+            let mut kept_calls: Vec<usize> = needed.iter().filter(|&&i| i >= n).map(|&i| i - n).collect();
+            kept_calls.sort_unstable();
+            kept_calls.dedup();
+            let mut used: Vec<usize> = needed.iter().copied().filter(|&i| i < n).collect();
+            used.extend(&partition);
+            used.push(order);
+            used.extend(kept_calls.iter().filter_map(|&c| calls[c].arg));
+            used.sort_unstable();
+            used.dedup();
+            let input = trim(*input, &used);
+            let pos = |c: usize| used.iter().position(|&u| u == c).unwrap_or(0);
+            let mut out_names = input.names.clone();
+            out_names.extend(kept_calls.iter().map(|&c| names[n + c].clone()));
+            let new_calls = kept_calls
+                .iter()
+                .map(|&c| {
+                    let mut call = calls[c].clone();
+                    call.arg = call.arg.map(pos);
+                    call
+                })
+                .collect();
+            let m = used.len();
+            let over = Rel {
+                node: Node::Over {
+                    input: Box::new(input),
+                    partition: partition.iter().map(|&p| pos(p)).collect(),
+                    order: pos(order),
+                    frame,
+                    calls: new_calls,
+                },
+                names: out_names,
+            };
+            let map: Vec<usize> = needed
+                .iter()
+                .map(|&i| if i < n { pos(i) } else { m + kept_calls.iter().position(|&c| c == i - n).unwrap_or(0) })
+                .collect();
+            project(over, &map)
+        }
+        Node::Rank { input, partition, order, rank_end, .. } => {
+            let n = input.names.len();
+            let output_rank = needed.contains(&n);
+            let mut used: Vec<usize> = needed.iter().copied().filter(|&i| i < n).collect();
+            used.extend(&partition);
+            used.extend(order.iter().map(|o| o.0));
+            used.sort_unstable();
+            used.dedup();
+            let input = trim(*input, &used);
+            let pos = |c: usize| used.iter().position(|&u| u == c).unwrap_or(0);
+            let mut out_names = input.names.clone();
+            if output_rank {
+                out_names.push(names[n].clone());
+            }
+            let m = used.len();
+            let rank = Rel {
+                node: Node::Rank {
+                    input: Box::new(input),
+                    partition: partition.iter().map(|&p| pos(p)).collect(),
+                    order: order.iter().map(|&(o, d)| (pos(o), d)).collect(),
+                    rank_end,
+                    output_rank,
+                },
+                names: out_names,
+            };
+            let map: Vec<usize> = needed.iter().map(|&i| if i < n { pos(i) } else { m }).collect();
+            project(rank, &map)
+        }
+        node @ Node::RowNumber { .. } => Rel { node, names },
+    }
+}
+
+/// `rel` projected onto `fields` (a Calc of plain fields; none when that is all of them).
+fn project(rel: Rel, fields: &[usize]) -> Rel {
+    if fields.len() == rel.names.len() && fields.iter().enumerate().all(|(i, &f)| i == f) {
+        return rel;
+    }
+    let names = fields.iter().map(|&i| rel.names[i].clone()).collect();
+    Rel {
+        node: Node::Calc { input: Box::new(rel), items: fields.iter().map(|&i| Ex::Col(i)).collect(), condition: None },
+        names,
+    }
+}
+
+/// Merges adjacent Calcs and drops trivial ones, bottom-up.
+fn merge(rel: Rel) -> Rel {
+    let Rel { node, names } = rel;
+    let node = match node {
+        Node::Scan => Node::Scan,
+        Node::Calc { input, items, condition } => {
+            let input = merge(*input);
+            if let Node::Calc { input: lower, items: lower_items, condition: lower_condition } = input.node {
+                let sub = |c: usize| lower_items[c].clone();
+                let items: Vec<Ex> = items.iter().map(|e| e.map_columns(&sub)).collect();
+                let condition = match (lower_condition, condition.map(|c| c.map_columns(&sub))) {
+                    (Some(a), Some(b)) => Some(Ex::And(Box::new(a), Box::new(b))),
+                    (a, b) => a.or(b),
+                };
+                return remove_trivial(Rel { node: Node::Calc { input: lower, items, condition }, names });
+            }
+            return remove_trivial(Rel { node: Node::Calc { input: Box::new(input), items, condition }, names });
+        }
+        Node::Aggregate { input, group, calls, hint_ttl } => {
+            Node::Aggregate { input: Box::new(merge(*input)), group, calls, hint_ttl }
+        }
+        Node::Over { input, partition, order, frame, calls } => {
+            Node::Over { input: Box::new(merge(*input)), partition, order, frame, calls }
+        }
+        Node::Rank { input, partition, order, rank_end, output_rank } => {
+            Node::Rank { input: Box::new(merge(*input)), partition, order, rank_end, output_rank }
+        }
+        Node::RowNumber { input, partition, order, at } => {
+            Node::RowNumber { input: Box::new(merge(*input)), partition, order, at }
+        }
+    };
+    Rel { node, names }
+}
+
+/// A Calc selecting every input field in order without a condition is its input (renamed:
+/// Flink's plan keeps the input's names; the query's names are the sink's).
+fn remove_trivial(rel: Rel) -> Rel {
+    if let Node::Calc { input, items, condition: None } = &rel.node {
+        if items.len() == input.names.len() && items.iter().enumerate().all(|(i, e)| *e == Ex::Col(i)) {
+            if let Node::Calc { input, .. } = rel.node {
+                return *input;
+            }
+        }
+    }
+    rel
+}
+
+/// Names the computed fields of the projection under an `OverAggregate` `$<index>`.
+fn name_window_inputs(rel: Rel) -> Rel {
+    let Rel { node, names } = rel;
+    let node = match node {
+        Node::Scan => Node::Scan,
+        Node::Calc { input, items, condition } => {
+            Node::Calc { input: Box::new(name_window_inputs(*input)), items, condition }
+        }
+        Node::Aggregate { input, group, calls, hint_ttl } => {
+            Node::Aggregate { input: Box::new(name_window_inputs(*input)), group, calls, hint_ttl }
+        }
+        Node::Over { input, partition, order, frame, calls } => {
+            let mut input = name_window_inputs(*input);
+            let mut names = names;
+            if let Node::Calc { items, .. } = &input.node {
+                for (i, e) in items.iter().enumerate() {
+                    if !matches!(e, Ex::Col(_)) {
+                        input.names[i] = format!("${i}");
+                        names[i] = format!("${i}");
+                    }
+                }
+            }
+            return Rel { node: Node::Over { input: Box::new(input), partition, order, frame, calls }, names };
+        }
+        Node::Rank { input, partition, order, rank_end, output_rank } => {
+            Node::Rank { input: Box::new(name_window_inputs(*input)), partition, order, rank_end, output_rank }
+        }
+        Node::RowNumber { input, partition, order, at } => {
+            Node::RowNumber { input: Box::new(name_window_inputs(*input)), partition, order, at }
+        }
+    };
+    Rel { node, names }
+}

@@ -1,0 +1,160 @@
+//! The planner's relational tree: what Calcite's `RelNode`s are to Flink's planner, reduced to
+//! the nodes the engine runs. Fields are referred to by position, as Calcite's `RexInputRef`
+//! does; names are kept for printing and for the pipeline's JSON.
+
+use sqlparser::tokenizer::Location;
+
+/// A scalar expression over the input's fields (what `Calc` evaluates).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ex {
+    /// `$i`.
+    Col(usize),
+    /// `PROCTIME()`: the source's processing-time attribute, materialized (a computed column
+    /// `pt AS PROCTIME()` of the table).
+    ProcTime,
+    /// A literal, as SQL text (`1`, `'a'`, `TRUE`, `NULL`).
+    Lit(String),
+    /// `a op b` with `op` one of `=`, `<>`, `<`, `<=`, `>`, `>=`.
+    Cmp(&'static str, Box<Ex>, Box<Ex>),
+    And(Box<Ex>, Box<Ex>),
+    Or(Box<Ex>, Box<Ex>),
+    Not(Box<Ex>),
+    IsNull {
+        expr: Box<Ex>,
+        negated: bool,
+    },
+    Case {
+        whens: Vec<(Ex, Ex)>,
+        otherwise: Option<Box<Ex>>,
+    },
+}
+
+impl Ex {
+    /// Every field it reads.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        match self {
+            Ex::Col(i) => out.push(*i),
+            Ex::ProcTime | Ex::Lit(_) => {}
+            Ex::Cmp(_, a, b) | Ex::And(a, b) | Ex::Or(a, b) => {
+                a.columns(out);
+                b.columns(out);
+            }
+            Ex::Not(a) | Ex::IsNull { expr: a, .. } => a.columns(out),
+            Ex::Case { whens, otherwise } => {
+                for (c, r) in whens {
+                    c.columns(out);
+                    r.columns(out);
+                }
+                if let Some(e) = otherwise {
+                    e.columns(out);
+                }
+            }
+        }
+    }
+
+    /// The expression with every `$i` replaced by `f(i)`.
+    pub fn map_columns(&self, f: &dyn Fn(usize) -> Ex) -> Ex {
+        let m = |e: &Ex| Box::new(e.map_columns(f));
+        match self {
+            Ex::Col(i) => f(*i),
+            Ex::ProcTime => Ex::ProcTime,
+            Ex::Lit(s) => Ex::Lit(s.clone()),
+            Ex::Cmp(op, a, b) => Ex::Cmp(op, m(a), m(b)),
+            Ex::And(a, b) => Ex::And(m(a), m(b)),
+            Ex::Or(a, b) => Ex::Or(m(a), m(b)),
+            Ex::Not(a) => Ex::Not(m(a)),
+            Ex::IsNull { expr, negated } => Ex::IsNull { expr: m(expr), negated: *negated },
+            Ex::Case { whens, otherwise } => Ex::Case {
+                whens: whens.iter().map(|(c, r)| (c.map_columns(f), r.map_columns(f))).collect(),
+                otherwise: otherwise.as_ref().map(|e| m(e)),
+            },
+        }
+    }
+
+    /// SQL text over the input's field `names` (back-quoted), for the pipeline's `Calc`.
+    pub fn sql(&self, names: &[String], proctime: &str) -> String {
+        let s = |e: &Ex| e.sql(names, proctime);
+        match self {
+            Ex::Col(i) => quote_ident(names.get(*i).map_or("?", String::as_str)),
+            Ex::ProcTime => quote_ident(proctime),
+            Ex::Lit(t) => t.clone(),
+            Ex::Cmp(op, a, b) => format!("({} {op} {})", s(a), s(b)),
+            Ex::And(a, b) => format!("({} AND {})", s(a), s(b)),
+            Ex::Or(a, b) => format!("({} OR {})", s(a), s(b)),
+            Ex::Not(a) => format!("(NOT {})", s(a)),
+            Ex::IsNull { expr, negated } => format!("({} IS {}NULL)", s(expr), if *negated { "NOT " } else { "" }),
+            Ex::Case { whens, otherwise } => {
+                let mut out = String::from("CASE");
+                for (c, r) in whens {
+                    out.push_str(&format!(" WHEN {} THEN {}", s(c), s(r)));
+                }
+                if let Some(e) = otherwise {
+                    out.push_str(&format!(" ELSE {}", s(e)));
+                }
+                out.push_str(" END");
+                out
+            }
+        }
+    }
+}
+
+/// `` `name` `` with back-ticks doubled inside.
+pub fn quote_ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// An aggregate call: `COUNT(*)`, `SUM(v)`, `COUNT(DISTINCT v)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggCall {
+    /// `COUNT`, `SUM`, `MIN`, `MAX`, `LAST_VALUE`.
+    pub function: String,
+    pub distinct: bool,
+    /// The argument field (`None`: `COUNT(*)`).
+    pub arg: Option<usize>,
+}
+
+/// An `OVER` window frame, as the engine's `OverAggregate` writes it
+/// (`ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`).
+pub type Frame = String;
+
+/// A relational node with its output field names.
+#[derive(Debug, Clone)]
+pub struct Rel {
+    pub node: Node,
+    pub names: Vec<String>,
+}
+
+/// The nodes.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// The source table's physical columns (its processing-time attribute is computed above it).
+    Scan,
+    /// A projection with an optional condition (Calcite's `LogicalProject` / `LogicalFilter`,
+    /// merged into Flink's `Calc`).
+    Calc { input: Box<Rel>, items: Vec<Ex>, condition: Option<Ex> },
+    /// `GROUP BY group` with `calls` (Calcite's `LogicalAggregate`): output = group fields,
+    /// then one field per call. `hint_ttl`: a `STATE_TTL` hint for its input, as written.
+    Aggregate { input: Box<Rel>, group: Vec<usize>, calls: Vec<AggCall>, hint_ttl: Option<String> },
+    /// Aggregates over a processing-time window (`LogicalWindow`): output = input fields, then
+    /// one field per call.
+    Over { input: Box<Rel>, partition: Vec<usize>, order: usize, frame: Frame, calls: Vec<AggCall> },
+    /// `ROW_NUMBER() OVER (PARTITION BY … ORDER BY …)` not yet turned into a `Rank` by a filter
+    /// on it: output = input fields, then the row number.
+    RowNumber { input: Box<Rel>, partition: Vec<usize>, order: Vec<(usize, bool)>, at: Location },
+    /// Top-N (`FlinkLogicalRank`): output = input fields, then the row number if `output_rank`.
+    Rank { input: Box<Rel>, partition: Vec<usize>, order: Vec<(usize, bool)>, rank_end: u64, output_rank: bool },
+}
+
+impl Rel {
+    /// Its single input (none for a scan).
+    pub fn input(&self) -> Option<&Rel> {
+        match &self.node {
+            Node::Scan => None,
+            Node::Calc { input, .. }
+            | Node::Aggregate { input, .. }
+            | Node::Over { input, .. }
+            | Node::RowNumber { input, .. }
+            | Node::Rank { input, .. } => Some(input),
+        }
+    }
+}

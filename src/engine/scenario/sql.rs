@@ -1,0 +1,137 @@
+//! A scenario's `"sql"`: its `SET` options folded into the scenario's settings, its query
+//! planned into the pipeline ([`crate::engine::planner`]).
+
+use super::raw::{DurationValue, RawMiniBatch, RawScenario};
+use super::{Source, StateBackend};
+use crate::engine::error::{quote, ScenarioError};
+use crate::engine::planner::{self, script::Script, SetOption, SourceTable, SqlError};
+use crate::engine::time::{check_duration, parse_duration};
+
+/// The options a script may `SET`, and the scenario field each one is.
+pub const MODELLED_OPTIONS: &[(&str, &str)] = &[
+    ("table.exec.state.ttl", "state_ttl"),
+    ("table.exec.mini-batch.enabled", "mini_batch.enabled"),
+    ("table.exec.mini-batch.allow-latency", "mini_batch.allow_latency"),
+    ("table.exec.mini-batch.size", "mini_batch.size"),
+    ("table.optimizer.agg-phase-strategy", "agg_phase_strategy"),
+    ("state.backend.type", "state_backend"),
+];
+
+/// Options that change nothing the simulator shows, accepted as Flink accepts them.
+const NEUTRAL_OPTIONS: &[&str] = &["execution.runtime-mode", "parallelism.default", "sql-client.execution.result-mode"];
+
+/// `sql` as a [`ScenarioError`]: `sql: line L, column C: message`.
+pub fn sql_error(e: &SqlError) -> ScenarioError {
+    ScenarioError::new("sql", e.to_string())
+}
+
+/// Parses the script and folds its `SET`s into `raw` (refusing an option the scenario also sets
+/// in its own field).
+///
+/// # Errors
+/// A parse error, an option that is not modelled, a bad value, or an option set twice.
+pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, ScenarioError> {
+    let script = planner::script::parse(sql).map_err(|e| sql_error(&e))?;
+    let mut seen: Vec<&str> = Vec::new();
+    let mini_batch_in_fields = raw.mini_batch.is_some();
+    for option in &script.options {
+        let err = |m: String| sql_error(&SqlError { line: option.at.line, column: option.at.column, message: m });
+        let Some(&(key, field)) = MODELLED_OPTIONS.iter().find(|(k, _)| *k == option.key) else {
+            if NEUTRAL_OPTIONS.contains(&option.key.as_str()) {
+                check_neutral(option).map_err(err)?;
+                continue;
+            }
+            let keys: Vec<&str> = MODELLED_OPTIONS.iter().map(|(k, _)| *k).collect();
+            return Err(err(format!("option {} is not modelled (options: {})", quote(&option.key), keys.join(", "))));
+        };
+        let conflict =
+            || err(format!("{key} is set both here and in the scenario's field {field}: set it in one place"));
+        if seen.contains(&key) {
+            return Err(err(format!("{key} is set twice")));
+        }
+        seen.push(key);
+        let value = option.value.trim();
+        match key {
+            "table.exec.state.ttl" => {
+                if raw.state_ttl.is_some() {
+                    return Err(conflict());
+                }
+                let ms = parse_duration(value).and_then(check_duration).map_err(|m| err(format!("{key}: {m}")))?;
+                raw.state_ttl = Some(DurationValue(ms));
+            }
+            "table.optimizer.agg-phase-strategy" => {
+                if raw.agg_phase_strategy.is_some() {
+                    return Err(conflict());
+                }
+                raw.agg_phase_strategy = Some(value.to_string());
+            }
+            "state.backend.type" => {
+                if raw.state_backend.is_some() {
+                    return Err(conflict());
+                }
+                raw.state_backend =
+                    Some(StateBackend::try_from(value.to_string()).map_err(|m| err(format!("{key}: {m}")))?);
+            }
+            _ => {
+                // table.exec.mini-batch.*: one object of the scenario.
+                if mini_batch_in_fields {
+                    return Err(err(format!(
+                        "{key} is set both here and in the scenario's field mini_batch: set it in one place"
+                    )));
+                }
+                let mb = raw.mini_batch.get_or_insert(RawMiniBatch { enabled: false, allow_latency: None, size: None });
+                match key {
+                    "table.exec.mini-batch.enabled" => {
+                        mb.enabled = match value.to_ascii_lowercase().as_str() {
+                            "true" => true,
+                            "false" => false,
+                            _ => {
+                                return Err(err(format!(
+                                    "{key}: Could not parse value '{value}' for key '{key}' (true or false)"
+                                )))
+                            }
+                        }
+                    }
+                    "table.exec.mini-batch.allow-latency" => {
+                        let ms =
+                            parse_duration(value).and_then(check_duration).map_err(|m| err(format!("{key}: {m}")))?;
+                        mb.allow_latency = Some(DurationValue(ms));
+                    }
+                    _ => {
+                        mb.size = Some(value.parse().map_err(|_| {
+                            err(format!("{key}: Could not parse value '{value}' for key '{key}' (a whole number)"))
+                        })?)
+                    }
+                }
+            }
+        }
+    }
+    Ok(script)
+}
+
+fn check_neutral(option: &SetOption) -> Result<(), String> {
+    let value = option.value.trim();
+    match option.key.as_str() {
+        "execution.runtime-mode" if !value.eq_ignore_ascii_case("streaming") => {
+            Err(format!("execution.runtime-mode = {}: the simulator runs streaming jobs only", quote(value)))
+        }
+        "parallelism.default" if value != "1" => Err(format!(
+            "parallelism.default = {}: the simulator runs one parallel instance (its keys all in one task)",
+            quote(value)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Plans the script's query over `source`: the pipeline as the scenario format's JSON operators.
+///
+/// # Errors
+/// What the planner refuses, at its line and column.
+pub(super) fn plan(script: &Script, source: &Source) -> Result<planner::PlannedQuery, ScenarioError> {
+    let table = SourceTable {
+        name: source.name.clone(),
+        columns: source.columns.iter().map(|c| c.name.clone()).collect(),
+        proctime: source.proctime.as_ref().map(|c| c.name.clone()),
+    };
+    planner::plan(script, &table).map_err(|e| sql_error(&e))
+}

@@ -77,6 +77,16 @@ enum Command {
         #[arg(long)]
         draft: bool,
     },
+    /// Print the scenario's plan as Flink's `EXPLAIN CHANGELOG_MODE` prints it: the optimized
+    /// physical plan with each node's changelog mode, then the optimized execution plan.
+    Explain {
+        /// A scenario JSON file (with `sql` or `pipeline`).
+        #[arg(required_unless_present = "preset", conflicts_with = "preset")]
+        scenario: Option<PathBuf>,
+        /// Explain a built-in scenario instead.
+        #[arg(long)]
+        preset: Option<String>,
+    },
     /// List the built-in scenarios.
     Presets,
     /// Print the JSON Schema of the scenario format (draft-07), for editors: save it and
@@ -134,6 +144,7 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(e),
         },
+        Command::Explain { scenario, preset } => explain(&mut out, scenario, preset),
         Command::Run { scenario, preset, flink, trace, format } => {
             run(&mut out, scenario, preset, flink, trace, format)
         }
@@ -242,6 +253,23 @@ fn draft(out: &mut Out, files: &[PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The text of a scenario file or of a preset.
+fn scenario_text(file: Option<&Path>, preset: Option<&str>) -> Result<String, Failure> {
+    match (file, preset) {
+        (Some(path), _) => read(path),
+        (None, Some(name)) => presets::preset_json(name)
+            .map(str::to_string)
+            .ok_or_else(|| Failure::Input(presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default())),
+        (None, None) => Err(Failure::Input("give a scenario file or --preset NAME".into())),
+    }
+}
+
+fn explain(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> Result<(), Failure> {
+    let text = scenario_text(file.as_deref(), preset.as_deref())?;
+    let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(e.to_string()))?;
+    Ok(out.line(flink_state_sim::engine::explain::explain(&scenario).trim_end())?)
+}
+
 fn run(
     out: &mut Out,
     file: Option<PathBuf>,
@@ -250,13 +278,7 @@ fn run(
     trace: Trace,
     format: Format,
 ) -> Result<(), Failure> {
-    let text = match (&file, &preset) {
-        (Some(path), _) => read(path)?,
-        (None, Some(name)) => presets::preset_json(name)
-            .ok_or_else(|| Failure::Input(presets::load_preset(name).err().map(|e| e.to_string()).unwrap_or_default()))?
-            .to_string(),
-        (None, None) => return Err(Failure::Input("give a scenario file or --preset NAME".into())),
-    };
+    let text = scenario_text(file.as_deref(), preset.as_deref())?;
     let text = match flink {
         None => text,
         Some(f) => {

@@ -203,6 +203,59 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// The expression as Flink 2.3's optimized execution plan prints it (`ExpressionFormat.Infix`
+    /// of `FlinkRexUtil.getExpressionString`): `(side = 'L')`, `CASE((t_date = w0$o0), user_id,
+    /// null:VARCHAR(2147483647))` — binary operators in parentheses, other calls in prefix form,
+    /// strings without their character set.
+    pub fn infix(&self, names: &[String]) -> String {
+        let mut out = String::new();
+        self.write_infix(names, &mut out);
+        out
+    }
+
+    fn write_infix(&self, names: &[String], out: &mut String) {
+        let binary = |out: &mut String, op: &str, a: &Expr, b: &Expr| {
+            out.push('(');
+            a.write_infix(names, out);
+            let _ = write!(out, " {op} ");
+            b.write_infix(names, out);
+            out.push(')');
+        };
+        match self {
+            Expr::Column { .. } => self.write_rex(names, out),
+            Expr::Literal { value: Value::Str(s), .. } => {
+                let _ = write!(out, "'{}'", s.text().replace('\'', "''"));
+            }
+            Expr::Literal { value: Value::Null, data_type: Some(DataType::String) } => out.push_str("null:VARCHAR(2147483647)"),
+            Expr::Literal { .. } => self.write_rex(names, out),
+            Expr::Compare(op, a, b) => binary(out, op.sql(), a, b),
+            Expr::And(a, b) => binary(out, "AND", a, b),
+            Expr::Or(a, b) => binary(out, "OR", a, b),
+            Expr::Not(a) => {
+                out.push_str("NOT(");
+                a.write_infix(names, out);
+                out.push(')');
+            }
+            Expr::IsNull { arg, negated } => {
+                arg.write_infix(names, out);
+                out.push_str(if *negated { " IS NOT NULL" } else { " IS NULL" });
+            }
+            Expr::Case { whens, otherwise, .. } => {
+                out.push_str("CASE(");
+                for (c, r) in whens {
+                    c.write_infix(names, out);
+                    out.push_str(", ");
+                    r.write_infix(names, out);
+                    out.push_str(", ");
+                }
+                otherwise.write_infix(names, out);
+                out.push(')');
+            }
+        }
+    }
+}
+
 /// Calcite's type name of a `DataType`, as a typed literal prints it.
 fn calcite_type(t: DataType) -> &'static str {
     match t {

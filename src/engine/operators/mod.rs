@@ -184,6 +184,25 @@ pub struct CompileInput<'a> {
     pub monotonicity: &'a monotonicity::ModifiedMonotonicity,
 }
 
+/// How an operator needs its input distributed (`FlinkRelDistribution`): by a hash of these
+/// columns of its input, or all on one task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Distribution {
+    Hash(Vec<String>),
+    Single,
+}
+
+impl Distribution {
+    /// `hash[keys]`, or `single` without keys.
+    pub fn by(keys: Vec<String>) -> Distribution {
+        if keys.is_empty() {
+            Distribution::Single
+        } else {
+            Distribution::Hash(keys)
+        }
+    }
+}
+
 /// A validated operator of a scenario's pipeline.
 pub trait OperatorSpec: fmt::Debug {
     /// Its output columns.
@@ -220,8 +239,24 @@ pub trait OperatorSpec: fmt::Debug {
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
         None
     }
-    /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
+    /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`: its node in
+    /// the optimized execution plan (`ExecNode.getDescription`).
     fn plan(&self) -> String;
+    /// Its node in the optimized physical plan (`RelNode.explain`), where that differs from
+    /// [`OperatorSpec::plan`]: a deduplication is still a `Rank`, a `Calc` prints its
+    /// expressions in Calcite's prefix form.
+    fn physical_plan(&self) -> String {
+        self.plan()
+    }
+    /// How it needs its input distributed: Flink's `Exchange` in front of it (`None`: it takes
+    /// its input as it comes, as a `Calc` does).
+    fn distribution(&self) -> Option<Distribution> {
+        None
+    }
+    /// Whether its output can hold deletions (`D` in its changelog mode) besides updates.
+    fn output_deletes(&self) -> bool {
+        self.output_retracts()
+    }
     /// Its own state TTL (a `STATE_TTL` hint or a compiled plan's state metadata), which replaces
     /// `table.exec.state.ttl` for it alone ([`state_ttl::effective_retention`]).
     fn state_ttl(&self) -> Option<&state_ttl::OperatorStateTtl> {

@@ -162,13 +162,15 @@ pub fn explain(scenario: &Scenario) -> String {
         nodes
             .iter()
             .enumerate()
-            .map(|(depth, node)| {
-                if depth == 0 {
-                    node.clone()
-                } else {
-                    format!("{}+- {node}", "   ".repeat(depth - 1))
-                }
-            })
+            .map(
+                |(depth, node)| {
+                    if depth == 0 {
+                        node.clone()
+                    } else {
+                        format!("{}+- {node}", "   ".repeat(depth - 1))
+                    }
+                },
+            )
             .collect::<Vec<_>>()
             .join("\n")
     };

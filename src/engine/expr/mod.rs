@@ -227,7 +227,9 @@ impl Expr {
             Expr::Literal { value: Value::Str(s), .. } => {
                 let _ = write!(out, "'{}'", s.text().replace('\'', "''"));
             }
-            Expr::Literal { value: Value::Null, data_type: Some(DataType::String) } => out.push_str("null:VARCHAR(2147483647)"),
+            Expr::Literal { value: Value::Null, data_type: Some(DataType::String) } => {
+                out.push_str("null:VARCHAR(2147483647)")
+            }
             Expr::Literal { .. } => self.write_rex(names, out),
             Expr::Compare(op, a, b) => binary(out, op.sql(), a, b),
             Expr::And(a, b) => binary(out, "AND", a, b),

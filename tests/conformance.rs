@@ -1,0 +1,140 @@
+//! Conformance with real Apache Flink 2.3: every spec under `tests/conformance/specs/` (the
+//! `shared/oracle` format: `conf`, `sources`, `views`, `query`), recorded on PyPI's
+//! `apache-flink==2.3.0` by `tests/conformance/record.sh` into `recorded/NAME.json`, is turned
+//! mechanically into a SQL scenario and must give Flink's changelog and Flink's plan text, line
+//! for line (the scan's table name aside), or be refused where Flink refused to plan it.
+//!
+//! Native only: it reads the fixtures from disk (`CONFORMANCE_DIR` overrides where).
+
+use flink_state_sim::engine::explain::explain_lines;
+use flink_state_sim::engine::{expect, Scenario};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn dir() -> PathBuf {
+    std::env::var_os("CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"))
+}
+
+/// The SQL scenario of a spec: its options as `SET`s, its views, its query; its one source's
+/// rows arriving 1 ms apart from 1 ms, then (under mini-batch) the allow-latency interval
+/// passing, as the recorder's bounded source ends every bundle at the end of its input.
+pub fn scenario_of(name: &str, spec: &Value, recorded: &Value) -> Value {
+    let mut sql = Vec::new();
+    let conf = spec["conf"].as_object().cloned().unwrap_or_default();
+    for (k, v) in &conf {
+        sql.push(format!("SET '{k}' = '{}';", v.as_str().unwrap_or_default()));
+    }
+    for view in spec["views"].as_array().into_iter().flatten() {
+        sql.push(format!("CREATE TEMPORARY VIEW {} AS {};", view[0].as_str().unwrap(), view[1].as_str().unwrap()));
+    }
+    sql.push(format!("{};", spec["query"].as_str().unwrap()));
+    let (source_name, source) = spec["sources"].as_object().unwrap().iter().next().unwrap();
+    let mut src = json!({ "name": source_name, "schema": source["schema"] });
+    if let Some(pt) = source.get("proctime") {
+        src["proctime"] = pt.clone();
+    }
+    let mut steps: Vec<Value> = source["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, row)| json!({ "at": i + 1, "row": row }))
+        .collect();
+    if conf.get("table.exec.mini-batch.enabled").and_then(Value::as_str) == Some("true") {
+        let latency = conf.get("table.exec.mini-batch.allow-latency").and_then(Value::as_str).unwrap_or("1 s");
+        steps.push(json!({ "advance_by": latency }));
+    }
+    let mut scenario = json!({
+        "name": name,
+        "flink": "2.3",
+        "time_format": "millis",
+        "source": src,
+        "sql": sql.join("\n"),
+        "steps": steps,
+    });
+    if let Some(changelog) = recorded.get("changelog") {
+        scenario["expect"] = json!({ "changelog": { "sink": changelog } });
+    }
+    scenario
+}
+
+/// A plan line with the scan's table name left out (the recorder's inline source is
+/// `*anonymous_python-input-format$*`, a scenario's is `default_catalog, default_database, src`).
+fn without_table(line: &str) -> String {
+    match (line.find("table=[["), line.find("]], fields=")) {
+        (Some(a), Some(b)) if line.starts_with("TableSourceScan") && a < b => {
+            format!("{}table=[[…{}", &line[..a], &line[b..])
+        }
+        _ => line.to_string(),
+    }
+}
+
+fn lines(v: &Value) -> Vec<String> {
+    v.as_array().into_iter().flatten().filter_map(Value::as_str).map(without_table).collect()
+}
+
+/// The first difference of one fixture, if any.
+fn conform(name: &str, spec: &Value, recorded: &Value) -> Option<String> {
+    let scenario_json = scenario_of(name, spec, recorded).to_string();
+    let scenario = match Scenario::from_json(&scenario_json) {
+        Ok(s) => s,
+        Err(e) => {
+            return match recorded.get("planner_error") {
+                Some(_) => None,
+                None => Some(format!("refused, but Flink planned it: {e}")),
+            }
+        }
+    };
+    if let Some(error) = recorded.get("planner_error") {
+        return Some(format!("planned, but Flink refused it: {error}"));
+    }
+    let explained = explain_lines(&scenario);
+    let physical: Vec<String> = explained.physical.iter().map(|l| without_table(l)).collect();
+    let execution: Vec<String> = explained.execution.iter().map(|l| without_table(l)).collect();
+    if physical != lines(&recorded["plan_changelog"]) {
+        return Some(format!(
+            "physical plan differs:\n  got      {physical:#?}\n  expected {:#?}",
+            lines(&recorded["plan_changelog"])
+        ));
+    }
+    if execution != lines(&recorded["plan_ops"]) {
+        return Some(format!(
+            "execution plan differs:\n  got      {execution:#?}\n  expected {:#?}",
+            lines(&recorded["plan_ops"])
+        ));
+    }
+    expect::check(scenario).err().map(|d| format!("changelog differs: {d}"))
+}
+
+#[test]
+fn every_recorded_fixture_plans_and_runs_as_flink_did() {
+    let dir = dir();
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("specs"))
+        .expect("tests/conformance/specs")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 29, "only {} specs", names.len());
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for name in &names {
+        let read = |p: PathBuf| -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok() };
+        let spec = read(dir.join("specs").join(format!("{name}.json"))).expect("spec is JSON");
+        let Some(recorded) = read(dir.join("recorded").join(format!("{name}.json"))) else {
+            failures.push(format!("{name}: not recorded (run tests/conformance/record.sh {name})"));
+            continue;
+        };
+        checked += 1;
+        if let Some(d) = conform(name, &spec, &recorded) {
+            failures.push(format!("{name}: {d}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} fixtures differ from Flink 2.3:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -21,7 +21,8 @@
 //! message (an invalid setting, with Flink's own message where it has one); it stands alone.
 
 use super::error::{name_list, quote, ScenarioError};
-use super::scenario::{parse_part, raw::TimeValue, Scenario};
+use super::format::{parse_part, TimeValue};
+use super::scenario::Scenario;
 use super::simulation::Simulation;
 use super::trace::TraceEvent;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};

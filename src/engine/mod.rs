@@ -14,7 +14,8 @@
 //!
 //! Around the rules: the [`pipeline`] of operators and its [`result_table`], the [`simulation`]
 //! that drives it ([`time_travel`] for seeking), the [`trace`] and the [`metrics`] series, the
-//! seeded [`workload`] generator, and the [`scenario`] format.
+//! seeded [`workload`] generator, and the [`scenario`] format (its JSON forms shared with the
+//! operators in `format`; the [`options`] the operators run with, `FlinkMode` among them).
 //!
 //! Read-only queries for the page: [`view`] (operators' state), [`timeline`], [`provenance`]
 //! (which input caused which message and result row; where state was lost without a message),
@@ -28,10 +29,12 @@ pub mod error;
 pub mod expect;
 pub mod explain;
 pub mod expr;
+pub(crate) mod format;
 pub mod idle_state_retention;
 pub mod inspector;
 pub mod metrics;
 pub mod operators;
+pub mod options;
 pub mod pipeline;
 pub mod planner;
 pub mod presets;

@@ -6,7 +6,7 @@
 //! Flink's own syntax (`24 h`, `1 d`, `5 min`, `300 ms`), parsed here.
 
 use super::error::quote;
-use super::scenario::schema::any_ascii_case;
+use super::format::any_ascii_case;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
 
 /// Processing time or a duration, in milliseconds.

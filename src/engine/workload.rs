@@ -15,8 +15,8 @@
 //! exactly `events` events and its times stay on the rate's grid.
 
 use super::error::{quote, serde_message, ScenarioError};
+use super::format::parse_part;
 use super::row::{Column, DataType, Row, Value};
-use super::scenario::parse_part;
 use super::symbol::Sym;
 use super::time::{check_time, Millis};
 use super::zipf::ZipfSampler;
@@ -58,14 +58,14 @@ pub(crate) struct RawWorkload {
     events: Option<u64>,
     /// For how long events are generated (`duration × rate` events); or give `events`.
     #[serde(default)]
-    duration: Option<super::scenario::raw::DurationValue>,
+    duration: Option<super::format::DurationValue>,
     /// Events per second of processing time (default 1000): event `i` arrives at
     /// `start + i × 1000 / rate` ms.
     #[serde(default = "default_rate")]
     rate: u64,
     /// The first event's time (default: the time the steps reach).
     #[serde(default)]
-    start: Option<super::scenario::raw::TimeValue>,
+    start: Option<super::format::TimeValue>,
     /// The population of regular keys (1 to 10 000 000).
     keys: u64,
     /// The source column the key goes into: a STRING column gets `key_prefix` + the key's
@@ -134,7 +134,7 @@ struct RawReturning {
     /// The share of events (0 to 1; with `new_keys` at most 1).
     share: f64,
     /// The idle gap before the key returns.
-    after: super::scenario::raw::DurationValue,
+    after: super::format::DurationValue,
 }
 
 /// How a source column is filled.

@@ -22,7 +22,7 @@
 
 use super::group_aggregate::GroupAggregateSpec;
 use crate::engine::aggregate::AggCall;
-use crate::engine::scenario::FlinkMode;
+use crate::engine::options::FlinkMode;
 
 /// `NAME` of a call (`COUNT`, `SUM`, `MIN`, ...), with `_RETRACT` when it consumes retractions.
 fn call_name(call: &AggCall, retract: bool) -> String {

@@ -10,8 +10,9 @@
 use super::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::expr::{compile_predicate, compile_select_item, Expr};
+use crate::engine::format::parse_part;
+use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Message, Row, Value};
-use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
 use crate::engine::time::Millis;
 use crate::engine::trace::TraceEvent;

@@ -36,8 +36,9 @@ use super::{
     OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction, ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
 };
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::format::parse_part;
+use crate::engine::options::{FlinkMode, Retention, StateBackend};
 use crate::engine::row::{Column, DataType, Row};
-use crate::engine::scenario::{parse_part, FlinkMode, Retention, StateBackend};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::rc::Rc;

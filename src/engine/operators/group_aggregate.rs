@@ -18,10 +18,10 @@ use super::{
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{name_list, quote, ScenarioError};
+use crate::engine::format::{alias, parse_part};
+use crate::engine::options::{AggPhaseStrategy, FlinkMode, Retention};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
-use crate::engine::scenario::schema::alias;
-use crate::engine::scenario::{parse_part, AggPhaseStrategy, FlinkMode, Retention};
 use schemars::{JsonSchema, Schema};
 use serde::Deserialize;
 use smallvec::SmallVec;

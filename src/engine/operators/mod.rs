@@ -75,8 +75,8 @@ pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;
 pub use mini_batch_group_agg_function::MiniBatchGroupAggFunction;
 
 use super::error::ScenarioError;
+use super::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 use super::row::{Column, DataType, Message};
-use super::scenario::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 use super::state::{KeyId, KeyedStateBackend, StateSize};
 use super::time::Millis;
 use super::view::{StateCell, TtlView};

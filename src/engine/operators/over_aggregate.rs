@@ -27,8 +27,9 @@ use super::{
 };
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::format::parse_part;
+use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row};
-use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use crate::engine::time::Millis;
 use schemars::JsonSchema;
 use serde::Deserialize;

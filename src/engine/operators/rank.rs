@@ -33,9 +33,10 @@ use super::{
     OperatorSpec, RetractableTopNFunction, StreamOperator, UpdatableTopNFunction,
 };
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::format::parse_part;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row, Value};
-use crate::engine::scenario::{parse_part, FlinkMode, Retention};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallvec::SmallVec;

@@ -25,8 +25,8 @@
 
 use super::CompileInput;
 use crate::engine::error::ScenarioError;
-use crate::engine::scenario::raw::DurationValue;
-use crate::engine::scenario::{FlinkMode, Retention};
+use crate::engine::format::DurationValue;
+use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::time::{format_duration, Millis};
 use serde::{Deserialize, Deserializer};
 

@@ -1,119 +1,19 @@
 //! The scenario as written (serde forms), before validation.
 
-use super::FlinkMode;
 use super::SourceChangelog;
-use super::StateBackend;
+use crate::engine::format::{DurationValue, TimeValue};
+use crate::engine::options::{FlinkMode, StateBackend};
 use crate::engine::row::DataType;
 use crate::engine::row::RowKind;
 use crate::engine::row::Value;
 use crate::engine::symbol::Sym;
-use crate::engine::time::{
-    check_duration, check_time, duration_pattern, parse_date_time, parse_duration, Millis, TimeFormat,
-    DATE_TIME_PATTERN, MAX_TIME_MS,
-};
+use crate::engine::time::TimeFormat;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::fmt;
-
-/// A time as written: a number of ms, or an ISO-8601 date-time string.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TimeValue {
-    pub(crate) ms: Millis,
-    pub(crate) date_time: bool,
-}
-
-impl<'de> Deserialize<'de> for TimeValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => whole_millis(&n)
-                .and_then(check_time)
-                .map(|ms| TimeValue { ms, date_time: false })
-                .map_err(serde::de::Error::custom),
-            serde_json::Value::String(s) => parse_date_time(&s)
-                .and_then(check_time)
-                .map(|ms| TimeValue { ms, date_time: true })
-                .map_err(serde::de::Error::custom),
-            other => Err(serde::de::Error::custom(format!(
-                "expected processing time as milliseconds or an ISO-8601 date-time string, found {}",
-                crate::engine::error::json_value(&other)
-            ))),
-        }
-    }
-}
-
-/// The JSON Schema of what [`TimeValue`]'s `Deserialize` accepts.
-impl JsonSchema for TimeValue {
-    fn schema_name() -> Cow<'static, str> {
-        "Time".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A processing time: milliseconds since the epoch, or an ISO-8601 date-time \
-                            (UTC unless it gives an offset).",
-            "anyOf": [
-                { "type": "integer", "minimum": 0, "maximum": MAX_TIME_MS },
-                { "type": "string", "pattern": DATE_TIME_PATTERN }
-            ],
-            "examples": ["2019-11-20T15:00", "2019-11-20T15:00:00.250", "2019-11-20T23:00:00+08:00", 4003]
-        })
-    }
-}
-
-/// A JSON number as whole milliseconds: an integer, or a number written with a fraction that is
-/// exactly whole (`1.0` is 1 ms).
-fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
-    if let Some(ms) = n.as_i64() {
-        return Ok(ms);
-    }
-    match n.as_f64() {
-        // Exactly representable whole numbers below 2^53 convert without loss.
-        Some(f) if !n.is_u64() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Ok(f as i64),
-        Some(f) if n.is_u64() || f.fract() == 0.0 => Err(format!("{n} ms is outside 0 ..= {MAX_TIME_MS} ms")),
-        _ => Err(format!("{n} is not a whole number of milliseconds")),
-    }
-}
-
-/// A duration as written: a number of ms, or Flink's syntax (`"5 min"`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DurationValue(pub(crate) Millis);
-
-impl<'de> Deserialize<'de> for DurationValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => {
-                whole_millis(&n).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
-            }
-            serde_json::Value::String(s) => {
-                parse_duration(&s).and_then(check_duration).map(DurationValue).map_err(serde::de::Error::custom)
-            }
-            other => Err(serde::de::Error::custom(format!(
-                "expected a duration in Flink's syntax (\"5 min\", \"1 d\") or milliseconds, found {}",
-                crate::engine::error::json_value(&other)
-            ))),
-        }
-    }
-}
-
-/// The JSON Schema of what [`DurationValue`]'s `Deserialize` accepts.
-impl JsonSchema for DurationValue {
-    fn schema_name() -> Cow<'static, str> {
-        "Duration".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A duration: milliseconds, or Flink's syntax, one number and one unit \
-                            (ms, s, min, h, d, ...).",
-            "anyOf": [
-                { "type": "integer", "minimum": 0, "maximum": MAX_TIME_MS },
-                { "type": "string", "pattern": duration_pattern() }
-            ],
-            "examples": ["5 min", "1 d", "300 ms", 10]
-        })
-    }
-}
 
 /// A scenario of flink-state-sim: which Flink to simulate, its retention settings, a source
 /// table, a pipeline of operators and the steps that drive it (docs/scenario-format.md).

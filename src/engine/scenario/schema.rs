@@ -14,7 +14,6 @@
 
 use super::raw;
 use schemars::generate::SchemaSettings;
-use schemars::Schema;
 
 /// The scenario format's JSON Schema. Draft-07: the newest draft editors support fully (VS Code's
 /// JSON language service supports later drafts only in part).
@@ -33,39 +32,6 @@ pub fn json_schema() -> serde_json::Value {
         root.extend(fields);
     }
     serde_json::Value::Object(root)
-}
-
-/// A regex (ECMA-262, as JSON Schema's `pattern` uses) matching `text` in any ASCII case, as
-/// parsers that ignore ASCII case read it (`"5 MIN"`, `"one_phase"`).
-pub(crate) fn any_ascii_case(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            c if c.is_ascii_alphabetic() => format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase()),
-            c if "\\^$.|?*+()[]{}/".contains(c) => format!("\\{c}"),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
-/// Adds `alias`, serde's `#[serde(alias)]` of the property `name`, to an object's schema
-/// (schemars leaves aliases out): the same schema, marked deprecated, and not both at once (serde
-/// reads both as the same field: a duplicate).
-pub(crate) fn alias(schema: &mut Schema, name: &str, alias: &str) {
-    let Some(properties) = schema.get_mut("properties").and_then(serde_json::Value::as_object_mut) else {
-        return;
-    };
-    let Some(mut aliased) = properties.get(name).cloned() else {
-        return;
-    };
-    if let Some(obj) = aliased.as_object_mut() {
-        obj.insert("description".into(), format!("The former name of `{name}`.").into());
-        obj.insert("deprecated".into(), true.into());
-    }
-    properties.insert(alias.into(), aliased);
-    let all_of = schema.ensure_object().entry("allOf").or_insert_with(|| serde_json::json!([]));
-    if let Some(all_of) = all_of.as_array_mut() {
-        all_of.push(serde_json::json!({ "not": { "required": [name, alias] } }));
-    }
 }
 
 /// Joins the lines of every `description` (doc comments are wrapped at 100 columns; editors wrap
@@ -105,11 +71,5 @@ mod tests {
     #[test]
     fn reflows_wrapped_doc_comments() {
         assert_eq!(reflow("one\ntwo\n\nthree\n- a\n- b"), "one two\n\nthree\n- a\n- b");
-    }
-
-    #[test]
-    fn any_ascii_case_escapes_and_ignores_case() {
-        assert_eq!(any_ascii_case("µs"), "µ[sS]");
-        assert_eq!(any_ascii_case("A_1.b"), "[aA]_1\\.[bB]");
     }
 }

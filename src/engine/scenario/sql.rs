@@ -1,9 +1,10 @@
 //! A scenario's `"sql"`: its `SET` options folded into the scenario's settings, its query
 //! planned into the pipeline ([`crate::engine::planner`]).
 
-use super::raw::{DurationValue, RawMiniBatch, RawScenario};
+use super::raw::{RawMiniBatch, RawScenario};
 use super::{Source, StateBackend};
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::format::DurationValue;
 use crate::engine::planner::{self, script::Script, SetOption, SourceTable, SqlError};
 use crate::engine::time::{check_duration, parse_duration};
 

@@ -1,18 +1,14 @@
 //! Validation: from the written form to a [`Scenario`], naming the field and the rule of every
 //! rejection.
 
-use super::raw::{
-    DurationValue, RawCell, RawIdleStateRetention, RawMiniBatch, RawOperatorHeader, RawScenario, RawSource, RawStep,
-    TimeValue,
-};
-use super::{
-    parse_part, AggPhaseStrategy, FlinkMode, MiniBatch, OperatorNode, Retention, Scenario, Source, SourceChangelog,
-    StateBackend, Step,
-};
+use super::raw::{RawCell, RawIdleStateRetention, RawMiniBatch, RawOperatorHeader, RawScenario, RawSource, RawStep};
+use super::{OperatorNode, Scenario, Source, SourceChangelog, Step};
 use crate::engine::error::{name_list, quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
+use crate::engine::format::{parse_part, DurationValue, TimeValue};
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::{monotonicity, CompileInput, OPERATOR_KINDS};
+use crate::engine::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 use crate::engine::row::{Column, DataType, Row, RowKind};
 use crate::engine::time::{check_time, Millis, TimeFormat};
 use crate::engine::workload::Workload;

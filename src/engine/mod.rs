@@ -9,7 +9,8 @@
 //! - keyed state (`ValueState`, `MapState`, `ListState`) and state TTL: [`state`]
 //!   (`HeapValueState`, `TtlValueState`, `TtlMapState`, `TtlListState`, `StateTtlConfig`, `TtlUtils`)
 //! - aggregate functions: [`aggregate`]
-//! - operators: [`operators`] (`GroupAggProcessFunction`, `GroupAggFunction`), one file per class
+//! - operators: [`operators`] (`GroupAggProcessFunction`, `GroupAggFunction`), one folder per SQL
+//!   operator family, one file per class
 //! - rows and changelog messages: [`row`] (`RowKind`, `CRow`)
 //!
 //! Around the rules: the [`pipeline`] of operators and its [`result_table`], the [`simulation`]

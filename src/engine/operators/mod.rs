@@ -1,4 +1,5 @@
-//! Stream operators: one file per Flink class, one shape for all of them.
+//! Stream operators: one folder per SQL operator family, one file per Flink class inside, one
+//! shape for all of them.
 //!
 //! - [`StreamOperator`] is a running operator, modelled on Flink's `KeyedProcessFunction` /
 //!   `OneInputStreamOperator`: `processElement(input, ctx)`, `onTimer(timestamp, key, ctx)`, its
@@ -8,71 +9,51 @@
 //! - [`OPERATOR_KINDS`] maps the scenario format's `"operator"` names to their compilers (and,
 //!   for `flink-state-sim schema`, to the JSON Schema of the serde type each compiler reads).
 //!
-//! Adding an operator: one new file with its spec, its compiler and its `StreamOperator` impl
-//! (or one file per Flink class when versions differ), and one line in [`OPERATOR_KINDS`]. Its
-//! raw serde type derives `JsonSchema` beside `Deserialize` (doc comments on its fields are what
-//! editors show), and its `KIND` is `OperatorKind::new::<RawX>("X", compile)`.
+//! The families: `aggregate/` (`GroupAggregate`), `rank/` (`Rank`), `deduplicate/`
+//! (`Deduplicate`), `over/` (`OverAggregate`), `window/` (`CountWindowAggregate`), `calc/`
+//! (`Calc`); each folder's `mod.rs` says which Flink classes are inside and which planner node
+//! builds them. What several families share stays here: [`Context`], [`binary_row`],
+//! [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
+//!
+//! Adding an operator: one new file in its family's folder (a new folder with a `mod.rs` for a
+//! new family) with its spec, its compiler and its `StreamOperator` impl (or one file per Flink
+//! class when versions differ), and one line in [`OPERATOR_KINDS`]. Its raw serde type derives
+//! `JsonSchema` beside `Deserialize` (doc comments on its fields are what editors show), and its
+//! `KIND` is `OperatorKind::new::<RawX>("X", compile)`.
 
-mod agg_plan;
-mod append_only_top_n_function;
+mod aggregate;
 pub mod binary_row;
-mod blink_append_only_top_n_function;
-mod blink_group_agg_function;
 mod calc;
 mod context;
-mod count_window_aggregate;
-mod count_window_operator;
 mod deduplicate;
-mod deduplicate_keep_first_row_function;
-mod fast_top1_function;
-mod group_agg_function;
-mod group_agg_process_function;
-mod group_aggregate;
 mod map_bundle;
 mod mini_batch_assigner;
-mod mini_batch_deduplicate_keep_first_row_function;
-mod mini_batch_global_group_agg_function;
-mod mini_batch_group_agg_function;
 pub mod monotonicity;
-mod over_aggregate;
-mod proc_time_bounded_rows_over;
-mod proc_time_deduplicate_keep_first_row_function;
-mod proc_time_deduplicate_keep_last_row_function;
-mod proc_time_range_bounded_preceding_function;
-mod proc_time_rows_bounded_preceding_function;
-mod proc_time_unbounded_over;
-mod proc_time_unbounded_preceding_function;
+mod over;
 mod rank;
-mod retractable_top_n_function;
-#[doc(hidden)]
-pub use retractable_top_n_function::sorted_map_entries_walked;
-mod state_cleaning_count_trigger;
 pub mod state_ttl;
-mod top_n_buffer;
-mod updatable_top_n_function;
+mod window;
 
-pub use append_only_top_n_function::AppendOnlyTopNFunction;
-pub use blink_append_only_top_n_function::BlinkAppendOnlyTopNFunction;
-pub use blink_group_agg_function::BlinkGroupAggFunction;
+pub use aggregate::{
+    BlinkGroupAggFunction, GroupAggFunction, GroupAggProcessFunction, GroupAggregateSpec, MiniBatchGroupAggFunction,
+    MiniBatchLocalGlobalGroupAgg,
+};
 pub use context::{Context, EmitCounts};
-pub use deduplicate_keep_first_row_function::DeduplicateKeepFirstRowFunction;
-pub use fast_top1_function::FastTop1Function;
-pub use group_agg_function::GroupAggFunction;
-pub use group_agg_process_function::GroupAggProcessFunction;
-pub use group_aggregate::GroupAggregateSpec;
-pub use over_aggregate::OverAggregateSpec;
-pub use proc_time_deduplicate_keep_first_row_function::ProcTimeDeduplicateKeepFirstRowFunction;
-pub use proc_time_deduplicate_keep_last_row_function::ProcTimeDeduplicateKeepLastRowFunction;
-pub use proc_time_range_bounded_preceding_function::ProcTimeRangeBoundedPrecedingFunction;
-pub use proc_time_rows_bounded_preceding_function::ProcTimeRowsBoundedPrecedingFunction;
-pub use proc_time_unbounded_preceding_function::ProcTimeUnboundedPrecedingFunction;
-pub use retractable_top_n_function::RetractableTopNFunction;
-pub use updatable_top_n_function::UpdatableTopNFunction;
-
+pub use deduplicate::{
+    DeduplicateKeepFirstRowFunction, MiniBatchDeduplicateKeepFirstRowFunction, ProcTimeDeduplicateKeepFirstRowFunction,
+    ProcTimeDeduplicateKeepLastRowFunction,
+};
 pub use mini_batch_assigner::ProcTimeMiniBatchAssigner;
-pub use mini_batch_deduplicate_keep_first_row_function::MiniBatchDeduplicateKeepFirstRowFunction;
-pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;
-pub use mini_batch_group_agg_function::MiniBatchGroupAggFunction;
+pub use over::{
+    OverAggregateSpec, ProcTimeRangeBoundedPrecedingFunction, ProcTimeRowsBoundedPrecedingFunction,
+    ProcTimeUnboundedPrecedingFunction,
+};
+#[doc(hidden)]
+pub use rank::sorted_map_entries_walked;
+pub use rank::{
+    AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, FastTop1Function, RetractableTopNFunction,
+    UpdatableTopNFunction,
+};
 
 use super::error::ScenarioError;
 use super::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
@@ -307,12 +288,12 @@ impl OperatorKind {
 
 /// Every operator the scenario format knows.
 pub const OPERATOR_KINDS: &[OperatorKind] = &[
-    group_aggregate::KIND,
-    calc::KIND,
-    rank::KIND,
-    deduplicate::KIND,
-    over_aggregate::KIND,
-    count_window_aggregate::KIND,
+    aggregate::group_aggregate::KIND,
+    calc::calc::KIND,
+    rank::rank::KIND,
+    deduplicate::deduplicate::KIND,
+    over::over_aggregate::KIND,
+    window::count_window_aggregate::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

@@ -4,7 +4,7 @@
 //!
 //! - a top-1 without the rank column ordered by a processing-time attribute alone, over an
 //!   insert-only input, becomes a `Deduplicate` (`StreamPhysicalRank.translateToExecNode` when
-//!   `RankUtil.canConvertToDeduplicate`; see [`super::deduplicate`]);
+//!   `RankUtil.canConvertToDeduplicate`; see [`deduplicate`](super::super::deduplicate::deduplicate));
 //! - an append-only input gets `AppendFastStrategy`: top-1 runs [`FastTop1Function`], top-N
 //!   [`AppendOnlyTopNFunction`] (`ORDER BY` a processing-time attribute ascending alone runs
 //!   `AppendOnlyFirstNFunction`; a top-1 without rank column ordered by it alone is a
@@ -25,16 +25,17 @@
 //! reproduces it: such a Rank emits no `-U` and its output does not count as retracting
 //! (`shared/oracle/rank_top1_ts_asc_*`).
 
-use super::deduplicate::{self, Keep};
-use super::group_aggregate::column_index;
-use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
-    monotonicity, AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, CompileInput, FastTop1Function, OperatorKind,
-    OperatorSpec, RetractableTopNFunction, StreamOperator, UpdatableTopNFunction,
+    AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, FastTop1Function, RetractableTopNFunction,
+    UpdatableTopNFunction,
 };
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::aggregate::group_aggregate::column_index;
+use crate::engine::operators::deduplicate::deduplicate::{self, Keep};
+use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
+use crate::engine::operators::{monotonicity, CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row, Value};
 use schemars::JsonSchema;
@@ -43,7 +44,7 @@ use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-/// The registration of `Rank` in [`super::OPERATOR_KINDS`].
+/// The registration of `Rank` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawRank>("Rank", compile);
 
 /// `ROW_NUMBER() OVER (PARTITION BY <partition_by> ORDER BY <order_by>) <= <rank_end>` (Top-N);

@@ -26,8 +26,9 @@
 //! count is never zero, so `-D` is never emitted. The equaliser compares aggregate values only.
 //! State TTL is `StateConfigUtil.createTtlConfig(table.exec.state.ttl)`; no timers are used.
 
-use super::{Context, GroupAggregateSpec, StreamOperator};
+use super::GroupAggregateSpec;
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, RowKind, Value};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

@@ -35,10 +35,11 @@
 //! keyed state: it never expires and a failure loses it (Flink finishes it before every
 //! checkpoint barrier). The page shows it as the key's `bundle` column.
 
-use super::binary_row::binary_row_hash_code;
-use super::map_bundle::{CountBundleTrigger, MapBundle};
-use super::{Context, GroupAggregateSpec, StreamOperator};
+use super::GroupAggregateSpec;
 use crate::engine::aggregate::{describe_accumulators, Accumulators, AggCall};
+use crate::engine::operators::binary_row::binary_row_hash_code;
+use crate::engine::operators::map_bundle::{CountBundleTrigger, MapBundle};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::FlinkMode;
 use crate::engine::row::{Change, DataType, Message, Row, RowKind, Value};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};

@@ -25,10 +25,11 @@
 //! planner's fix of FLINK-10674). The messages carry the Blink header `ACCUMULATE_MSG` /
 //! `RETRACT_MSG`, printed as `toRetractStream` prints them: `(true,row)` / `(false,row)`.
 
-use super::{Context, GroupAggregateSpec, StreamOperator};
+use super::GroupAggregateSpec;
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Value};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;

@@ -19,9 +19,9 @@
 //! planner (`StreamExecDeduplicate.producesUpdates = keepLastRow`) labels keep-first insert-only.
 
 use super::deduplicate::DeduplicateSpec;
-use super::{Context, StreamOperator};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::Message;
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};
 use crate::engine::time::Millis;

@@ -20,14 +20,14 @@
 //! Event time (watermarks, `RowTime*` functions) is not, and Flink 2.3's ordering by a non-time
 //! column (`NonTime*UnboundedPrecedingFunction`, FLINK-19059) is not either.
 
-use super::group_aggregate::{column_index, compile_call, RawAggregate};
 use super::{
-    CompileInput, OperatorKind, OperatorSpec, ProcTimeRangeBoundedPrecedingFunction,
-    ProcTimeRowsBoundedPrecedingFunction, ProcTimeUnboundedPrecedingFunction, StreamOperator,
+    ProcTimeRangeBoundedPrecedingFunction, ProcTimeRowsBoundedPrecedingFunction, ProcTimeUnboundedPrecedingFunction,
 };
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
+use crate::engine::operators::aggregate::group_aggregate::{column_index, compile_call, RawAggregate};
+use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row};
 use crate::engine::time::Millis;
@@ -37,7 +37,7 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The registration of `OverAggregate` in [`super::OPERATOR_KINDS`].
+/// The registration of `OverAggregate` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawOverAggregate>("OverAggregate", compile);
 
 /// `SELECT *, agg(x) OVER (PARTITION BY <partition_by> ORDER BY <proctime> <window>) FROM
@@ -69,7 +69,7 @@ struct RawOverAggregate {
     /// retract).
     aggregates: Vec<RawAggregate>,
     /// Not supported: an OVER window always follows `table.exec.state.ttl` (read only to refuse
-    /// it with the reason, [`super::state_ttl::over_refusal`]).
+    /// it with the reason, [`super::super::state_ttl::over_refusal`]).
     #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     state_ttl: Option<serde::de::IgnoredAny>,
@@ -279,7 +279,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         ));
     }
     if op.state_ttl.is_some() {
-        return Err(ScenarioError::new(format!("{path}.state_ttl"), super::state_ttl::over_refusal()));
+        return Err(ScenarioError::new(format!("{path}.state_ttl"), super::super::state_ttl::over_refusal()));
     }
     let window = OverWindow::parse(&op.window).map_err(|m| ScenarioError::new(format!("{path}.window"), m))?;
     if input.flink == FlinkMode::Flink1_12 && !matches!(window, OverWindow::RowsBounded { .. }) {
@@ -418,7 +418,7 @@ mod tests {
     /// `pt` for Flink's `$2`, the materialized `PROCTIME()`).
     #[test]
     fn plans_read_like_flinks() {
-        let text = include_str!("../../../tests/scenarios/oracle/dau_over_1preceding_nottl.json");
+        let text = include_str!("../../../../tests/scenarios/oracle/dau_over_1preceding_nottl.json");
         let scenario = Scenario::from_json(text).unwrap();
         let plans: Vec<String> = scenario.operators.iter().map(|n| n.spec.plan()).collect();
         assert_eq!(

@@ -19,9 +19,9 @@
 //! `ProcTimeUnboundedOver` (cleanup timers) is built by [`ProcTimeUnboundedPrecedingFunction::legacy`].
 
 use super::over_aggregate::OverAggregateSpec;
-use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

@@ -31,9 +31,9 @@
 
 use super::count_window_aggregate::CountWindowAggregateSpec;
 use super::state_cleaning_count_trigger::{OnTimer, StateCleaningCountTrigger};
-use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::FlinkMode;
 use crate::engine::row::{Change, Message, Row};
 use crate::engine::state::ttl::StateTtlConfig;

@@ -7,10 +7,10 @@
 //! row and keeps the row kind). A row passes only when the condition is TRUE (FALSE and NULL
 //! drop it). Expressions are [`crate::engine::expr`]'s.
 
-use super::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::expr::{compile_predicate, compile_select_item, Expr};
 use crate::engine::format::parse_part;
+use crate::engine::operators::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Message, Row, Value};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The registration of `Calc` in [`super::OPERATOR_KINDS`].
+/// The registration of `Calc` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawCalc>("Calc", compile);
 
 /// `SELECT <select> FROM <input> [WHERE <where>]`, stateless: each message is projected and

@@ -36,7 +36,7 @@
 //! ```
 
 use super::rank::{RankSpec, SortKey};
-use super::{Context, StreamOperator};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::StateTtlConfig;
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize};

@@ -28,8 +28,8 @@
 
 use super::over_aggregate::OverAggregateSpec;
 use super::proc_time_rows_bounded_preceding_function::describe_buffer;
-use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize, ValueState};

@@ -13,7 +13,7 @@
 //! refresh it (Flink's cache expires after write too). The rank column, when output, is always 1.
 
 use super::rank::RankSpec;
-use super::{Context, StreamOperator};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

@@ -26,10 +26,11 @@
 //!   accumulators creates them and retracts (input count −1, a negative sum), and the result is
 //!   emitted as the key's first row, an accumulate message.
 
-use super::{Context, GroupAggregateSpec, StreamOperator};
+use super::GroupAggregateSpec;
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::FlinkMode;
 use crate::engine::row::{Change, Message};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

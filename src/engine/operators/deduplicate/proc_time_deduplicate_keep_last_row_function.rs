@@ -35,7 +35,7 @@
 
 use super::deduplicate::DeduplicateSpec;
 use super::proc_time_deduplicate_keep_first_row_function::check_insert_only;
-use super::{Context, StreamOperator};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::StateBackend;
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};

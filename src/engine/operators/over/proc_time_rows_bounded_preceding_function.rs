@@ -33,10 +33,10 @@
 //! `ProcTimeBoundedRowsOver`, is built by [`ProcTimeRowsBoundedPrecedingFunction::legacy`].
 
 use super::over_aggregate::OverAggregateSpec;
-use super::{Context, StreamOperator};
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators};
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize, ValueState};

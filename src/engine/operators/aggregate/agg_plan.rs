@@ -18,7 +18,7 @@
 //!
 //! A `STATE_TTL` hint is printed last on the node that keeps the state, the `GroupAggregate` or
 //! the `GlobalGroupAggregate`: `…, stateTtlHints=[[[STATE_TTL options:[1d]]]])`
-//! (`StateTtlHintTest.xml`, Flink 1.19+; see [`super::state_ttl`]).
+//! (`StateTtlHintTest.xml`, Flink 1.19+; see [`super::super::state_ttl`]).
 
 use super::group_aggregate::GroupAggregateSpec;
 use crate::engine::aggregate::AggCall;

@@ -38,11 +38,12 @@
 //! Flink operators. Keeping one node per scenario operator keeps every per-operator series (the
 //! CLI's summary, the metrics, the timeline) aligned with the scenario's pipeline.
 
-use super::binary_row::binary_row_hash_code;
-use super::map_bundle::{CountBundleTrigger, MapBundle};
 use super::mini_batch_group_agg_function::{acc_state_cell, acc_ttl, read_acc, record_count_is_zero};
-use super::{Context, GroupAggregateSpec, StreamOperator};
+use super::GroupAggregateSpec;
 use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
+use crate::engine::operators::binary_row::binary_row_hash_code;
+use crate::engine::operators::map_bundle::{CountBundleTrigger, MapBundle};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Column, DataType, Message, Row, RowKind};
 use crate::engine::state::ttl::StateTtlConfig;
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

@@ -16,7 +16,7 @@
 //! new (`shared/cases` C13). The state backend changes nothing here.
 
 use super::deduplicate::DeduplicateSpec;
-use super::{Context, StreamOperator};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, RowKind};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize, ValueState};

@@ -3,7 +3,7 @@
 //! map state `"data-state-with-append"` and read back whole for each record.
 
 use super::rank::{RankSpec, SortKey};
-use super::Context;
+use crate::engine::operators::Context;
 use crate::engine::row::Row;
 use crate::engine::state::{KeyId, KeyRegistry, MapState};
 use crate::engine::time::Millis;

@@ -27,12 +27,12 @@
 //! planner no longer labels the output insert-only (`RankUtil.outputInsertOnlyInDeduplicate`:
 //! keep-first *and* mini-batch off), though it only ever emits `+I`.
 
-use super::binary_row::binary_row_hash_code;
 use super::deduplicate::DeduplicateSpec;
 use super::deduplicate_keep_first_row_function::check_accumulate;
-use super::map_bundle::{CountBundleTrigger, MapBundle};
 use super::proc_time_deduplicate_keep_first_row_function::check_insert_only;
-use super::{Context, StreamOperator};
+use crate::engine::operators::binary_row::binary_row_hash_code;
+use crate::engine::operators::map_bundle::{CountBundleTrigger, MapBundle};
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::FlinkMode;
 use crate::engine::row::{DataType, Message, Row};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};

@@ -21,7 +21,8 @@
 //! beyond rank N stay in the buffer until a later walk's remainder removes them, as in Flink.
 
 use super::rank::{RankSpec, SortKey};
-use super::{top_n_buffer, Context, StreamOperator};
+use super::top_n_buffer;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind};
 use crate::engine::state::ttl::StateTtlConfig;
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize};

@@ -22,9 +22,10 @@
 //! so the partition's rows stay in the result and a later row of the partition starts a new top N.
 
 use super::rank::{RankSpec, SortKey};
-use super::{top_n_buffer, Context, StreamOperator};
+use super::top_n_buffer;
 use crate::engine::cleanup_state::CleanupState;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row};
 use crate::engine::state::ttl::StateTtlConfig;
 use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize};

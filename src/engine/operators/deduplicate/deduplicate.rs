@@ -9,7 +9,7 @@
 //!   first row, `DESC` the last (`RankUtil.keepLastRow`). The plan then prints
 //!   `Deduplicate(keep=[FirstRow], key=[k], order=[PROCTIME], outputInsertOnly=[true])`; keep-first
 //!   is insert-only (`RankUtil.outputInsertOnlyInDeduplicate`: keep-first without mini-batch).
-//!   [`super::rank`] calls [`from_rank`]; people who write the plan use `"operator": "Deduplicate"`.
+//!   [`rank`](super::super::rank::rank) calls [`from_rank`]; people who write the plan use `"operator": "Deduplicate"`.
 //! - the runtime: `StreamExecDeduplicate.ProcTimeDeduplicateOperatorTranslator` builds
 //!   [`ProcTimeDeduplicateKeepFirstRowFunction`] or [`ProcTimeDeduplicateKeepLastRowFunction`]
 //!   (`inputInsertOnly = true`) with `stateRetentionTime` = `table.exec.state.ttl`,
@@ -29,21 +29,22 @@
 //! keep-last of 1.10 and the deduplication of 1.12 – 1.18, deduplication on event time
 //! (`RowTimeDeduplicateFunction`) and the async-state variants: each refused with its reason.
 
-use super::group_aggregate::column_index;
-use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
-    CompileInput, DeduplicateKeepFirstRowFunction, MiniBatchDeduplicateKeepFirstRowFunction, OperatorKind,
-    OperatorSpec, ProcTimeDeduplicateKeepFirstRowFunction, ProcTimeDeduplicateKeepLastRowFunction, StreamOperator,
+    DeduplicateKeepFirstRowFunction, MiniBatchDeduplicateKeepFirstRowFunction, ProcTimeDeduplicateKeepFirstRowFunction,
+    ProcTimeDeduplicateKeepLastRowFunction,
 };
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
+use crate::engine::operators::aggregate::group_aggregate::column_index;
+use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
+use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention, StateBackend};
 use crate::engine::row::{Column, DataType, Row};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::rc::Rc;
 
-/// The registration of `Deduplicate` in [`super::OPERATOR_KINDS`].
+/// The registration of `Deduplicate` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawDeduplicate>("Deduplicate", compile);
 
 /// Deduplication on processing time, `ROW_NUMBER() OVER (PARTITION BY <key> ORDER BY <proctime>
@@ -221,7 +222,7 @@ fn refuse_unmodelled(input: CompileInput, keep: Keep, path: &str) -> Result<(), 
 }
 
 /// The Deduplicate Flink runs for a Rank that `RankUtil.canConvertToDeduplicate` accepts: the
-/// caller ([`super::rank`]) has checked the rank range, the rank column, the sort field and that
+/// caller ([`rank`](super::super::rank::rank)) has checked the rank range, the rank column, the sort field and that
 /// the input is insert-only. `state_ttl` is the Rank's compiled-plan TTL, which the
 /// `StreamExecDeduplicate` node carries.
 pub fn from_rank(

@@ -10,15 +10,16 @@
 //! holds here: sources and the operators modelled provide no hash distribution.)
 
 use super::agg_plan;
-use super::state_ttl::{OperatorStateTtl, RawOperatorTtl};
 use super::{
-    monotonicity, BlinkGroupAggFunction, CompileInput, GroupAggFunction, GroupAggProcessFunction,
-    MiniBatchGroupAggFunction, MiniBatchLocalGlobalGroupAgg, OperatorKind, OperatorSpec, StreamOperator,
+    BlinkGroupAggFunction, GroupAggFunction, GroupAggProcessFunction, MiniBatchGroupAggFunction,
+    MiniBatchLocalGlobalGroupAgg,
 };
 use crate::engine::aggregate::min_max::Extreme;
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{name_list, quote, ScenarioError};
 use crate::engine::format::{alias, parse_part};
+use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
+use crate::engine::operators::{monotonicity, CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{AggPhaseStrategy, FlinkMode, Retention};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
@@ -28,7 +29,7 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The registration of `GroupAggregate` in [`super::OPERATOR_KINDS`].
+/// The registration of `GroupAggregate` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawGroupAggregate>("GroupAggregate", compile);
 
 /// `SELECT <group_by>, <aggregates> FROM <input> GROUP BY <group_by>`: the grouping columns, then
@@ -74,7 +75,7 @@ fn yes() -> bool {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "an aggregate object {\"function\", \"args\", \"as\"}")]
 #[schemars(rename = "Aggregate")]
-pub(super) struct RawAggregate {
+pub(in crate::engine::operators) struct RawAggregate {
     /// `COUNT`, `SUM`, `MIN`, `MAX`, `COUNT_DISTINCT`, `LAST_VALUE` or `LATEST_BY_TIME` (any
     /// case).
     #[schemars(extend("examples" = ["COUNT", "SUM", "MIN", "MAX", "COUNT_DISTINCT", "LAST_VALUE", "LATEST_BY_TIME"]))]
@@ -84,7 +85,7 @@ pub(super) struct RawAggregate {
     args: Vec<String>,
     /// The output column's name.
     #[serde(rename = "as")]
-    pub(super) alias: String,
+    pub(in crate::engine::operators) alias: String,
 }
 
 /// A validated group aggregation.
@@ -291,7 +292,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
 /// Resolves one aggregate call; `retract` (the input carries retractions) picks the retracting
 /// form of functions that have two (`MIN_RETRACT`, `COUNT_RETRACT(DISTINCT ..)`). Also used by
 /// `OverAggregate`.
-pub(super) fn compile_call(
+pub(in crate::engine::operators) fn compile_call(
     agg: &RawAggregate,
     input: &[Column],
     path: &str,

@@ -22,12 +22,12 @@
 //! is not modelled: those modes are refused.
 
 use super::count_window_operator::CountWindowOperator;
-use super::group_aggregate::{column_index, compile_call, RawAggregate};
-use super::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
 use crate::engine::idle_state_retention::IdleStateRetention;
+use crate::engine::operators::aggregate::group_aggregate::{column_index, compile_call, RawAggregate};
+use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row};
 use schemars::JsonSchema;
@@ -36,7 +36,7 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The registration of `CountWindowAggregate` in [`super::OPERATOR_KINDS`].
+/// The registration of `CountWindowAggregate` in [`super::super::OPERATOR_KINDS`].
 pub const KIND: OperatorKind = OperatorKind::new::<RawCountWindowAggregate>("CountWindowAggregate", compile);
 
 /// A row-count group window of the legacy planner's Table API (`Tumble over n.rows`, `Slide over

@@ -1,0 +1,28 @@
+//! The group aggregation family: `SELECT <group_by>, <aggregates> FROM <input> GROUP BY
+//! <group_by>`, planned by `StreamExecGroupAggregate` (Flink 1.9+; with mini-batch and two phases
+//! `StreamExecLocalGroupAggregate` → `StreamExecGlobalGroupAggregate`) and, on the legacy
+//! planner, by `DataStreamGroupAggregate`.
+//!
+//! - [`group_aggregate`]: the spec (`"operator": "GroupAggregate"`) and its compiler; its
+//!   aggregate calls (`RawAggregate`, `compile_call`) and `column_index` are also read by the
+//!   over, window, rank and deduplicate families, which is why they stay here, in the family that
+//!   defines them.
+//! - `agg_plan`: the plan texts `EXPLAIN` prints for it.
+//! - one file per Flink class: [`GroupAggProcessFunction`] (legacy planner),
+//!   [`BlinkGroupAggFunction`] (Blink 1.9 – 1.10), [`GroupAggFunction`] (Flink 1.12+),
+//!   [`MiniBatchGroupAggFunction`] and [`MiniBatchLocalGlobalGroupAgg`] (mini-batch).
+
+mod agg_plan;
+mod blink_group_agg_function;
+mod group_agg_function;
+mod group_agg_process_function;
+pub(super) mod group_aggregate;
+mod mini_batch_global_group_agg_function;
+mod mini_batch_group_agg_function;
+
+pub use blink_group_agg_function::BlinkGroupAggFunction;
+pub use group_agg_function::GroupAggFunction;
+pub use group_agg_process_function::GroupAggProcessFunction;
+pub use group_aggregate::GroupAggregateSpec;
+pub use mini_batch_global_group_agg_function::MiniBatchLocalGlobalGroupAgg;
+pub use mini_batch_group_agg_function::MiniBatchGroupAggFunction;

@@ -159,10 +159,16 @@ pub struct CompileInput<'a> {
     pub retracts: bool,
     /// Whether the input's updates come with `UPDATE_BEFORE` (a pass-through operator keeps it).
     pub update_before: bool,
+    /// Whether the input can hold deletions (`D` in its changelog mode; a pass-through operator
+    /// keeps it).
+    pub deletes: bool,
     /// How many leading input columns are the input's unique key.
     pub unique_key_len: usize,
     /// How the input's columns change ([`monotonicity`]).
     pub monotonicity: &'a monotonicity::ModifiedMonotonicity,
+    /// The input column that is the source's processing-time attribute, when the input is the
+    /// source: the scan does not produce it, the operator computes `PROCTIME()` (a `Calc`).
+    pub source_proctime: Option<usize>,
 }
 
 /// How an operator needs its input distributed (`FlinkRelDistribution`): by a hash of these

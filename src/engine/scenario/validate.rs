@@ -286,11 +286,11 @@ fn compile_pipeline(
             .iter()
             .find(|k| k.name == header.operator)
             .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
-        let (columns, input_name, retracts, update_before, unique_key_len, mono) = match nodes.last() {
+        let (columns, input_name, retracts, update_before, unique_key_len, mono, deletes) = match nodes.last() {
             None => {
                 let all = source.changelog == SourceChangelog::All;
                 let mono = monotonicity::of_source(&source_columns, !all);
-                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0, mono)
+                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0, mono, all)
             }
             Some(prev) => (
                 prev.spec.output_columns(),
@@ -299,6 +299,7 @@ fn compile_pipeline(
                 prev.spec.generates_update_before(),
                 prev.spec.unique_key_len(),
                 prev.spec.modified_monotonicity(),
+                prev.spec.output_retracts() && prev.spec.output_deletes(),
             ),
         };
         let input = CompileInput {
@@ -312,8 +313,10 @@ fn compile_pipeline(
             input_name: &input_name,
             retracts,
             update_before,
+            deletes,
             unique_key_len,
             monotonicity: &mono,
+            source_proctime: source.proctime.as_ref().filter(|_| nodes.is_empty()).map(|_| source.columns.len()),
         };
         let spec = (kind.compile)(op.get(), input)?;
         nodes.push(OperatorNode { id, spec });

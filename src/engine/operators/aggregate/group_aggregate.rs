@@ -19,7 +19,7 @@ use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{name_list, quote, ScenarioError};
 use crate::engine::format::{alias, parse_part};
 use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
-use crate::engine::operators::{monotonicity, CompileInput, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{monotonicity, CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{AggPhaseStrategy, FlinkMode, Retention};
 use crate::engine::row::Row;
 use crate::engine::row::{Column, DataType};
@@ -161,6 +161,19 @@ impl OperatorSpec for GroupAggregateSpec {
     }
     fn output_retracts(&self) -> bool {
         true
+    }
+    /// `FlinkChangelogModeInferenceProgram` (Flink 2.3): a group aggregate over an insert-only
+    /// input emits `[I, U]` (a group never empties); over an updating one `[I, U, D]`.
+    fn output_deletes(&self) -> bool {
+        self.input_retracts
+    }
+    /// `hash[group keys]` (`single` for a global aggregate); a two-phase aggregation shuffles
+    /// between its local and global nodes instead ([`OperatorSpec::plan`] prints that exchange).
+    fn distribution(&self) -> Option<Distribution> {
+        if matches!(self.mini_batch, Some(MiniBatchPlan { two_phase: true, .. })) {
+            return None;
+        }
+        Some(Distribution::by(self.group_by.iter().map(|&i| self.input_columns[i].name.clone()).collect()))
     }
     fn generates_update_before(&self) -> bool {
         self.generate_update_before

@@ -52,11 +52,15 @@ pub struct CalcSpec {
     select: Rc<[Expr]>,
     condition: Option<Rc<Expr>>,
     output_columns: Vec<Column>,
-    /// The plan's `select=[...]` items and `where=[...]`.
+    /// The execution plan's `select=[...]` items and `where=[...]` (infix expressions).
     plan_items: Vec<String>,
     plan_where: Option<String>,
+    /// The physical plan's (Calcite's prefix form).
+    physical_items: Vec<String>,
+    physical_where: Option<String>,
     monotonicity: monotonicity::ModifiedMonotonicity,
     input_retracts: bool,
+    input_deletes: bool,
     generate_update_before: bool,
     unique_key_len: usize,
 }
@@ -68,7 +72,14 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     }
     let names: Vec<String> = input.columns.iter().map(|c| c.name.clone()).collect();
     let mut seen = HashSet::new();
-    let (mut select, mut output_columns, mut plan_items) = (Vec::new(), Vec::new(), Vec::new());
+    // In expressions, the source's processing-time attribute is `PROCTIME()`: the scan does
+    // not produce it, this Calc computes it.
+    let mut expr_names = names.clone();
+    if let Some(pt) = input.source_proctime.and_then(|i| expr_names.get_mut(i)) {
+        *pt = "PROCTIME()".into();
+    }
+    let (mut select, mut output_columns) = (Vec::new(), Vec::new());
+    let (mut plan_items, mut physical_items) = (Vec::new(), Vec::new());
     for (j, text) in op.select.iter().enumerate() {
         let path = format!("{}.select[{j}]", input.path);
         let item = compile_select_item(text, j, input.columns, &path, input.input_name)?;
@@ -76,10 +87,15 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             return Err(ScenarioError::new(path, format!("{} is selected twice", quote(&item.name))));
         }
         let data_type = item.expr.data_type().unwrap_or(DataType::String);
-        plan_items.push(match item.expr.as_column() {
-            Some(i) if !item.aliased || names[i] == item.name => names[i].clone(),
-            _ => format!("{} AS {}", item.expr.rex(&names), item.name),
-        });
+        let plain = matches!(item.expr.as_column(), Some(i) if Some(i) != input.source_proctime
+            && (!item.aliased || names[i] == item.name));
+        if plain {
+            plan_items.push(item.name.clone());
+            physical_items.push(item.name.clone());
+        } else {
+            plan_items.push(format!("{} AS {}", item.expr.infix(&expr_names), item.name));
+            physical_items.push(format!("{} AS {}", item.expr.rex(&expr_names), item.name));
+        }
         output_columns.push(Column { name: item.name, data_type });
         select.push(item.expr);
     }
@@ -99,13 +115,16 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let kept_prefix = select.iter().enumerate().take_while(|(j, e)| e.as_column() == Some(*j)).count();
     Ok(Rc::new(CalcSpec {
         unique_key_len: kept_prefix.min(input.unique_key_len),
-        plan_where: condition.as_ref().map(|c| c.rex(&names)),
+        plan_where: condition.as_ref().map(|c| c.infix(&expr_names)),
+        physical_where: condition.as_ref().map(|c| c.rex(&expr_names)),
+        physical_items,
         condition: condition.map(Rc::new),
         select: select.into(),
         output_columns,
         monotonicity,
         plan_items,
         input_retracts: input.retracts,
+        input_deletes: input.deletes,
         generate_update_before: input.update_before,
     }))
 }
@@ -123,19 +142,25 @@ impl OperatorSpec for CalcSpec {
     fn generates_update_before(&self) -> bool {
         self.generate_update_before
     }
+    /// A Calc passes its input's changelog mode on.
+    fn output_deletes(&self) -> bool {
+        self.input_deletes
+    }
     fn needs_update_before(&self) -> bool {
         false
     }
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
         self.monotonicity.clone()
     }
-    /// `Calc(select=[k, status AS st, CASE(=(t_date, t_debut), user_id, null:..) AS $f2], where=[>(v, 1)])`:
-    /// expressions in the prefix form of Flink's `plan_changelog` (approximate: no implicit casts).
+    /// `Calc(select=[k, status AS st, CASE((t_date = t_debut), user_id, null:VARCHAR(2147483647))
+    /// AS $f2], where=[(v > 1)])`: the execution plan's infix expressions.
     fn plan(&self) -> String {
-        match &self.plan_where {
-            None => format!("Calc(select=[{}])", self.plan_items.join(", ")),
-            Some(w) => format!("Calc(select=[{}], where=[{w}])", self.plan_items.join(", ")),
-        }
+        calc_plan(&self.plan_items, self.plan_where.as_deref())
+    }
+    /// `Calc(select=[…, CASE(=(t_date, t_debut), user_id, null:VARCHAR(2147483647) CHARACTER SET
+    /// "UTF-16LE") AS $f2], where=[>(v, 1)])`: Calcite's prefix form (approximate: no implicit casts).
+    fn physical_plan(&self) -> String {
+        calc_plan(&self.physical_items, self.physical_where.as_deref())
     }
     fn build(&self, _flink: FlinkMode, _retention: Retention) -> Box<dyn StreamOperator> {
         Box::new(Calc {
@@ -143,6 +168,13 @@ impl OperatorSpec for CalcSpec {
             condition: self.condition.clone(),
             backend: KeyedStateBackend::default(),
         })
+    }
+}
+
+fn calc_plan(items: &[String], condition: Option<&str>) -> String {
+    match condition {
+        None => format!("Calc(select=[{}])", items.join(", ")),
+        Some(w) => format!("Calc(select=[{}], where=[{w}])", items.join(", ")),
     }
 }
 

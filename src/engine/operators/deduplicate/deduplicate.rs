@@ -37,7 +37,7 @@ use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
 use crate::engine::operators::aggregate::group_aggregate::column_index;
 use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
-use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention, StateBackend};
 use crate::engine::row::{Column, DataType, Row};
 use schemars::JsonSchema;
@@ -114,6 +114,8 @@ pub struct DeduplicateSpec {
     pub mini_batch: Option<u64>,
     /// The Flink version whose classes and plan it follows.
     pub flink: FlinkMode,
+    /// The physical plan's `Rank` node when it was planned from a `ROW_NUMBER()` top-1.
+    pub rank_plan: Option<String>,
 }
 
 impl DeduplicateSpec {
@@ -165,6 +167,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         ));
     }
     Ok(Rc::new(DeduplicateSpec {
+        rank_plan: None,
         key,
         keep: op.keep,
         generate_update_before: op.generate_update_before,
@@ -228,12 +231,25 @@ fn refuse_unmodelled(input: CompileInput, keep: Keep, path: &str) -> Result<(), 
 pub fn from_rank(
     input: CompileInput,
     key: Vec<usize>,
+    order: usize,
     keep: Keep,
     generate_update_before: bool,
     state_ttl: Option<OperatorStateTtl>,
 ) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     refuse_unmodelled(input, keep, &format!("{}.operator", input.path))?;
+    let names: Vec<&str> = input.columns.iter().map(|c| c.name.as_str()).collect();
+    // The physical plan still shows the `StreamPhysicalRank` that `StreamExecDeduplicate` is
+    // translated from (`StreamPhysicalRank.translateToExecNode`, Flink 2.3).
+    let rank_plan = format!(
+        "Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=1], \
+         partitionBy=[{}], orderBy=[{} {}], select=[{}])",
+        key.iter().map(|&i| names[i]).collect::<Vec<_>>().join(", "),
+        names[order],
+        if keep == Keep::LastRow { "DESC" } else { "ASC" },
+        names.join(", ")
+    );
     Ok(Rc::new(DeduplicateSpec {
+        rank_plan: Some(rank_plan),
         key,
         keep,
         generate_update_before,
@@ -276,6 +292,13 @@ impl OperatorSpec for DeduplicateSpec {
             Keep::FirstRow => true,
             Keep::LastRow => self.generate_update_before,
         }
+    }
+    /// `hash[key]`.
+    fn distribution(&self) -> Option<Distribution> {
+        Some(Distribution::by(self.key.iter().map(|&i| self.columns[i].name.clone()).collect()))
+    }
+    fn physical_plan(&self) -> String {
+        self.rank_plan.clone().unwrap_or_else(|| self.plan())
     }
     fn plan(&self) -> String {
         let keep = match self.keep {

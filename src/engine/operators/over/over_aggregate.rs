@@ -27,7 +27,7 @@ use crate::engine::aggregate::{Accumulator, AggCall};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
 use crate::engine::operators::aggregate::group_aggregate::{column_index, compile_call, RawAggregate};
-use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row};
 use crate::engine::time::Millis;
@@ -223,6 +223,10 @@ impl OperatorSpec for OverAggregateSpec {
         true
     }
 
+    /// `hash[partition keys]`, or `single` without `PARTITION BY`.
+    fn distribution(&self) -> Option<Distribution> {
+        Some(Distribution::by(self.partition_by.iter().map(|&i| self.input_columns[i].name.clone()).collect()))
+    }
     /// `OverAggregate(partitionBy=[user_id], orderBy=[pt ASC], window=[ ROWS BETWEEN 1 PRECEDING
     /// AND CURRENT ROW], select=[t_date, user_id, pt, MIN(t_date) AS t_debut])`.
     fn plan(&self) -> String {

@@ -35,7 +35,7 @@ use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::aggregate::group_aggregate::column_index;
 use crate::engine::operators::deduplicate::deduplicate::{self, Keep};
 use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
-use crate::engine::operators::{monotonicity, CompileInput, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{monotonicity, CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row, Value};
 use schemars::JsonSchema;
@@ -287,7 +287,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         // through to the RetractStrategy refusal below.
         if op.rank_end == 1 && op.rank_column.is_none() && sort.len() == 1 && !input.retracts {
             let keep = if sort[0].1 { Keep::LastRow } else { Keep::FirstRow };
-            return deduplicate::from_rank(input, partition_by, keep, op.generate_update_before, state_ttl);
+            return deduplicate::from_rank(input, partition_by, sort[0].0, keep, op.generate_update_before, state_ttl);
         }
         if !input.retracts {
             // `StreamExecRank` with `AppendFastStrategy`.
@@ -413,6 +413,10 @@ impl OperatorSpec for RankSpec {
     /// direction, the rest `NOT_MONOTONIC`.
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
         self.monotonicity.clone()
+    }
+    /// `hash[partition keys]`, or `single` without `PARTITION BY`.
+    fn distribution(&self) -> Option<Distribution> {
+        Some(Distribution::by(self.partition_by.iter().map(|&i| self.input_columns[i].name.clone()).collect()))
     }
     fn plan(&self) -> String {
         let names: Vec<&str> = self.input_columns.iter().map(|c| c.name.as_str()).collect();

@@ -27,7 +27,7 @@ use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::parse_part;
 use crate::engine::idle_state_retention::IdleStateRetention;
 use crate::engine::operators::aggregate::group_aggregate::{column_index, compile_call, RawAggregate};
-use crate::engine::operators::{CompileInput, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Row};
 use schemars::JsonSchema;
@@ -125,6 +125,10 @@ impl OperatorSpec for CountWindowAggregateSpec {
         true
     }
 
+    /// `hash[group keys]`.
+    fn distribution(&self) -> Option<Distribution> {
+        Some(Distribution::by(self.group_by.iter().map(|&i| self.input_columns[i].name.clone()).collect()))
+    }
     /// `DataStreamGroupWindowAggregate(groupBy=[k], window=[TumblingGroupWindow('w, 'pt, 3)],
     /// select=[k, SUM(v) AS s])` (the window is always named `'w` here).
     fn plan(&self) -> String {

@@ -30,8 +30,11 @@ pub enum AggCall {
     Count(usize),
     /// `SUM(x)` — `SumWithRetractAggFunction`: accumulator (`sum`, `count`); NULL operands are
     /// ignored; the value is NULL when `count == 0`. The sum has the operand's type and wraps
-    /// around as Java's `int` (`INT`) or `long` (`BIGINT`) arithmetic does.
-    Sum { arg: usize, int32: bool },
+    /// around as Java's `int` (`INT`) or `long` (`BIGINT`) arithmetic does. With `zero`, `$SUM0(x)`
+    /// — `Sum0AggFunction` (`IntSum0AggFunction`, …): the same sum, 0 instead of NULL when nothing
+    /// was summed. Calcite writes `SUM(x) OVER w` as `CASE(COUNT(x) OVER w > 0, $SUM0(x) OVER w,
+    /// NULL)` (`RexBuilder.makeOver` with `nullWhenCountZero`), so windows run `$SUM0`.
+    Sum { arg: usize, int32: bool, zero: bool },
     /// `LAST_VALUE(x)` — `LastValueAggFunction` (Flink 2.x): the last non-NULL value. Without
     /// retraction (Flink picks `LastValueWithRetractAggFunction` for retracting input; not modelled yet).
     LastValue(usize),
@@ -73,7 +76,7 @@ impl AggCall {
         match self {
             AggCall::CountStar => "COUNT(*)".into(),
             AggCall::Count(i) => format!("COUNT({})", n(*i)),
-            AggCall::Sum { arg, .. } => format!("SUM({})", n(*arg)),
+            AggCall::Sum { arg, zero, .. } => format!("{}({})", if *zero { "$SUM0" } else { "SUM" }, n(*arg)),
             AggCall::LastValue(i) => format!("LAST_VALUE({})", n(*i)),
             AggCall::LatestByTime { value, time } => {
                 format!("LATEST_BY_TIME({}, {})", n(*value), n(*time))
@@ -221,7 +224,7 @@ impl AggCall {
                     *c += sign;
                 }
             }
-            (AggCall::Sum { arg, int32 }, Accumulator::Sum { sum, count }) => match at(*arg) {
+            (AggCall::Sum { arg, int32, .. }, Accumulator::Sum { sum, count }) => match at(*arg) {
                 Value::Null => {}
                 Value::Int(v) => {
                     let next = sum.unwrap_or(0).wrapping_add(sign.wrapping_mul(v));
@@ -286,6 +289,9 @@ impl AggCall {
     pub fn get_value(&self, acc: &Accumulator) -> Value {
         match acc {
             Accumulator::Count(c) => Value::Int(*c),
+            Accumulator::Sum { sum, .. } if matches!(self, AggCall::Sum { zero: true, .. }) => {
+                Value::Int(sum.unwrap_or(0))
+            }
             Accumulator::Sum { sum, count } => match (count, sum) {
                 (0, _) | (_, None) => Value::Null,
                 (_, Some(s)) => Value::Int(*s),
@@ -367,7 +373,7 @@ mod tests {
 
     #[test]
     fn sum_with_retract_goes_null_at_zero_count() {
-        let call = AggCall::Sum { arg: 0, int32: false };
+        let call = AggCall::Sum { arg: 0, int32: false, zero: false };
         let mut acc = call.create_accumulator();
         call.accumulate(&mut acc, &r(&[Value::Int(2)])).unwrap();
         call.accumulate(&mut acc, &r(&[Value::Null])).unwrap();
@@ -381,12 +387,12 @@ mod tests {
 
     #[test]
     fn sum_of_int_wraps_like_java_int() {
-        let call = AggCall::Sum { arg: 0, int32: true };
+        let call = AggCall::Sum { arg: 0, int32: true, zero: false };
         let mut acc = call.create_accumulator();
         call.accumulate(&mut acc, &r(&[Value::Int(2_147_483_647)])).unwrap();
         call.accumulate(&mut acc, &r(&[Value::Int(1)])).unwrap();
         assert_eq!(call.get_value(&acc), Value::Int(-2_147_483_648));
-        let long = AggCall::Sum { arg: 0, int32: false };
+        let long = AggCall::Sum { arg: 0, int32: false, zero: false };
         let mut acc = long.create_accumulator();
         long.accumulate(&mut acc, &r(&[Value::Int(i64::MAX)])).unwrap();
         long.accumulate(&mut acc, &r(&[Value::Int(1)])).unwrap();

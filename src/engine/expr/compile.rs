@@ -263,6 +263,18 @@ fn compile_expr(sql: &ast::Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
             quote(&f.name.to_string().to_uppercase())
         ))),
         ast::Expr::CompoundIdentifier(_) => Err(unsupported(sql, "a qualified column name", scope)),
+        // `CAST(0 AS BIGINT)`: a constant the planner folds into a typed literal (`0:BIGINT`,
+        // Calcite's `ReduceExpressionsRule`); other casts are not modelled.
+        ast::Expr::Cast { kind: ast::CastKind::Cast, expr, data_type: ast::DataType::BigInt(None), format: None }
+            if matches!(expr.as_ref(), ast::Expr::Value(_)) =>
+        {
+            match compile_expr(expr, scope)? {
+                Expr::Literal { value: value @ Value::Int(_), .. } => {
+                    Ok(Expr::Literal { value, data_type: Some(DataType::BigInt) })
+                }
+                _ => Err(unsupported(sql, "CAST of this literal", scope)),
+            }
+        }
         _ => Err(unsupported(sql, "this construct", scope)),
     }
 }

@@ -230,6 +230,9 @@ impl Expr {
             Expr::Literal { value: Value::Null, data_type: Some(DataType::String) } => {
                 out.push_str("null:VARCHAR(2147483647)")
             }
+            Expr::Literal { value: Value::Int(i), .. } => {
+                let _ = write!(out, "{i}");
+            }
             Expr::Literal { .. } => self.write_rex(names, out),
             Expr::Compare(op, a, b) => binary(out, op.sql(), a, b),
             Expr::And(a, b) => binary(out, "AND", a, b),

@@ -352,7 +352,7 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
     let mut window: Option<(WindowKey, Location)> = None;
     let mut calls: Vec<AggCall> = Vec::new();
     let mut row_number: Option<(Vec<usize>, Vec<(usize, bool)>, Location)> = None;
-    let mut placeholders: Vec<Option<usize>> = Vec::new();
+    let mut placeholders: Vec<Option<WindowRef>> = Vec::new();
     for item in &items {
         let Item::Written(w) = item else {
             placeholders.push(None);
@@ -363,7 +363,8 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
             ast::Expr::Function(f) if f.over.is_some() => {
                 let spec = match &f.over {
                     Some(ast::WindowType::WindowSpec(spec)) => spec,
-                    _ => return Err(unsupported(f, "a named window")),
+                    Some(ast::WindowType::NamedWindow(name)) => named_window(s, name)?,
+                    None => unreachable_window(f)?,
                 };
                 let name = function_name(f);
                 let (partition, order) = window_keys(spec, &scope_in)?;
@@ -375,7 +376,7 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
                         return Err(err(at(f), "ROW_NUMBER() needs ORDER BY in its OVER clause"));
                     }
                     row_number = Some((partition, order, at(f)));
-                    placeholders.push(Some(0));
+                    placeholders.push(Some(WindowRef::Call(0)));
                     continue;
                 }
                 if row_number.is_some() {
@@ -393,8 +394,23 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
                     Some((k, _)) if *k != key => return Err(unsupported(f, "a second OVER window in one SELECT")),
                     _ => window = Some((key, at(f))),
                 }
-                calls.push(agg_call(f, &name, &scope_in)?);
-                placeholders.push(Some(calls.len() - 1));
+                let call = agg_call(f, &name, &scope_in)?;
+                let mut index_of = |c: AggCall| match calls.iter().position(|x| *x == c) {
+                    Some(i) => i,
+                    None => {
+                        calls.push(c);
+                        calls.len() - 1
+                    }
+                };
+                if call.function == "SUM" {
+                    // `SUM(x) OVER w` is `CASE(COUNT(x) OVER w > 0, $SUM0(x) OVER w, NULL)`
+                    // (Calcite's `RexBuilder.makeOver` with `nullWhenCountZero`).
+                    let count = index_of(AggCall { function: "COUNT".into(), ..call.clone() });
+                    let sum = index_of(AggCall { function: "$SUM0".into(), ..call });
+                    placeholders.push(Some(WindowRef::SumCase { count, sum }));
+                } else {
+                    placeholders.push(Some(WindowRef::Call(index_of(call))));
+                }
             }
             _ => placeholders.push(None),
         }
@@ -426,12 +442,22 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
     for (ordinal, (item, placeholder)) in items.iter().zip(&placeholders).enumerate() {
         let (e, name) = match (item, placeholder) {
             (Item::Field(i), _) => (Ex::Col(*i), rel.names[*i].clone()),
-            (Item::Written(w), Some(j)) => {
+            (Item::Written(w), Some(reference)) => {
                 let name = match w {
                     ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                     _ => format!("EXPR${ordinal}"),
                 };
-                (Ex::Col(n + j), name)
+                let e = match *reference {
+                    WindowRef::Call(j) => Ex::Col(n + j),
+                    WindowRef::SumCase { count, sum } => Ex::Case {
+                        whens: vec![(
+                            Ex::Cmp(">", Box::new(Ex::Col(n + count)), Box::new(Ex::Lit("CAST(0 AS BIGINT)".into()))),
+                            Ex::Col(n + sum),
+                        )],
+                        otherwise: Some(Box::new(Ex::Lit("NULL".into()))),
+                    },
+                };
+                (e, name)
             }
             (Item::Written(w), None) => {
                 let e = expr(item_expr(w).ok_or_else(|| unsupported(*w, "this select item"))?, &scope)?;
@@ -443,6 +469,30 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
         names.push(name);
     }
     Ok(Rel { node: Node::Calc { input: Box::new(rel), items: exprs, condition: None }, names })
+}
+
+/// `OVER w` with `WINDOW w AS (…)` in the same SELECT.
+fn named_window<'s>(s: &'s ast::Select, name: &ast::Ident) -> Result<&'s ast::WindowSpec, SqlError> {
+    let mut current = name;
+    for _ in 0..=s.named_window.len() {
+        match s.named_window.iter().find(|d| d.0.value == current.value).map(|d| &d.1) {
+            Some(ast::NamedWindowExpr::WindowSpec(spec)) => return Ok(spec),
+            Some(ast::NamedWindowExpr::NamedWindow(next)) => current = next,
+            None => break,
+        }
+    }
+    Err(err(name.span.start, format!("Window '{}' not found", name.value)))
+}
+
+fn unreachable_window(f: &ast::Function) -> Result<&ast::WindowSpec, SqlError> {
+    Err(err(at(f), "a window function needs an OVER clause"))
+}
+
+/// What a select item of a windowed SELECT reads: a window call, or the `CASE` of a `SUM`.
+#[derive(Clone, Copy)]
+enum WindowRef {
+    Call(usize),
+    SumCase { count: usize, sum: usize },
 }
 
 #[derive(PartialEq)]

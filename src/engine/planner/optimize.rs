@@ -10,7 +10,8 @@
 //! - **trivial Calc removal** (`ProjectRemoveRule`, `CalcRemoveRule`): a Calc that selects all
 //!   its input's fields in order without a condition is dropped (field names do not count);
 //! - **window input naming** (`ProjectToWindowRule` / `CalcRelSplitter`): the projection below
-//!   an `OverAggregate` names its computed fields `$<index>`.
+//!   an `OverAggregate` names its computed fields `$<index>` when the window's projection was
+//!   merged with another ([`name_window_input`]).
 
 use super::rel::{Ex, Node, Rel};
 
@@ -18,15 +19,21 @@ use super::rel::{Ex, Node, Rel};
 pub fn optimize(rel: Rel) -> Rel {
     let all: Vec<usize> = (0..rel.names.len()).collect();
     let trimmed = trim(rel, &all);
-    let merged = merge(trimmed);
-    name_window_inputs(merged)
+    merge(trimmed)
 }
 
 /// `rel` producing exactly the fields `needed` (indexes into its output, in order).
 fn trim(rel: Rel, needed: &[usize]) -> Rel {
+    let (rel, map) = trim_node(rel, needed);
+    project(rel, &map)
+}
+
+/// `rel` reading only what it needs to produce `needed`, and where each needed field is in its
+/// output (a node that cannot drop a field keeps it; the projection goes above it).
+fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
     let Rel { node, names } = rel;
     match node {
-        Node::Scan => project(Rel { node: Node::Scan, names }, needed),
+        Node::Scan => (Rel { node: Node::Scan, names }, needed.to_vec()),
         Node::Calc { input, items, condition } => {
             let kept: Vec<Ex> = needed.iter().map(|&i| items[i].clone()).collect();
             let mut used = Vec::new();
@@ -35,18 +42,42 @@ fn trim(rel: Rel, needed: &[usize]) -> Rel {
             }
             used.sort_unstable();
             used.dedup();
-            let input = trim(*input, &used);
-            let remap = |c: usize| Ex::Col(used.iter().position(|&u| u == c).unwrap_or(0));
-            Rel {
+            // The input as it comes (the projection above a node that cannot drop fields is
+            // this Calc itself).
+            let (input, at) = trim_node(*input, &used);
+            let remap = |c: usize| Ex::Col(at[used.iter().position(|&u| u == c).unwrap_or(0)]);
+            let calc = Rel {
                 node: Node::Calc {
                     input: Box::new(input),
                     items: kept.iter().map(|e| e.map_columns(&remap)).collect(),
                     condition: condition.map(|c| c.map_columns(&remap)),
                 },
                 names: needed.iter().map(|&i| names[i].clone()).collect(),
-            }
+            };
+            (calc, (0..needed.len()).collect())
         }
         Node::Aggregate { input, group, calls, hint_ttl } => {
+            // `AggregateProjectMergeRule`: a projection of plain fields under an aggregate is
+            // absorbed, the aggregate reading those fields of the projection's input.
+            let (input, group, calls) = match input.node {
+                Node::Calc { input: below, items, condition: None }
+                    if items.iter().all(|e| matches!(e, Ex::Col(_))) =>
+                {
+                    let through = |i: usize| match items[i] {
+                        Ex::Col(j) => j,
+                        _ => i,
+                    };
+                    let calls = calls
+                        .into_iter()
+                        .map(|mut c| {
+                            c.arg = c.arg.map(through);
+                            c
+                        })
+                        .collect::<Vec<_>>();
+                    (below, group.into_iter().map(through).collect::<Vec<_>>(), calls)
+                }
+                node => (Box::new(Rel { node, names: input.names }), group, calls),
+            };
             let g = group.len();
             let kept_calls: Vec<usize> = needed.iter().filter(|&&i| i >= g).map(|&i| i - g).collect();
             let mut kept_calls = kept_calls;
@@ -82,7 +113,7 @@ fn trim(rel: Rel, needed: &[usize]) -> Rel {
                 .iter()
                 .map(|&i| if i < g { i } else { g + kept_calls.iter().position(|&c| c == i - g).unwrap_or(0) })
                 .collect();
-            project(agg, &map)
+            (agg, map)
         }
         Node::Over { input, partition, order, frame, calls } => {
             let n = input.names.len();
@@ -122,7 +153,7 @@ fn trim(rel: Rel, needed: &[usize]) -> Rel {
                 .iter()
                 .map(|&i| if i < n { pos(i) } else { m + kept_calls.iter().position(|&c| c == i - n).unwrap_or(0) })
                 .collect();
-            project(over, &map)
+            (over, map)
         }
         Node::Rank { input, partition, order, rank_end, .. } => {
             let n = input.names.len();
@@ -150,9 +181,9 @@ fn trim(rel: Rel, needed: &[usize]) -> Rel {
                 names: out_names,
             };
             let map: Vec<usize> = needed.iter().map(|&i| if i < n { pos(i) } else { m }).collect();
-            project(rank, &map)
+            (rank, map)
         }
-        node @ Node::RowNumber { .. } => Rel { node, names },
+        node @ Node::RowNumber { .. } => (Rel { node, names }, needed.to_vec()),
     }
 }
 
@@ -177,6 +208,7 @@ fn merge(rel: Rel) -> Rel {
             let input = merge(*input);
             if let Node::Calc { input: lower, items: lower_items, condition: lower_condition } = input.node {
                 let sub = |c: usize| lower_items[c].clone();
+                let lower = Box::new(name_window_input(*lower));
                 let items: Vec<Ex> = items.iter().map(|e| e.map_columns(&sub)).collect();
                 let condition = match (lower_condition, condition.map(|c| c.map_columns(&sub))) {
                     (Some(a), Some(b)) => Some(Ex::And(Box::new(a), Box::new(b))),
@@ -215,20 +247,16 @@ fn remove_trivial(rel: Rel) -> Rel {
     rel
 }
 
-/// Names the computed fields of the projection under an `OverAggregate` `$<index>`.
-fn name_window_inputs(rel: Rel) -> Rel {
-    let Rel { node, names } = rel;
-    let node = match node {
-        Node::Scan => Node::Scan,
-        Node::Calc { input, items, condition } => {
-            Node::Calc { input: Box::new(name_window_inputs(*input)), items, condition }
-        }
-        Node::Aggregate { input, group, calls, hint_ttl } => {
-            Node::Aggregate { input: Box::new(name_window_inputs(*input)), group, calls, hint_ttl }
-        }
+/// Names the computed fields of the projection under an `OverAggregate` `$<index>`: what
+/// `CalcRelSplitter` (`ProjectToWindowRule`) does when the projection holding the window calls
+/// was merged with the one above it (a view read by another query). Real Flink 2.3 prints
+/// `PROCTIME() AS $2` then (`oracle_dau_over_1preceding_*`), and keeps `pt` when the window's
+/// projection is the query's own select list (`over_range_1h_*`).
+fn name_window_input(over: Rel) -> Rel {
+    let Rel { node, mut names } = over;
+    match node {
         Node::Over { input, partition, order, frame, calls } => {
-            let mut input = name_window_inputs(*input);
-            let mut names = names;
+            let mut input = *input;
             if let Node::Calc { items, .. } = &input.node {
                 for (i, e) in items.iter().enumerate() {
                     if !matches!(e, Ex::Col(_)) {
@@ -237,14 +265,8 @@ fn name_window_inputs(rel: Rel) -> Rel {
                     }
                 }
             }
-            return Rel { node: Node::Over { input: Box::new(input), partition, order, frame, calls }, names };
+            Rel { node: Node::Over { input: Box::new(input), partition, order, frame, calls }, names }
         }
-        Node::Rank { input, partition, order, rank_end, output_rank } => {
-            Node::Rank { input: Box::new(name_window_inputs(*input)), partition, order, rank_end, output_rank }
-        }
-        Node::RowNumber { input, partition, order, at } => {
-            Node::RowNumber { input: Box::new(name_window_inputs(*input)), partition, order, at }
-        }
-    };
-    Rel { node, names }
+        node => Rel { node, names },
+    }
 }

@@ -93,6 +93,8 @@ pub struct Scenario {
     /// The query's output columns as the SQL names them (what a sink receives), when planned
     /// from SQL: the last operator's may differ (Flink drops a projection that only renames).
     pub output_names: Option<Vec<String>>,
+    /// The pipeline the SQL was planned into, as the scenario format's JSON operators.
+    pub planned_pipeline: Option<Vec<serde_json::Value>>,
     /// `table.exec.mini-batch.*`, when mini-batch is enabled.
     pub mini_batch: Option<MiniBatch>,
     /// `table.optimizer.agg-phase-strategy`.

@@ -136,3 +136,66 @@ pub(super) fn plan(script: &Script, source: &Source) -> Result<planner::PlannedQ
     };
     planner::plan(script, &table).map_err(|e| sql_error(&e))
 }
+
+/// The JSON form of a SQL scenario (`text`): the same scenario with `"pipeline"` (the operators
+/// the SQL is planned into) in place of `"sql"`, and the script's `SET` options as the
+/// scenario's own fields. It simulates exactly as the SQL does.
+///
+/// # Errors
+/// When `text` is not a valid scenario with `"sql"`.
+pub fn to_json_form(text: &str) -> Result<String, ScenarioError> {
+    let scenario = super::Scenario::from_json(text)?;
+    let (Some(sql), Some(pipeline)) = (&scenario.sql, &scenario.planned_pipeline) else {
+        return Err(ScenarioError::new("sql", "the scenario has no sql to turn into a pipeline"));
+    };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let serde_json::Value::Object(fields) = value else {
+        return Err(ScenarioError::new("", "a scenario is a JSON object"));
+    };
+    let script = planner::script::parse(sql).map_err(|e| sql_error(&e))?;
+    let mut out = serde_json::Map::new();
+    for (key, v) in fields {
+        if key == "sql" {
+            for option in &script.options {
+                let value = option.value.trim();
+                match option.key.as_str() {
+                    "table.exec.state.ttl" => {
+                        out.insert("state_ttl".into(), value.into());
+                    }
+                    "table.optimizer.agg-phase-strategy" => {
+                        out.insert("agg_phase_strategy".into(), value.into());
+                    }
+                    "state.backend.type" => {
+                        out.insert("state_backend".into(), value.into());
+                    }
+                    key if key.starts_with("table.exec.mini-batch.") => {
+                        let mb = out.entry("mini_batch").or_insert_with(|| serde_json::json!({ "enabled": false }));
+                        let field = key.trim_start_matches("table.exec.mini-batch.");
+                        mb[field.replace('-', "_")] = match field {
+                            "enabled" => value.eq_ignore_ascii_case("true").into(),
+                            "size" => value.parse::<i64>().map_or_else(|_| value.into(), Into::into),
+                            _ => value.into(),
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            out.insert("pipeline".into(), serde_json::Value::Array(pipeline.clone()));
+        } else {
+            out.insert(key, v);
+        }
+    }
+    serde_json::to_string_pretty(&serde_json::Value::Object(out)).map_err(|e| ScenarioError::new("", e.to_string()))
+}
+
+/// The line and column (1-based) of a SQL error (`sql: line L, column C: …`), for an editor to
+/// mark it.
+pub fn error_location(e: &ScenarioError) -> Option<(u64, u64)> {
+    if e.path != "sql" {
+        return None;
+    }
+    let rest = e.message.strip_prefix("line ")?;
+    let (line, rest) = rest.split_once(", column ")?;
+    let (column, _) = rest.split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()?))
+}

@@ -49,10 +49,11 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 // so in the SQL's terms (the operator's plan and the reason).
                 ScenarioError::new("sql", format!("{} (in the planned {})", e.message, e.path))
             })?;
-            (operators, Some(planned.output_names))
+            (operators, Some((planned.output_names, planned.pipeline)))
         }
         None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &source, settings)?, None),
     };
+    let (output_names, planned_pipeline) = output_names.unzip();
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
@@ -88,6 +89,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         state_backend,
         sql: raw.sql,
         output_names,
+        planned_pipeline,
         mini_batch,
         agg_phase_strategy,
         source,

@@ -28,6 +28,7 @@ use crate::engine::options::FlinkMode;
 fn call_name(call: &AggCall, retract: bool) -> String {
     let name = match call {
         AggCall::CountStar | AggCall::Count(_) | AggCall::CountDistinct { .. } => "COUNT",
+        AggCall::Sum { zero: true, .. } => "$SUM0",
         AggCall::Sum { .. } => "SUM",
         AggCall::LastValue(_) => "LAST_VALUE",
         AggCall::LatestByTime { .. } => "LATEST_BY_TIME",

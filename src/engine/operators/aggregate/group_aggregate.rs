@@ -344,7 +344,13 @@ pub(in crate::engine::operators) fn compile_call(
             arity(1, "SUM(x)")?;
             let i = arg(0)?;
             let t = numeric(i, 0)?;
-            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int }, t))
+            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int, zero: false }, t))
+        }
+        "$SUM0" => {
+            arity(1, "$SUM0(x)")?;
+            let i = arg(0)?;
+            let t = numeric(i, 0)?;
+            Ok((AggCall::Sum { arg: i, int32: t == DataType::Int, zero: true }, t))
         }
         "LAST_VALUE" => {
             arity(1, "LAST_VALUE(x)")?;

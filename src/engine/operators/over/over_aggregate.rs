@@ -145,14 +145,16 @@ impl OverWindow {
         matches!(self, OverWindow::RowsBounded { .. } | OverWindow::RangeBounded { .. })
     }
 
-    /// As Flink's plan prints it, leading space and `RANG` included (`OverAggregateUtil`).
+    /// As Flink 2.3's plan prints it, leading space included (`RelExplainUtil.windowRangeToString`;
+    /// its 2.0 source wrote `RANG`, real Flink 2.3.0 prints `RANGE`:
+    /// `tests/conformance/recorded/over_range_1h_nottl.json`).
     fn plan(self) -> String {
         match self {
             OverWindow::RowsBounded { preceding } => format!(" ROWS BETWEEN {preceding} PRECEDING AND CURRENT ROW"),
             OverWindow::RowsUnbounded => " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".into(),
-            OverWindow::RangeUnbounded => " RANG BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".into(),
+            OverWindow::RangeUnbounded => " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".into(),
             OverWindow::RangeBounded { preceding_ms } => {
-                format!(" RANG BETWEEN {preceding_ms} PRECEDING AND CURRENT ROW")
+                format!(" RANGE BETWEEN {preceding_ms} PRECEDING AND CURRENT ROW")
             }
         }
     }
@@ -447,7 +449,7 @@ mod tests {
             OverWindow::parse("RANGE BETWEEN INTERVAL '4' SECOND PRECEDING AND CURRENT ROW"),
             Ok(OverWindow::RangeBounded { preceding_ms: 4000 })
         );
-        assert_eq!(OverWindow::RangeUnbounded.plan(), " RANG BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW");
+        assert_eq!(OverWindow::RangeUnbounded.plan(), " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW");
         assert!(OverWindow::parse("ROWS BETWEEN 0 PRECEDING AND CURRENT ROW").unwrap_err().contains("not modelled"));
         assert!(OverWindow::parse("RANGE BETWEEN INTERVAL '4' WEEK PRECEDING AND CURRENT ROW").is_err());
     }

@@ -209,7 +209,8 @@ impl AggCall {
     /// As [`AggCall::accumulate`], and for functions without `retract` (the pipeline rejects
     /// such a plan before it runs, as Flink's planner does).
     pub fn retract(&self, acc: &mut Accumulator, input: &Row) -> Result<(), String> {
-        if !self.supports_retraction() {
+        // `MinAggFunction`/`MaxAggFunction` declare an empty retract (see `apply`).
+        if !self.supports_retraction() && !matches!(self, AggCall::Extreme { .. }) {
             return Err(format!("{self:?} has no retract method"));
         }
         self.apply(acc, input, -1)
@@ -266,7 +267,12 @@ impl AggCall {
                 }
             }
             (AggCall::Extreme { which, arg, .. }, Accumulator::Extreme(extreme)) => {
-                min_max::accumulate_append(*which, extreme, at(*arg));
+                // `MinAggFunction`/`MaxAggFunction.retractExpressions()` is empty (Flink 2.3): a
+                // retraction the planner found harmless (`deriveAggCallNeedRetractions`) changes
+                // nothing.
+                if sign > 0 {
+                    min_max::accumulate_append(*which, extreme, at(*arg));
+                }
             }
             (AggCall::Extreme { which, arg, .. }, Accumulator::ExtremeWithRetract(acc)) => {
                 if sign > 0 {

@@ -4,7 +4,7 @@
 //! has one. Anything else (function calls, arithmetic, `IN`, `BETWEEN`, `CAST`, ...) is refused
 //! by name.
 
-use super::{CmpOp, Expr};
+use super::{ArithOp, CmpOp, Expr};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::row::{Column, DataType, Value};
 use sqlparser::ast::{self, BinaryOperator, UnaryOperator};
@@ -33,7 +33,8 @@ pub const MAX_EXPRESSION_TOKENS: usize = 256;
 pub const MAX_EXPRESSION_DEPTH: usize = 40;
 
 /// What this model evaluates, for error messages.
-const SUPPORTED: &str = "column references, INT/BIGINT/STRING/BOOLEAN/NULL literals, =, <>, <, <=, >, >=, \
+const SUPPORTED: &str =
+    "column references, INT/BIGINT/STRING/BOOLEAN/NULL literals, +, -, *, /, %, =, <>, <, <=, >, >=, \
                          AND, OR, NOT, IS [NOT] NULL and CASE WHEN ... THEN ... [ELSE ...] END";
 
 /// One compiled `SELECT` item.
@@ -227,6 +228,18 @@ fn compile_expr(sql: &ast::Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
                 BinaryOperator::GtEq => Some(CmpOp::GtEq),
                 _ => None,
             };
+            let arith = match op {
+                BinaryOperator::Plus => Some(ArithOp::Plus),
+                BinaryOperator::Minus => Some(ArithOp::Minus),
+                BinaryOperator::Multiply => Some(ArithOp::Times),
+                BinaryOperator::Divide => Some(ArithOp::Divide),
+                BinaryOperator::Modulo => Some(ArithOp::Mod),
+                _ => None,
+            };
+            if let Some(arith) = arith {
+                let (a, b) = (compile_expr(left, scope)?, compile_expr(right, scope)?);
+                return arithmetic(arith, a, b, scope);
+            }
             let logical = matches!(op, BinaryOperator::And | BinaryOperator::Or);
             if cmp.is_none() && !logical {
                 return Err(unsupported(sql, &format!("the operator {}", quote(&op.to_string())), scope));
@@ -306,6 +319,22 @@ fn literal(v: &ast::Value, negative: bool, scope: &Scope) -> Result<Expr, Scenar
         ast::Value::Null => lit(Value::Null, None),
         other => Err(scope.err(format!("the literal {} is not supported: {SUPPORTED}", quote(&other.to_string())))),
     }
+}
+
+/// `a op b` over numbers: INT when both are INT, else BIGINT (Calcite's
+/// `ReturnTypes.NULLABLE_SUM` / `ARG0_NULLABLE` for these types); a bare NULL takes the other
+/// side's type.
+fn arithmetic(op: ArithOp, a: Expr, b: Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
+    let numeric = |t: Option<DataType>| matches!(t, None | Some(DataType::Int | DataType::BigInt));
+    let (ta, tb) = (a.data_type(), b.data_type());
+    if !numeric(ta) || !numeric(tb) || (ta.is_none() && tb.is_none()) {
+        let name = op.rex();
+        return Err(scope.err(format!("Cannot apply '{name}' to arguments of type {}", signature(name, ta, tb))));
+    }
+    let data_type =
+        if ta == Some(DataType::BigInt) || tb == Some(DataType::BigInt) { DataType::BigInt } else { DataType::Int };
+    let (a, b) = (typed(a, data_type), typed(b, data_type));
+    Ok(Expr::Arith { op, a: Box::new(a), b: Box::new(b), data_type })
 }
 
 /// A bare `NULL` takes the type its context gives it.

@@ -61,6 +61,43 @@ impl CmpOp {
     }
 }
 
+/// An arithmetic operator, with Java's integer semantics as Flink's generated code has them
+/// (`ScalarOperatorGens.generateBinaryArithmeticOperator`, Flink 2.3): `INT` wraps around as
+/// `int`, `BIGINT` as `long`; `/` truncates toward zero; `%` is `MOD`, with the dividend's sign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Plus,
+    Minus,
+    Times,
+    Divide,
+    Mod,
+}
+
+impl ArithOp {
+    /// Calcite's operator name in a plan: `+`, `-`, `*`, `/`, `MOD`.
+    pub fn rex(self) -> &'static str {
+        match self {
+            ArithOp::Plus => "+",
+            ArithOp::Minus => "-",
+            ArithOp::Times => "*",
+            ArithOp::Divide => "/",
+            ArithOp::Mod => "MOD",
+        }
+    }
+
+    fn apply(self, x: i64, y: i64, int32: bool) -> Result<i64, String> {
+        let value = match self {
+            ArithOp::Plus => x.wrapping_add(y),
+            ArithOp::Minus => x.wrapping_sub(y),
+            ArithOp::Times => x.wrapping_mul(y),
+            ArithOp::Divide | ArithOp::Mod if y == 0 => return Err("java.lang.ArithmeticException: / by zero".into()),
+            ArithOp::Divide => x.wrapping_div(y),
+            ArithOp::Mod => x.wrapping_rem(y),
+        };
+        Ok(if int32 { i64::from(value as i32) } else { value })
+    }
+}
+
 /// A compiled expression. Every node knows its type; `None` is the type of a bare `NULL`
 /// literal before a context gives it one.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +111,14 @@ pub enum Expr {
         data_type: Option<DataType>,
     },
     Compare(CmpOp, Box<Expr>, Box<Expr>),
+    /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b` over INT / BIGINT (`data_type`: INT when
+    /// both are INT, else BIGINT).
+    Arith {
+        op: ArithOp,
+        a: Box<Expr>,
+        b: Box<Expr>,
+        data_type: DataType,
+    },
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
@@ -93,7 +138,9 @@ impl Expr {
     /// The result type (`None` for a bare `NULL` literal).
     pub fn data_type(&self) -> Option<DataType> {
         match self {
-            Expr::Column { data_type, .. } | Expr::Case { data_type, .. } => Some(*data_type),
+            Expr::Column { data_type, .. } | Expr::Case { data_type, .. } | Expr::Arith { data_type, .. } => {
+                Some(*data_type)
+            }
             Expr::Literal { data_type, .. } => *data_type,
             Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } => {
                 Some(DataType::Boolean)
@@ -109,51 +156,66 @@ impl Expr {
         }
     }
 
-    /// The value for one input row (its values in column order).
+    /// The value for one input row (its values in column order), in tests: an expression
+    /// that fails (a division by zero) panics there.
+    #[cfg(test)]
     pub fn eval(&self, row: &[Value]) -> Value {
-        match self {
+        self.try_eval(row).expect("the expression evaluates")
+    }
+
+    /// The value for one input row (its values in column order).
+    ///
+    /// # Errors
+    /// What Flink's generated code throws: `ArithmeticException: / by zero` for an integer
+    /// division or `MOD` by zero (the job fails).
+    pub fn try_eval(&self, row: &[Value]) -> Result<Value, String> {
+        Ok(match self {
             Expr::Column { index, .. } => row.get(*index).copied().unwrap_or(Value::Null),
             Expr::Literal { value, .. } => *value,
-            Expr::Compare(op, a, b) => match (a.eval(row), b.eval(row)) {
+            Expr::Compare(op, a, b) => match (a.try_eval(row)?, b.try_eval(row)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (x, y) => Value::Bool(op.test(x.cmp(&y))),
             },
+            Expr::Arith { op, a, b, data_type } => match (a.try_eval(row)?, b.try_eval(row)?) {
+                (Value::Int(x), Value::Int(y)) => Value::Int(op.apply(x, y, *data_type == DataType::Int)?),
+                _ => Value::Null,
+            },
             Expr::And(a, b) => {
-                let x = a.eval(row);
+                let x = a.try_eval(row)?;
                 if x == Value::Bool(false) {
-                    return x;
+                    return Ok(x);
                 }
-                match (x, b.eval(row)) {
+                match (x, b.try_eval(row)?) {
                     (_, Value::Bool(false)) => Value::Bool(false),
                     (Value::Bool(true), Value::Bool(true)) => Value::Bool(true),
                     _ => Value::Null,
                 }
             }
             Expr::Or(a, b) => {
-                let x = a.eval(row);
+                let x = a.try_eval(row)?;
                 if x == Value::Bool(true) {
-                    return x;
+                    return Ok(x);
                 }
-                match (x, b.eval(row)) {
+                match (x, b.try_eval(row)?) {
                     (_, Value::Bool(true)) => Value::Bool(true),
                     (Value::Bool(false), Value::Bool(false)) => Value::Bool(false),
                     _ => Value::Null,
                 }
             }
-            Expr::Not(a) => match a.eval(row) {
+            Expr::Not(a) => match a.try_eval(row)? {
                 Value::Bool(b) => Value::Bool(!b),
                 _ => Value::Null,
             },
-            Expr::IsNull { arg, negated } => Value::Bool((arg.eval(row) == Value::Null) != *negated),
+            Expr::IsNull { arg, negated } => Value::Bool((arg.try_eval(row)? == Value::Null) != *negated),
             Expr::Case { whens, otherwise, .. } => {
                 for (condition, result) in whens {
-                    if condition.eval(row) == Value::Bool(true) {
-                        return result.eval(row);
+                    if condition.try_eval(row)? == Value::Bool(true) {
+                        return result.try_eval(row);
                     }
                 }
-                otherwise.eval(row)
+                otherwise.try_eval(row)?
             }
-        }
+        })
     }
 
     /// The expression as Flink's plan prints a `RexNode` (`CASE(=(t_date, w0$o0), user_id,
@@ -186,6 +248,7 @@ impl Expr {
             },
             Expr::Literal { value, data_type } => write_literal(*value, *data_type, out),
             Expr::Compare(op, a, b) => call(out, op.sql(), &[a, b]),
+            Expr::Arith { op, a, b, .. } => call(out, op.rex(), &[a, b]),
             Expr::And(a, b) => call(out, "AND", &[a, b]),
             Expr::Or(a, b) => call(out, "OR", &[a, b]),
             Expr::Not(a) => call(out, "NOT", &[a]),
@@ -235,6 +298,14 @@ impl Expr {
             }
             Expr::Literal { .. } => self.write_rex(names, out),
             Expr::Compare(op, a, b) => binary(out, op.sql(), a, b),
+            Expr::Arith { op: ArithOp::Mod, a, b, .. } => {
+                out.push_str("MOD(");
+                a.write_infix(names, out);
+                out.push_str(", ");
+                b.write_infix(names, out);
+                out.push(')');
+            }
+            Expr::Arith { op, a, b, .. } => binary(out, op.rex(), a, b),
             Expr::And(a, b) => binary(out, "AND", a, b),
             Expr::Or(a, b) => binary(out, "OR", a, b),
             Expr::Not(a) => {

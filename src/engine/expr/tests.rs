@@ -89,7 +89,16 @@ fn refuses_with_the_construct_named() {
         err("s = 1")
     );
     assert!(err("UPPER(s)").starts_with("p: function 'UPPER'(...) is not supported"));
-    assert!(err("i + 1").starts_with("p: 'i + 1' is not supported (the operator '+')"));
+    assert!(
+        err("s || 'x'").starts_with("p: 's || \\'x\\'' is not supported (the operator '||')"),
+        "{}",
+        err("s || 'x'")
+    );
+    assert!(
+        err("s + 1").starts_with("p: Cannot apply '+' to arguments of type '<STRING> + <INT>'"),
+        "{}",
+        err("s + 1")
+    );
     assert!(err("i IN (1, 2)").starts_with("p: 'i IN (1, 2)' is not supported"));
     assert_eq!(err("CASE WHEN b THEN 1 ELSE 'x' END"), "p: Illegal mixing of types in CASE or COALESCE statement");
     assert_eq!(err("CASE WHEN b THEN NULL END"), "p: ELSE clause or at least one THEN clause must be non-NULL");
@@ -100,4 +109,27 @@ fn refuses_with_the_construct_named() {
     assert!(err("1.5").contains("only INT and BIGINT numbers are modelled"));
     let where_int = compile_predicate("i", &cols(), "p.where", "source 'src'").unwrap_err().to_string();
     assert_eq!(where_int, "p.where: WHERE clause must be a condition: 'i' is INT");
+}
+
+#[test]
+fn arithmetic_follows_java_integer_semantics() {
+    let row = [Value::str("x"), Value::Int(7), Value::Bool(true), Value::Int(i64::from(i32::MAX))];
+    let eval = |text: &str| item(text).expr.try_eval(&row);
+    assert_eq!(eval("i + 1"), Ok(Value::Int(8)));
+    assert_eq!(item("i + 1").expr.data_type(), Some(DataType::Int));
+    assert_eq!(item("i + l").expr.data_type(), Some(DataType::BigInt), "INT + BIGINT is BIGINT");
+    assert_eq!(eval("i * 2 - 20"), Ok(Value::Int(-6)));
+    assert_eq!(eval("-7 / 2"), Ok(Value::Int(-3)), "integer division truncates toward zero");
+    assert_eq!(eval("-7 % 2"), Ok(Value::Int(-1)), "MOD keeps the dividend's sign");
+    // INT wraps around as Java's int: Integer.MAX_VALUE + 1 = Integer.MIN_VALUE.
+    assert_eq!(eval("2147483647 + 1"), Ok(Value::Int(i64::from(i32::MIN))));
+    // BIGINT does not wrap at 32 bits.
+    assert_eq!(eval("l + 1"), Ok(Value::Int(i64::from(i32::MAX) + 1)));
+    assert_eq!(eval("i + NULL"), Ok(Value::Null));
+    assert_eq!(eval("i / 0"), Err("java.lang.ArithmeticException: / by zero".to_string()));
+    assert_eq!(eval("i % 0"), Err("java.lang.ArithmeticException: / by zero".to_string()));
+    let names: Vec<String> = cols().iter().map(|c| c.name.clone()).collect();
+    assert_eq!(item("i * 2 + l").expr.rex(&names), "+(*(i, 2), l)");
+    assert_eq!(item("i * 2 + l").expr.infix(&names), "((i * 2) + l)");
+    assert_eq!(item("i % 2").expr.infix(&names), "MOD(i, 2)");
 }

@@ -121,6 +121,14 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
     }
     match &table.relation {
         ast::TableFactor::Table { name, alias, args: None, .. } => {
+            for part in &name.0 {
+                if let ast::ObjectNamePart::Identifier(i) = part {
+                    check_ident(i)?;
+                }
+            }
+            if let Some(a) = alias {
+                check_ident(&a.name)?;
+            }
             let table_name = super::script::object_name(name);
             let rel = if let Some(view) = catalog.views.get(&table_name) {
                 view.clone()
@@ -139,6 +147,9 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
             Ok((rel, Some(qualifier)))
         }
         ast::TableFactor::Derived { lateral: false, subquery, alias, .. } => {
+            if let Some(a) = alias {
+                check_ident(&a.name)?;
+            }
             Ok((query(subquery, catalog)?, alias.as_ref().map(|a| a.name.value.clone())))
         }
         other => Err(unsupported(other, "this FROM item")),
@@ -308,6 +319,14 @@ fn contains_agg(e: &ast::Expr) -> bool {
 }
 
 /// A select item's name: its alias, a column's own name, else Calcite's `EXPR$<ordinal>`.
+/// Checks a select item's alias.
+fn check_alias(item: &ast::SelectItem) -> Result<(), SqlError> {
+    match item {
+        ast::SelectItem::ExprWithAlias { alias, .. } => check_ident(alias),
+        _ => Ok(()),
+    }
+}
+
 fn item_name(item: &ast::SelectItem, converted: &Ex, input_names: &[String], ordinal: usize) -> String {
     match (item, converted) {
         (ast::SelectItem::ExprWithAlias { alias, .. }, _) => alias.value.clone(),
@@ -332,7 +351,10 @@ fn select_items<'a>(s: &'a ast::Select, input: &Rel) -> Result<Vec<Item<'a>>, Sq
                 out.extend((0..input.names.len()).map(Item::Field));
             }
             ast::SelectItem::QualifiedWildcard(..) => out.extend((0..input.names.len()).map(Item::Field)),
-            other => out.push(Item::Written(other)),
+            other => {
+                check_alias(other)?;
+                out.push(Item::Written(other));
+            }
         }
     }
     Ok(out)
@@ -773,6 +795,11 @@ fn binary(op: &ast::BinaryOperator, l: Ex, r: Ex) -> Option<Ex> {
         B::LtEq => Ex::Cmp("<=", l, r),
         B::Gt => Ex::Cmp(">", l, r),
         B::GtEq => Ex::Cmp(">=", l, r),
+        B::Plus => Ex::Cmp("+", l, r),
+        B::Minus => Ex::Cmp("-", l, r),
+        B::Multiply => Ex::Cmp("*", l, r),
+        B::Divide => Ex::Cmp("/", l, r),
+        B::Modulo => Ex::Cmp("%", l, r),
         B::And => Ex::And(l, r),
         B::Or => Ex::Or(l, r),
         _ => return None,
@@ -837,10 +864,30 @@ fn short(e: &ast::Expr) -> String {
     }
 }
 
+/// An unquoted identifier that is a reserved word is a parse error in Flink (its message).
+pub fn check_ident(id: &ast::Ident) -> Result<(), SqlError> {
+    if id.quote_style.is_none() && super::reserved_words::is_reserved(&id.value) {
+        return Err(err(
+            id.span.start,
+            format!(
+                "Encountered \"{}\" at line {}, column {}: {} is a reserved word of Flink SQL; quote it as `{}`",
+                id.value,
+                id.span.start.line,
+                id.span.start.column,
+                id.value.to_ascii_uppercase(),
+                id.value
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A field by name, case-sensitive as Flink's default (`table.identifier.case-sensitive`
 /// is Calcite's `caseSensitive = true`).
 fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
+    check_ident(id)?;
     if let Some(q) = qualifier {
+        check_ident(q)?;
         if scope.qualifier.as_deref() != Some(q.value.as_str()) {
             return Err(err(q.span.start, format!("Table '{}' not found", q.value)));
         }

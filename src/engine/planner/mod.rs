@@ -18,6 +18,7 @@ mod convert;
 mod emit;
 mod optimize;
 mod rel;
+pub mod reserved_words;
 pub mod script;
 
 pub use convert::SourceTable;

@@ -14,7 +14,7 @@ pub enum Ex {
     ProcTime,
     /// A literal, as SQL text (`1`, `'a'`, `TRUE`, `NULL`).
     Lit(String),
-    /// `a op b` with `op` one of `=`, `<>`, `<`, `<=`, `>`, `>=`.
+    /// `a op b` with `op` one of `=`, `<>`, `<`, `<=`, `>`, `>=`, `+`, `-`, `*`, `/`, `%`.
     Cmp(&'static str, Box<Ex>, Box<Ex>),
     And(Box<Ex>, Box<Ex>),
     Or(Box<Ex>, Box<Ex>),

@@ -103,6 +103,11 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
         let parsed = parser.parse_statement().map_err(|e| parse_error(&e, at))?;
         match parsed {
             Statement::CreateView(v) => {
+                for part in &v.name.0 {
+                    if let ast::ObjectNamePart::Identifier(i) = part {
+                        super::convert::check_ident(i)?;
+                    }
+                }
                 let name = object_name(&v.name);
                 if views.iter().any(|w| w.name == name) {
                     return Err(err(at, format!("Temporary table '{name}' already exists")));

@@ -34,6 +34,8 @@ fn call_name(call: &AggCall, retract: bool) -> String {
         AggCall::LatestByTime { .. } => "LATEST_BY_TIME",
         AggCall::Extreme { which, .. } => which.name(),
     };
+    // A MIN/MAX the planner runs without retraction (`deriveAggCallNeedRetractions`).
+    let retract = retract && !matches!(call, AggCall::Extreme { retract: false, .. });
     if retract {
         format!("{name}_RETRACT")
     } else {

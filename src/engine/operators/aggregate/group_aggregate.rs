@@ -288,8 +288,12 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             ),
         ));
     }
+    let monotonicity = monotonicity::of_aggregate(input.monotonicity, &group_by, &calls);
+    if !input.flink.is_legacy_planner() {
+        derive_agg_call_need_retractions(&mut calls, group_by.len(), &monotonicity);
+    }
     Ok(Rc::new(GroupAggregateSpec {
-        monotonicity: monotonicity::of_aggregate(input.monotonicity, &group_by, &calls),
+        monotonicity,
         group_by,
         calls,
         input_columns: input.columns.to_vec(),
@@ -300,6 +304,28 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         flink: input.flink,
         state_ttl,
     }))
+}
+
+/// `AggregateUtil.deriveAggCallNeedRetractions` (Flink 2.3): over a retracting input, a `MIN`
+/// whose output only decreases or a `MAX` whose output only increases
+/// (`FlinkRelMdModifiedMonotonicity` of the aggregate) runs without retraction
+/// (`MinAggFunction`/`MaxAggFunction`, which ignore retractions), as the plan shows (`MAX(score)`
+/// beside `SUM_RETRACT(score)`).
+fn derive_agg_call_need_retractions(calls: &mut [AggCall], group_count: usize, m: &monotonicity::ModifiedMonotonicity) {
+    use crate::engine::aggregate::min_max::Extreme;
+    use monotonicity::SqlMonotonicity::{Decreasing, Increasing};
+    let Some(cols) = m else { return };
+    for (i, call) in calls.iter_mut().enumerate() {
+        if let AggCall::Extreme { which, retract, .. } = call {
+            let harmless = match which {
+                Extreme::Min => cols.get(group_count + i) == Some(&Decreasing),
+                Extreme::Max => cols.get(group_count + i) == Some(&Increasing),
+            };
+            if harmless {
+                *retract = false;
+            }
+        }
+    }
 }
 
 /// Resolves one aggregate call; `retract` (the input carries retractions) picks the retracting

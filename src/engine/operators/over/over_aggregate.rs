@@ -432,10 +432,15 @@ mod tests {
             "OverAggregate(partitionBy=[user_id], orderBy=[pt ASC], window=[ ROWS BETWEEN 1 PRECEDING AND CURRENT ROW], \
              select=[t_date, user_id, pt, MIN(t_date) AS t_debut])"
         );
+        // The physical plan's prefix form, and the execution plan's infix form.
         assert_eq!(
-            plans[1],
+            scenario.operators[1].spec.physical_plan(),
             "Calc(select=[t_date, user_id, CASE(=(t_date, t_debut), user_id, null:VARCHAR(2147483647) CHARACTER SET \
              \"UTF-16LE\") AS $f2])"
+        );
+        assert_eq!(
+            plans[1],
+            "Calc(select=[t_date, user_id, CASE((t_date = t_debut), user_id, null:VARCHAR(2147483647)) AS $f2])"
         );
     }
 

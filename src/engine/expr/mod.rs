@@ -247,20 +247,53 @@ impl Expr {
                 }
             },
             Expr::Literal { value, data_type } => write_literal(*value, *data_type, out),
+            // A string literal compared with a STRING expression is cast to its type.
+            Expr::Compare(op, a, b) if a.is_string_literal() != b.is_string_literal() => {
+                out.push_str(op.sql());
+                out.push('(');
+                for (i, x) in [a, b].into_iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    match x.as_ref() {
+                        Expr::Literal { value: Value::Str(s), .. } => {
+                            let _ = write!(out, "_UTF-16LE'{}':{}", s.text().replace('\'', "''"), varchar(MAX_VARCHAR));
+                        }
+                        other => other.write_rex(names, out),
+                    }
+                }
+                out.push(')');
+            }
             Expr::Compare(op, a, b) => call(out, op.sql(), &[a, b]),
             Expr::Arith { op, a, b, .. } => call(out, op.rex(), &[a, b]),
-            Expr::And(a, b) => call(out, "AND", &[a, b]),
-            Expr::Or(a, b) => call(out, "OR", &[a, b]),
+            // Calcite's AND and OR are n-ary: nested ones print flat.
+            Expr::And(..) => call(out, "AND", &self.operands_of(true)),
+            Expr::Or(..) => call(out, "OR", &self.operands_of(false)),
             Expr::Not(a) => call(out, "NOT", &[a]),
             Expr::IsNull { arg, negated } => call(out, if *negated { "IS NOT NULL" } else { "IS NULL" }, &[arg]),
-            Expr::Case { whens, otherwise, .. } => {
-                let mut args: Vec<&Expr> = Vec::with_capacity(whens.len() * 2 + 1);
+            Expr::Case { whens, otherwise, data_type } => {
+                // String results take the CASE's type: `VARCHAR(n)` of the longest literal when
+                // every result is a literal (Flink unifies ragged CHARs to VARCHAR), else
+                // `VARCHAR(2147483647)` (`SqlToRelConverter`'s casts, printed on each literal).
+                let width = (*data_type == DataType::String).then(|| self.case_string_width());
+                let result = |out: &mut String, r: &Expr| match (r, width) {
+                    (Expr::Literal { value: Value::Str(s), .. }, Some(w)) => {
+                        let _ = write!(out, "_UTF-16LE'{}':{}", s.text().replace('\'', "''"), varchar(w));
+                    }
+                    (Expr::Literal { value: Value::Null, .. }, Some(w)) => {
+                        let _ = write!(out, "null:{}", varchar(w));
+                    }
+                    _ => r.write_rex(names, out),
+                };
+                out.push_str("CASE(");
                 for (c, r) in whens {
-                    args.push(c);
-                    args.push(r);
+                    c.write_rex(names, out);
+                    out.push_str(", ");
+                    result(out, r);
+                    out.push_str(", ");
                 }
-                args.push(otherwise);
-                call(out, "CASE", &args);
+                result(out, otherwise);
+                out.push(')');
             }
         }
     }
@@ -306,8 +339,17 @@ impl Expr {
                 out.push(')');
             }
             Expr::Arith { op, a, b, .. } => binary(out, op.rex(), a, b),
-            Expr::And(a, b) => binary(out, "AND", a, b),
-            Expr::Or(a, b) => binary(out, "OR", a, b),
+            Expr::And(..) | Expr::Or(..) => {
+                let and = matches!(self, Expr::And(..));
+                out.push('(');
+                for (i, x) in self.operands_of(and).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(if and { " AND " } else { " OR " });
+                    }
+                    x.write_infix(names, out);
+                }
+                out.push(')');
+            }
             Expr::Not(a) => {
                 out.push_str("NOT(");
                 a.write_infix(names, out);
@@ -317,18 +359,66 @@ impl Expr {
                 arg.write_infix(names, out);
                 out.push_str(if *negated { " IS NOT NULL" } else { " IS NULL" });
             }
-            Expr::Case { whens, otherwise, .. } => {
+            Expr::Case { whens, otherwise, data_type } => {
+                let width = (*data_type == DataType::String).then(|| self.case_string_width());
+                let result = |out: &mut String, r: &Expr| match (r, width) {
+                    (Expr::Literal { value: Value::Null, .. }, Some(w)) => {
+                        let _ = write!(out, "null:VARCHAR({w})");
+                    }
+                    _ => r.write_infix(names, out),
+                };
                 out.push_str("CASE(");
                 for (c, r) in whens {
                     c.write_infix(names, out);
                     out.push_str(", ");
-                    r.write_infix(names, out);
+                    result(out, r);
                     out.push_str(", ");
                 }
-                otherwise.write_infix(names, out);
+                result(out, otherwise);
                 out.push(')');
             }
         }
+    }
+}
+
+/// `VARCHAR(n)`'s largest `n`: Flink's `STRING`.
+const MAX_VARCHAR: usize = 2_147_483_647;
+
+/// `VARCHAR(n) CHARACTER SET "UTF-16LE"`.
+fn varchar(n: usize) -> String {
+    format!("VARCHAR({n}) CHARACTER SET \"UTF-16LE\"")
+}
+
+impl Expr {
+    /// The operands of a chain of `AND`s (`and`) or `OR`s, flattened.
+    fn operands_of(&self, and: bool) -> Vec<&Expr> {
+        match (self, and) {
+            (Expr::And(a, b), true) | (Expr::Or(a, b), false) => {
+                let mut out = a.operands_of(and);
+                out.extend(b.operands_of(and));
+                out
+            }
+            _ => vec![self],
+        }
+    }
+
+    fn is_string_literal(&self) -> bool {
+        matches!(self, Expr::Literal { value: Value::Str(_), .. })
+    }
+
+    /// The width of a STRING `CASE`'s type: the longest literal result when every result is a
+    /// literal, else `VARCHAR`'s largest.
+    fn case_string_width(&self) -> usize {
+        let Expr::Case { whens, otherwise, .. } = self else { return MAX_VARCHAR };
+        let mut width = 0;
+        for r in whens.iter().map(|(_, r)| r).chain(std::iter::once(otherwise.as_ref())) {
+            match r {
+                Expr::Literal { value: Value::Str(s), .. } => width = width.max(s.text().chars().count()),
+                Expr::Literal { value: Value::Null, .. } => {}
+                _ => return MAX_VARCHAR,
+            }
+        }
+        width
     }
 }
 

@@ -30,7 +30,7 @@ pub struct Catalog<'a> {
 }
 
 /// The aggregate functions the engine models.
-const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_VALUE"];
+const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_VALUE", "LATEST_BY_TIME"];
 
 /// A relation in scope with the name it is referred to by.
 struct Scope<'r> {
@@ -428,6 +428,7 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
                     // `SUM(x) OVER w` is `CASE(COUNT(x) OVER w > 0, $SUM0(x) OVER w, NULL)`
                     // (Calcite's `RexBuilder.makeOver` with `nullWhenCountZero`).
                     let count = index_of(AggCall { function: "COUNT".into(), ..call.clone() });
+                    // (`args` and `distinct` as the SUM's.)
                     let sum = index_of(AggCall { function: "$SUM0".into(), ..call });
                     placeholders.push(Some(WindowRef::SumCase { count, sum }));
                 } else {
@@ -566,19 +567,21 @@ fn frame_text(spec: &ast::WindowSpec, f: &ast::Function) -> Result<String, SqlEr
 
 /// An aggregate call over fields of the scope (`COUNT(*)`, `SUM(v)`, `COUNT(DISTINCT v)`).
 fn agg_call(f: &ast::Function, name: &str, scope: &Scope) -> Result<AggCall, SqlError> {
-    let (arg, distinct) = agg_arg(f, name)?;
-    let arg = match arg {
-        None => None,
-        Some(e) => match expr(e, scope)? {
-            Ex::Col(i) => Some(i),
+    let (written, distinct) = agg_args(f, name)?;
+    let mut args = Vec::new();
+    for e in written {
+        match expr(e, scope)? {
+            Ex::Col(i) => args.push(i),
             _ => return Err(unsupported(e, "an expression as a window function's argument")),
-        },
-    };
-    Ok(AggCall { function: name.to_string(), distinct, arg })
+        }
+    }
+    Ok(AggCall { function: name.to_string(), distinct, args })
 }
 
-/// The single argument of an aggregate call (`None` for `*`) and whether it is `DISTINCT`.
-fn agg_arg<'f>(f: &'f ast::Function, name: &str) -> Result<(Option<&'f ast::Expr>, bool), SqlError> {
+/// The arguments of an aggregate call (none for `*`) and whether it is `DISTINCT`.
+/// `LATEST_BY_TIME(value, time)` is the seed-004 user-defined aggregate (`LatestTimeUdf`), which
+/// the engine models.
+fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f ast::Expr>, bool), SqlError> {
     if !AGG_FUNCTIONS.contains(&name) {
         return Err(err(
             at(f),
@@ -589,23 +592,31 @@ fn agg_arg<'f>(f: &'f ast::Function, name: &str) -> Result<(Option<&'f ast::Expr
         return Err(unsupported(filter.as_ref(), "an aggregate's FILTER (WHERE …) clause"));
     }
     let ast::FunctionArguments::List(list) = &f.args else {
-        return Err(err(at(f), format!("{name} needs one argument")));
+        return Err(err(at(f), format!("{name} needs an argument")));
     };
     if let Some(c) = list.clauses.first() {
         return Err(err(at(f), format!("{c} inside {name}(…) is not modelled")));
     }
     let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+    if distinct && name != "COUNT" {
+        return Err(err(at(f), format!("{name}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)")));
+    }
+    let arity = if name == "LATEST_BY_TIME" { 2 } else { 1 };
     match list.args.as_slice() {
         [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if name == "COUNT" && !distinct => {
-            Ok((None, false))
+            Ok((vec![], false))
         }
-        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] => {
-            if distinct && name != "COUNT" {
-                return Err(err(at(f), format!("{name}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)")));
+        args if args.len() == arity => {
+            let mut out = Vec::new();
+            for a in args {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e),
+                    _ => return Err(err(at(f), format!("{name} takes {arity} argument(s) here"))),
+                }
             }
-            Ok((Some(e), distinct))
+            Ok((out, distinct))
         }
-        _ => Err(err(at(f), format!("{name} takes one argument here"))),
+        _ => Err(err(at(f), format!("{name} takes {arity} argument(s) here"))),
     }
 }
 
@@ -718,25 +729,23 @@ impl AggCollector<'_, '_> {
                 return Err(unsupported(f, "a window function (OVER) in a GROUP BY query"));
             }
             let name = function_name(f);
-            let (arg, distinct) = agg_arg(f, &name)?;
-            let arg = match arg {
-                None => None,
-                Some(a) => {
-                    let x = expr(a, self.scope)?;
-                    Some(match self.pre.iter().position(|p| *p == x) {
-                        Some(i) => i,
-                        None => {
-                            self.pre.push(x.clone());
-                            self.pre_names.push(match x {
-                                Ex::Col(i) => self.scope.rel.names[i].clone(),
-                                _ => String::new(),
-                            });
-                            self.pre.len() - 1
-                        }
-                    })
-                }
-            };
-            let call = AggCall { function: name, distinct, arg };
+            let (written, distinct) = agg_args(f, &name)?;
+            let mut args = Vec::new();
+            for a in written {
+                let x = expr(a, self.scope)?;
+                args.push(match self.pre.iter().position(|p| *p == x) {
+                    Some(i) => i,
+                    None => {
+                        self.pre.push(x.clone());
+                        self.pre_names.push(match x {
+                            Ex::Col(i) => self.scope.rel.names[i].clone(),
+                            _ => String::new(),
+                        });
+                        self.pre.len() - 1
+                    }
+                });
+            }
+            let call = AggCall { function: name, distinct, args };
             // A call written directly as the item takes its alias (or `EXPR$<ordinal>`).
             let name = match alias {
                 Some(Some(a)) => a.to_string(),

@@ -89,10 +89,8 @@ fn aggregates(calls: &[AggCall], inputs: &[String], names: &[String]) -> Vec<Val
         .zip(names)
         .map(|(c, name)| {
             let function = if c.distinct { format!("{}_DISTINCT", c.function) } else { c.function.clone() };
-            let args: Vec<String> = match c.arg {
-                None => vec!["*".into()],
-                Some(a) => vec![inputs[a].clone()],
-            };
+            let args: Vec<String> =
+                if c.args.is_empty() { vec!["*".into()] } else { c.args.iter().map(|&a| inputs[a].clone()).collect() };
             json!({ "function": function, "args": args, "as": name })
         })
         .collect()

@@ -70,7 +70,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                     let calls = calls
                         .into_iter()
                         .map(|mut c| {
-                            c.arg = c.arg.map(through);
+                            c.args = c.args.iter().map(|&a| through(a)).collect();
                             c
                         })
                         .collect::<Vec<_>>();
@@ -84,7 +84,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
             kept_calls.sort_unstable();
             kept_calls.dedup();
             let mut used: Vec<usize> = group.clone();
-            used.extend(kept_calls.iter().filter_map(|&c| calls[c].arg));
+            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied()));
             used.sort_unstable();
             used.dedup();
             let input = trim(*input, &used);
@@ -95,7 +95,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 .iter()
                 .map(|&c| {
                     let mut call = calls[c].clone();
-                    call.arg = call.arg.map(pos);
+                    call.args = call.args.iter().map(|&a| pos(a)).collect();
                     call
                 })
                 .collect();
@@ -123,7 +123,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
             let mut used: Vec<usize> = needed.iter().copied().filter(|&i| i < n).collect();
             used.extend(&partition);
             used.push(order);
-            used.extend(kept_calls.iter().filter_map(|&c| calls[c].arg));
+            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied()));
             used.sort_unstable();
             used.dedup();
             let input = trim(*input, &used);
@@ -134,7 +134,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 .iter()
                 .map(|&c| {
                     let mut call = calls[c].clone();
-                    call.arg = call.arg.map(pos);
+                    call.args = call.args.iter().map(|&a| pos(a)).collect();
                     call
                 })
                 .collect();
@@ -210,7 +210,9 @@ fn merge(rel: Rel) -> Rel {
                 let sub = |c: usize| lower_items[c].clone();
                 let lower = Box::new(name_window_input(*lower));
                 let items: Vec<Ex> = items.iter().map(|e| e.map_columns(&sub)).collect();
-                let condition = match (lower_condition, condition.map(|c| c.map_columns(&sub))) {
+                // The upper condition's conjuncts come first (real Flink 2.3 prints
+                // `AND(<outer WHERE>, <view's WHERE>)`: `calc_filter_over_view`).
+                let condition = match (condition.map(|c| c.map_columns(&sub)), lower_condition) {
                     (Some(a), Some(b)) => Some(Ex::And(Box::new(a), Box::new(b))),
                     (a, b) => a.or(b),
                 };

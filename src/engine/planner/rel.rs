@@ -109,8 +109,8 @@ pub struct AggCall {
     /// `COUNT`, `SUM`, `MIN`, `MAX`, `LAST_VALUE`.
     pub function: String,
     pub distinct: bool,
-    /// The argument field (`None`: `COUNT(*)`).
-    pub arg: Option<usize>,
+    /// The argument fields (none: `COUNT(*)`; two: `LATEST_BY_TIME(value, time)`).
+    pub args: Vec<usize>,
 }
 
 /// An `OVER` window frame, as the engine's `OverAggregate` writes it

@@ -81,10 +81,12 @@ fn conform(name: &str, spec: &Value, recorded: &Value) -> Option<String> {
     let scenario = match Scenario::from_json(&scenario_json) {
         Ok(s) => s,
         Err(e) => {
-            return match recorded.get("planner_error") {
-                Some(_) => None,
+            return match recorded.get("planner_error").and_then(Value::as_str) {
+                // Flink's own message (its first line), where Flink has one.
+                Some(flink) if e.to_string().contains(flink.lines().next().unwrap_or(flink).trim()) => None,
+                Some(flink) => Some(format!("refused, but not with Flink's message {flink:?}: {e}")),
                 None => Some(format!("refused, but Flink planned it: {e}")),
-            }
+            };
         }
     };
     if let Some(error) = recorded.get("planner_error") {
@@ -108,6 +110,36 @@ fn conform(name: &str, spec: &Value, recorded: &Value) -> Option<String> {
     expect::check(scenario).err().map(|d| format!("changelog differs: {d}"))
 }
 
+/// Fixtures where the simulator knowingly differs from the recording, and how: the README's
+/// conformance table lists each with its reason. Each entry must still differ exactly this way
+/// (a fixture that starts to conform must leave this list).
+const INTENDED: &[(&str, Intended, &str)] = &[
+    (
+        "over_range_1h_nottl",
+        Intended::ChangelogOnly,
+        "a RANGE window emits from a processing-time timer 1 ms after each row; the recording's bounded source \
+         ends first and Flink drops pending processing-time timers at the end of input, so Flink printed \
+         nothing, while the scenario lets processing time pass between rows",
+    ),
+    ("over_range_1h_ttl", Intended::ChangelogOnly, "as over_range_1h_nottl"),
+    ("agg_multi_keys_ttl", Intended::Refused("DOUBLE"), "DOUBLE is not modelled (INT, BIGINT, STRING, BOOLEAN are)"),
+    ("calc_bool_double", Intended::Refused("DOUBLE"), "DOUBLE is not modelled"),
+    (
+        "calc_where_logic",
+        Intended::Refused("IN ("),
+        "IN (…) is not modelled (Flink plans it as SEARCH(k, Sarg[…]) and reorders the OR's operands)",
+    ),
+];
+
+/// How an intended difference shows.
+#[derive(Clone, Copy)]
+enum Intended {
+    /// Plans equal, the changelog differs.
+    ChangelogOnly,
+    /// The simulator refuses the scenario with a message containing this.
+    Refused(&'static str),
+}
+
 #[test]
 fn every_recorded_fixture_plans_and_runs_as_flink_did() {
     let dir = dir();
@@ -127,8 +159,14 @@ fn every_recorded_fixture_plans_and_runs_as_flink_did() {
             continue;
         };
         checked += 1;
-        if let Some(d) = conform(name, &spec, &recorded) {
-            failures.push(format!("{name}: {d}"));
+        let difference = conform(name, &spec, &recorded);
+        match (INTENDED.iter().find(|(n, _, _)| n == name), difference) {
+            (None, None) => {}
+            (None, Some(d)) => failures.push(format!("{name}: {d}")),
+            (Some(_), None) => failures.push(format!("{name}: conforms now: remove it from INTENDED and the README")),
+            (Some((_, Intended::ChangelogOnly, _)), Some(d)) if d.starts_with("changelog differs") => {}
+            (Some((_, Intended::Refused(what), _)), Some(d)) if d.starts_with("refused") && d.contains(what) => {}
+            (Some(_), Some(d)) => failures.push(format!("{name}: differs otherwise than INTENDED says: {d}")),
         }
     }
     assert!(

@@ -17,14 +17,19 @@
 //! emits deletions; an `Exchange` or a `Calc` keeps its input's.
 
 use super::operators::{Distribution, OperatorSpec};
-use super::scenario::{Scenario, SourceChangelog};
+use super::scenario::{Scenario, Source, SourceChangelog};
 
 /// `TableSourceScan(table=[[default_catalog, default_database, tbl1]], fields=[devId, status])`.
 pub fn source_plan(scenario: &Scenario) -> String {
-    let fields: Vec<&str> = scenario.source.columns.iter().map(|c| c.name.as_str()).collect();
+    scan_plan(&scenario.source)
+}
+
+/// The scan of `source`, as [`source_plan`].
+pub fn scan_plan(source: &Source) -> String {
+    let fields: Vec<&str> = source.columns.iter().map(|c| c.name.as_str()).collect();
     format!(
         "TableSourceScan(table=[[default_catalog, default_database, {}]], fields=[{}])",
-        scenario.source.name,
+        source.name,
         fields.join(", ")
     )
 }

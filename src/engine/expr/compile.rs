@@ -271,6 +271,13 @@ fn compile_expr(sql: &ast::Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
         ast::Expr::Case { operand, conditions, else_result, .. } => {
             case(operand.as_deref(), conditions, else_result.as_deref(), scope)
         }
+        // `PROCTIME()`: Flink materializes the processing-time attribute in a Calc.
+        ast::Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("PROCTIME")
+                && matches!(&f.args, ast::FunctionArguments::List(l) if l.args.is_empty()) =>
+        {
+            Ok(Expr::ProcTime)
+        }
         ast::Expr::Function(f) => Err(scope.err(format!(
             "function {}(...) is not supported: a Calc here evaluates {SUPPORTED}",
             quote(&f.name.to_string().to_uppercase())

@@ -22,6 +22,7 @@ mod compile;
 pub use compile::{compile_predicate, compile_select_item, SelectItem, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS};
 
 use super::row::{DataType, Value};
+use super::time::Millis;
 use std::cmp::Ordering;
 use std::fmt::Write;
 
@@ -111,6 +112,8 @@ pub enum Expr {
         data_type: Option<DataType>,
     },
     Compare(CmpOp, Box<Expr>, Box<Expr>),
+    /// `PROCTIME()`: the processing time the row is processed at (a processing-time attribute).
+    ProcTime,
     /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b` over INT / BIGINT (`data_type`: INT when
     /// both are INT, else BIGINT).
     Arith {
@@ -142,6 +145,7 @@ impl Expr {
                 Some(*data_type)
             }
             Expr::Literal { data_type, .. } => *data_type,
+            Expr::ProcTime => Some(DataType::ProcTime),
             Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } => {
                 Some(DataType::Boolean)
             }
@@ -160,7 +164,7 @@ impl Expr {
     /// that fails (a division by zero) panics there.
     #[cfg(test)]
     pub fn eval(&self, row: &[Value]) -> Value {
-        self.try_eval(row).expect("the expression evaluates")
+        self.try_eval(row, now).expect("the expression evaluates")
     }
 
     /// The value for one input row (its values in column order).
@@ -168,52 +172,53 @@ impl Expr {
     /// # Errors
     /// What Flink's generated code throws: `ArithmeticException: / by zero` for an integer
     /// division or `MOD` by zero (the job fails).
-    pub fn try_eval(&self, row: &[Value]) -> Result<Value, String> {
+    pub fn try_eval(&self, row: &[Value], now: Millis) -> Result<Value, String> {
         Ok(match self {
             Expr::Column { index, .. } => row.get(*index).copied().unwrap_or(Value::Null),
             Expr::Literal { value, .. } => *value,
-            Expr::Compare(op, a, b) => match (a.try_eval(row)?, b.try_eval(row)?) {
+            Expr::ProcTime => Value::Int(now),
+            Expr::Compare(op, a, b) => match (a.try_eval(row, now)?, b.try_eval(row, now)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (x, y) => Value::Bool(op.test(x.cmp(&y))),
             },
-            Expr::Arith { op, a, b, data_type } => match (a.try_eval(row)?, b.try_eval(row)?) {
+            Expr::Arith { op, a, b, data_type } => match (a.try_eval(row, now)?, b.try_eval(row, now)?) {
                 (Value::Int(x), Value::Int(y)) => Value::Int(op.apply(x, y, *data_type == DataType::Int)?),
                 _ => Value::Null,
             },
             Expr::And(a, b) => {
-                let x = a.try_eval(row)?;
+                let x = a.try_eval(row, now)?;
                 if x == Value::Bool(false) {
                     return Ok(x);
                 }
-                match (x, b.try_eval(row)?) {
+                match (x, b.try_eval(row, now)?) {
                     (_, Value::Bool(false)) => Value::Bool(false),
                     (Value::Bool(true), Value::Bool(true)) => Value::Bool(true),
                     _ => Value::Null,
                 }
             }
             Expr::Or(a, b) => {
-                let x = a.try_eval(row)?;
+                let x = a.try_eval(row, now)?;
                 if x == Value::Bool(true) {
                     return Ok(x);
                 }
-                match (x, b.try_eval(row)?) {
+                match (x, b.try_eval(row, now)?) {
                     (_, Value::Bool(true)) => Value::Bool(true),
                     (Value::Bool(false), Value::Bool(false)) => Value::Bool(false),
                     _ => Value::Null,
                 }
             }
-            Expr::Not(a) => match a.try_eval(row)? {
+            Expr::Not(a) => match a.try_eval(row, now)? {
                 Value::Bool(b) => Value::Bool(!b),
                 _ => Value::Null,
             },
-            Expr::IsNull { arg, negated } => Value::Bool((arg.try_eval(row)? == Value::Null) != *negated),
+            Expr::IsNull { arg, negated } => Value::Bool((arg.try_eval(row, now)? == Value::Null) != *negated),
             Expr::Case { whens, otherwise, .. } => {
                 for (condition, result) in whens {
-                    if condition.try_eval(row)? == Value::Bool(true) {
-                        return result.try_eval(row);
+                    if condition.try_eval(row, now)? == Value::Bool(true) {
+                        return result.try_eval(row, now);
                     }
                 }
-                otherwise.try_eval(row)?
+                otherwise.try_eval(row, now)?
             }
         })
     }
@@ -247,6 +252,7 @@ impl Expr {
                 }
             },
             Expr::Literal { value, data_type } => write_literal(*value, *data_type, out),
+            Expr::ProcTime => out.push_str("PROCTIME()"),
             // A string literal compared with a STRING expression is cast to its type.
             Expr::Compare(op, a, b) if a.is_string_literal() != b.is_string_literal() => {
                 out.push_str(op.sql());
@@ -319,7 +325,7 @@ impl Expr {
             out.push(')');
         };
         match self {
-            Expr::Column { .. } => self.write_rex(names, out),
+            Expr::Column { .. } | Expr::ProcTime => self.write_rex(names, out),
             Expr::Literal { value: Value::Str(s), .. } => {
                 let _ = write!(out, "'{}'", s.text().replace('\'', "''"));
             }

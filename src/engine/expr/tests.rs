@@ -117,7 +117,7 @@ fn refuses_with_the_construct_named() {
 #[test]
 fn arithmetic_follows_java_integer_semantics() {
     let row = [Value::str("x"), Value::Int(7), Value::Bool(true), Value::Int(i64::from(i32::MAX))];
-    let eval = |text: &str| item(text).expr.try_eval(&row);
+    let eval = |text: &str| item(text).expr.try_eval(&row, 0);
     assert_eq!(eval("i + 1"), Ok(Value::Int(8)));
     assert_eq!(item("i + 1").expr.data_type(), Some(DataType::Int));
     assert_eq!(item("i + l").expr.data_type(), Some(DataType::BigInt), "INT + BIGINT is BIGINT");

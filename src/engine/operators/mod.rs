@@ -166,6 +166,10 @@ pub struct CompileInput<'a> {
     pub unique_key_len: usize,
     /// How the input's columns change ([`monotonicity`]).
     pub monotonicity: &'a monotonicity::ModifiedMonotonicity,
+    /// The physical plan of the node that produces the input's changes, as Flink names it when
+    /// an operator cannot consume them (`FlinkChangelogModeInferenceProgram`): the nearest
+    /// upstream operator that is not a `Calc`, or the source scan.
+    pub changes_from: &'a str,
     /// The input column that is the source's processing-time attribute, when the input is the
     /// source: the scan does not produce it, the operator computes `PROCTIME()` (a `Calc`).
     pub source_proctime: Option<usize>,

@@ -301,6 +301,14 @@ fn function_name(f: &ast::Function) -> String {
     super::script::object_name(&f.name).to_ascii_uppercase()
 }
 
+/// `e` when it is an aggregate call or a window call (not `PROCTIME()` or another scalar function).
+fn aggregate_or_window_call(e: &ast::Expr) -> Option<&ast::Function> {
+    match e {
+        ast::Expr::Function(f) if f.over.is_some() || AGG_FUNCTIONS.contains(&function_name(f).as_str()) => Some(f),
+        _ => None,
+    }
+}
+
 /// Whether `e` holds an aggregate call outside an `OVER` window.
 fn contains_agg(e: &ast::Expr) -> bool {
     match e {
@@ -555,10 +563,8 @@ fn frame_text(spec: &ast::WindowSpec, f: &ast::Function) -> Result<String, SqlEr
         Some(frame) => {
             let end = frame.end_bound.as_ref().map_or("CURRENT ROW".to_string(), ToString::to_string);
             if end != "CURRENT ROW" {
-                return Err(unsupported(
-                    f,
-                    &format!("a window ending at {end} (Flink's OVER windows end at CURRENT ROW)"),
-                ));
+                // `StreamExecOverAggregate` (Flink 2.3) translates only `… AND CURRENT ROW` frames.
+                return Err(err(at(f), "OVER RANGE FOLLOWING windows are not supported yet."));
             }
             Ok(format!("{} BETWEEN {} AND CURRENT ROW", frame.units, frame.start_bound))
         }
@@ -724,7 +730,7 @@ impl AggCollector<'_, '_> {
         group_len: usize,
     ) -> Result<Ex, SqlError> {
         let alias = top.take();
-        if let ast::Expr::Function(f) = e {
+        if let Some(f) = aggregate_or_window_call(e) {
             if f.over.is_some() {
                 return Err(unsupported(f, "a window function (OVER) in a GROUP BY query"));
             }

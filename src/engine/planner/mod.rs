@@ -66,12 +66,8 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
         catalog.views.insert(view.name.clone(), rel);
     }
     let rel = convert::query(&script.query, &catalog)?;
-    if let Some(at) = leftover_row_number(&rel) {
-        return Err(script::err(
-            at,
-            "ROW_NUMBER() without a filter on it (WHERE rn <= N) is not modelled: Flink plans a Top-N only \
-             from a filter on the row number",
-        ));
+    if let Some((at, message)) = leftover_row_number(&rel) {
+        return Err(script::err(at, message));
     }
     let output_names = rel.names.clone();
     if let Some(table) = &script.insert_into {
@@ -102,10 +98,38 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
     Ok(PlannedQuery { pipeline, output_names, insert_into: script.insert_into.clone() })
 }
 
-/// Where a `ROW_NUMBER()` that no filter turned into a rank was written.
-fn leftover_row_number(rel: &rel::Rel) -> Option<sqlparser::tokenizer::Location> {
-    if let rel::Node::RowNumber { at, .. } = &rel.node {
-        return Some(*at);
+/// Where a `ROW_NUMBER()` that no filter turned into a rank was written, and why Flink refuses
+/// it: without a rank filter it is an OVER aggregation, which `StreamExecOverAggregate` (Flink
+/// 2.3) translates only when ordered by one time attribute, ascending.
+fn leftover_row_number(rel: &rel::Rel) -> Option<(sqlparser::tokenizer::Location, &'static str)> {
+    if let rel::Node::RowNumber { at, order, input, .. } = &rel.node {
+        let message = match order.as_slice() {
+            [_, _, ..] => "The window can only be ordered by a single time column.",
+            [(_, true)] => "The window can only be ordered in ASCENDING mode.",
+            [(field, false)] if !is_proctime(input, *field) => {
+                "OVER windows' ordering in stream mode must be defined on a time attribute."
+            }
+            _ => {
+                "ROW_NUMBER() without a filter on it (WHERE rn <= N) is not modelled: Flink plans a Top-N or a \
+                  deduplication only from a filter on the row number"
+            }
+        };
+        return Some((*at, message));
     }
     rel.input().and_then(leftover_row_number)
+}
+
+/// Whether field `i` of `rel` is the source's processing-time attribute, passed on unchanged.
+fn is_proctime(rel: &rel::Rel, i: usize) -> bool {
+    match &rel.node {
+        rel::Node::Calc { input, items, .. } => match items.get(i) {
+            Some(rel::Ex::ProcTime) => true,
+            Some(rel::Ex::Col(j)) => is_proctime(input, *j),
+            _ => false,
+        },
+        rel::Node::Over { input, .. } | rel::Node::Rank { input, .. } | rel::Node::RowNumber { input, .. } => {
+            i < input.names.len() && is_proctime(input, i)
+        }
+        rel::Node::Scan | rel::Node::Aggregate { .. } => false,
+    }
 }

@@ -76,7 +76,10 @@ impl Ex {
         let s = |e: &Ex| e.sql(names, proctime);
         match self {
             Ex::Col(i) => quote_ident(names.get(*i).map_or("?", String::as_str)),
-            Ex::ProcTime => quote_ident(proctime),
+            Ex::ProcTime => {
+                let _ = proctime;
+                "PROCTIME()".to_string()
+            }
             Ex::Lit(t) => t.clone(),
             Ex::Cmp(op, a, b) => format!("({} {op} {})", s(a), s(b)),
             Ex::And(a, b) => format!("({} AND {})", s(a), s(b)),

@@ -266,6 +266,7 @@ fn compile_pipeline(
         return Err(ScenarioError::new("pipeline", "needs at least one operator"));
     }
     let mut nodes: Vec<OperatorNode> = Vec::new();
+    let mut changes_from = crate::engine::explain::scan_plan(source);
     let mut ids: HashSet<String> = HashSet::new();
     let source_columns = source.output_columns();
     for (i, op) in raw.iter().enumerate() {
@@ -319,8 +320,12 @@ fn compile_pipeline(
             unique_key_len,
             monotonicity: &mono,
             source_proctime: source.proctime.as_ref().filter(|_| nodes.is_empty()).map(|_| source.columns.len()),
+            changes_from: &changes_from,
         };
         let spec = (kind.compile)(op.get(), input)?;
+        if header.operator != "Calc" {
+            changes_from = spec.physical_plan();
+        }
         nodes.push(OperatorNode { id, spec });
     }
     let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();

@@ -196,7 +196,7 @@ impl StreamOperator for Calc {
         ctx.record_unkeyed(|| TraceEvent::Received { message: input.clone() });
         let values = &input.row.0[..];
         if let Some(condition) = &self.condition {
-            if condition.try_eval(values)? != Value::Bool(true) {
+            if condition.try_eval(values, ctx.now)? != Value::Bool(true) {
                 ctx.record_unkeyed(|| TraceEvent::Dropped {
                     message: input.clone(),
                     reason: "the WHERE condition is not TRUE (FALSE or NULL): the row is filtered out",
@@ -206,7 +206,7 @@ impl StreamOperator for Calc {
         }
         let mut out = SmallVec::with_capacity(self.select.len());
         for e in self.select.iter() {
-            out.push(e.try_eval(values)?);
+            out.push(e.try_eval(values, ctx.now)?);
         }
         ctx.collect_unkeyed(Message::new(input.change, Row(out)));
         Ok(())

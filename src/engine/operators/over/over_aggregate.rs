@@ -318,13 +318,14 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             path,
             format!(
                 // FlinkChangelogModeInferenceProgram names the node as each planner calls it.
-                "{} doesn't support consuming update and delete changes which is produced by {}",
+                "{} doesn't support consuming {} changes which is produced by node {}",
                 if input.flink == FlinkMode::Flink1_12 {
                     "StreamExecOverAggregate"
                 } else {
                     "StreamPhysicalOverAggregate"
                 },
-                input.input_name
+                if input.deletes { "update and delete" } else { "update" },
+                input.changes_from
             ),
         ));
     }

@@ -42,8 +42,8 @@ pub fn warnings(scenario: &Scenario) -> Vec<String> {
                 node.id
             ));
         }
-        // A stateless operator (a Calc: no keyed input) has nothing to expire.
-        if node.spec.distribution().is_none() {
+        // A stateless operator (a Calc) has nothing to expire.
+        if node.spec.plan().starts_with("Calc(") {
             continue;
         }
         let Retention::StateTtl(ttl) = scenario.operator_retention(i) else { continue };

@@ -1,6 +1,7 @@
 //! The native command line:
 //! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`,
-//! `flink-state-sim check FILE...`, `flink-state-sim presets` and `flink-state-sim schema`.
+//! `flink-state-sim check FILE...`, `flink-state-sim export-sql (FILE | --preset NAME)`,
+//! `flink-state-sim presets` and `flink-state-sim schema`.
 //! Exit status ([`EXIT_STATUS`]): 0 done, 1 an expectation failed (`check`), 2 bad input or a run
 //! that failed (a one-line error), 3 the output cannot be written (standard output closed, a full
 //! disk); a closed pipe (`run … | head -1`) stops quietly with 0. Nothing panics on a stream:
@@ -87,6 +88,17 @@ enum Command {
         #[arg(long)]
         preset: Option<String>,
     },
+    /// Write the scenario as a Flink SQL script that Flink 2.3's SQL client runs unchanged (the
+    /// `SET`s, a source holding the rows in order, the views, a `print` sink); exits 2 with the
+    /// reason when Flink 2.3 cannot express it, and warns (standard error) where the output can differ.
+    ExportSql {
+        /// A scenario JSON file.
+        #[arg(required_unless_present = "preset", conflicts_with = "preset")]
+        scenario: Option<PathBuf>,
+        /// Export a built-in scenario instead.
+        #[arg(long)]
+        preset: Option<String>,
+    },
     /// List the built-in scenarios.
     Presets,
     /// Print the JSON Schema of the scenario format (draft-07), for editors: save it and
@@ -145,6 +157,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Explain { scenario, preset } => explain(&mut out, scenario, preset),
+        Command::ExportSql { scenario, preset } => export_sql(&mut out, scenario, preset),
         Command::Run { scenario, preset, flink, trace, format } => {
             run(&mut out, scenario, preset, flink, trace, format)
         }
@@ -268,6 +281,16 @@ fn explain(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> Resu
     let text = scenario_text(file.as_deref(), preset.as_deref())?;
     let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(e.to_string()))?;
     Ok(out.line(flink_state_sim::engine::explain::explain(&scenario).trim_end())?)
+}
+
+fn export_sql(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> Result<(), Failure> {
+    let text = scenario_text(file.as_deref(), preset.as_deref())?;
+    let exported = flink_state_sim::engine::export_sql::export(&text)
+        .map_err(|e| Failure::Input(format!("cannot export to Flink SQL: {e}")))?;
+    for warning in &exported.warnings {
+        report(&format!("warning: {warning}"));
+    }
+    Ok(out.line(exported.sql().trim_end())?)
 }
 
 fn run(

@@ -29,6 +29,7 @@ pub mod cleanup_state;
 pub mod error;
 pub mod expect;
 pub mod explain;
+pub mod export_sql;
 pub mod expr;
 pub(crate) mod format;
 pub mod idle_state_retention;

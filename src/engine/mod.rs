@@ -26,6 +26,7 @@
 pub mod aggregate;
 pub mod chart;
 pub mod cleanup_state;
+pub mod compiled_plan;
 pub mod error;
 pub mod expect;
 pub mod explain;

@@ -226,3 +226,222 @@ fn every_compiled_plan_imports_and_runs_as_flink_did() {
     );
     assert!(matched.len() >= 29, "only {} plans imported", matched.len());
 }
+
+/// A recorded compiled plan, parsed.
+fn plan(name: &str) -> Value {
+    read(dir().join("compiled").join(format!("{name}.json"))).unwrap_or_else(|| panic!("compiled/{name}.json"))
+}
+
+/// The node of `plan` of a type, mutable.
+fn node<'a>(plan: &'a mut Value, kind: &str) -> &'a mut Value {
+    let nodes = plan["nodes"].as_array_mut().unwrap();
+    nodes.iter_mut().find(|n| n["type"].as_str().unwrap().starts_with(kind)).unwrap()
+}
+
+fn import_err(plan: &Value) -> String {
+    import(&plan.to_string()).unwrap_err().to_string()
+}
+
+/// FLIP-292: edit a node's `ttl` in the compiled plan and that operator alone runs with it.
+#[test]
+fn an_edited_state_ttl_gives_that_operator_its_own() {
+    let name = "oracle_agg_retract_all_ttl";
+    let (spec, recorded) = (
+        read(dir().join(format!("specs/{name}.json"))).unwrap(),
+        read(dir().join(format!("recorded/{name}.json"))).unwrap(),
+    );
+    let mut edited = plan(name);
+    node(&mut edited, "stream-exec-group-aggregate")["state"][0]["ttl"] = json!("2 ms");
+    let imported = import(&edited.to_string()).unwrap();
+    assert_eq!(imported["state_ttl"], "1 h");
+    assert_eq!(imported["pipeline"][0]["operator"], "Rank");
+    assert_eq!(imported["pipeline"][0].get("state_ttl"), None);
+    assert_eq!(imported["pipeline"][2]["state_ttl"], "2 ms");
+    assert_eq!(imported["pipeline"][2]["state_ttl_from"], "compiled_plan");
+    let scenario = runnable(&imported, &spec, &recorded);
+    assert_eq!(scenario.operator_retention(0), Retention::StateTtl(3_600_000));
+    assert_eq!(scenario.operator_retention(2), Retention::StateTtl(2));
+    // EXPLAIN does not show a compiled plan's TTL: the plan reads as Flink's nodes describe it.
+    let execution: Vec<String> = explain_lines(&scenario).execution.iter().map(|l| without_table(l)).collect();
+    assert_eq!(execution, descriptions(&edited));
+    // The aggregation's state now expires 2 ms after its last write, before group a's next row 3 ms later: Flink's 1 h changelog is gone.
+    let d = expect::check(scenario).unwrap_err().to_string();
+    assert!(d.contains("expect.changelog"), "{d}");
+
+    // The Rank edited instead: with one node at each TTL the first (the Rank's) is the
+    // scenario's, and the aggregation keeps its 1 h as its own. Each runs its node's TTL.
+    let mut edited = plan(name);
+    node(&mut edited, "stream-exec-rank")["state"][0]["ttl"] = json!("0 ms");
+    let imported = import(&edited.to_string()).unwrap();
+    assert_eq!(
+        (imported["state_ttl"].as_str(), imported["pipeline"][2]["state_ttl"].as_str()),
+        (Some("0 ms"), Some("1 h"))
+    );
+    let scenario = runnable(&imported, &spec, &recorded);
+    assert_eq!(scenario.operator_retention(0), Retention::StateTtl(0));
+    assert_eq!(scenario.operator_retention(2), Retention::StateTtl(3_600_000));
+}
+
+/// A `STATE_TTL` hint (the node's description shows it) is the operator's own TTL, as written,
+/// and says nothing of `table.exec.state.ttl`: the OVER window before it keeps the default 0.
+#[test]
+fn a_state_ttl_hint_stays_a_hint() {
+    let mut p = plan("preset_seed-002-dau-new-users-global-ttl");
+    let agg = node(&mut p, "stream-exec-group-aggregate");
+    agg["state"][0]["ttl"] = json!("3 d");
+    let d = agg["description"].as_str().unwrap().trim_end_matches(')').to_string();
+    agg["description"] = json!(format!("{d}, stateTtlHints=[[[STATE_TTL options:[3d]]]])"));
+    let imported = import(&p.to_string()).unwrap();
+    assert_eq!(imported["state_ttl"], "0 ms");
+    assert_eq!(imported["pipeline"][3]["state_ttl"], "3d");
+    assert_eq!(imported["pipeline"][3].get("state_ttl_from"), None);
+    let scenario = Scenario::from_json(&imported.to_string()).unwrap();
+    assert_eq!(scenario.operator_retention(1), Retention::StateTtl(0));
+    assert_eq!(scenario.operator_retention(3), Retention::StateTtl(3 * 86_400_000));
+    assert!(explain_lines(&scenario).execution[0].ends_with("stateTtlHints=[[[STATE_TTL options:[3d]]]])"));
+}
+
+#[test]
+fn state_metadata_is_validated_as_flink_does() {
+    let base = plan("oracle_agg_append_all_ttl");
+    let with_state = |state: Value| {
+        let mut p = base.clone();
+        node(&mut p, "stream-exec-group-aggregate")["state"] = state;
+        import_err(&p)
+    };
+    let entry = |i: i64, ttl: &str| json!({"index": i, "ttl": ttl, "name": "groupAggregateState"});
+    assert_eq!(
+        with_state(json!([entry(0, "1 h"), entry(1, "1 h")])),
+        "nodes[2].state: stream-exec-group-aggregate_1 (id 14): The compiled plan contains inconsistent state metadata \
+         configuration. Received 2 state meta for a OneInputStreamOperator."
+    );
+    assert_eq!(
+        with_state(json!([entry(1, "1 h")])),
+        "nodes[2].state: stream-exec-group-aggregate_1 (id 14): The compiled plan contains inconsistent state metadata \
+         configuration. The state index should not contain duplicates and start from 0 (inclusive) and monotonically \
+         increase to the input size (exclusive) of the operator."
+    );
+    assert!(with_state(json!([entry(-1, "1 h")])).ends_with("(id 14): state index should start from 0"));
+    assert!(with_state(json!([{"index": 0, "ttl": null, "name": "s"}])).ends_with("state ttl should not be null"));
+    assert!(with_state(json!([{"index": 0, "ttl": "1 h"}])).ends_with("state name should not be null"));
+    assert_eq!(
+        with_state(json!([entry(0, "1 fortnight")])),
+        format!(
+            "nodes[2].state[0].ttl: stream-exec-group-aggregate_1 (id 14): {}",
+            parse_duration("1 fortnight").unwrap_err()
+        )
+    );
+    // No metadata at all: the operator runs with table.exec.state.ttl (Flink's backward
+    // compatibility), here the default.
+    let mut p = base.clone();
+    node(&mut p, "stream-exec-group-aggregate").as_object_mut().unwrap().remove("state");
+    let imported = import(&p.to_string()).unwrap();
+    assert_eq!((imported["state_ttl"].as_str(), imported["pipeline"][0].get("state_ttl")), (Some("0 ms"), None));
+}
+
+#[test]
+fn malformed_plans_are_refused_naming_the_field() {
+    assert!(import("{").unwrap_err().to_string().starts_with("plan: not JSON: EOF while parsing"));
+    let deep = "[".repeat(100_000);
+    assert!(import(&deep).unwrap_err().to_string().contains("recursion limit exceeded"));
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(4 << 20));
+    assert!(import(&big).unwrap_err().to_string().ends_with("more than the 4194304 (4 MiB) read"));
+    assert!(import("{\"nodes\": []}").unwrap_err().to_string().starts_with("flinkVersion: missing"));
+    assert!(import("{\"flinkVersion\": \"1.15\", \"nodes\": []}")
+        .unwrap_err()
+        .to_string()
+        .contains("plans of Flink 1.18 – 2.3"));
+    let base = plan("oracle_agg_append_all_ttl");
+    let mut p = base.clone();
+    p.as_object_mut().unwrap().remove("edges");
+    assert_eq!(import_err(&p), "edges: missing or not an array");
+    let mut p = base.clone();
+    node(&mut p, "stream-exec-group-aggregate").as_object_mut().unwrap().remove("grouping");
+    assert_eq!(import_err(&p), "nodes[2].grouping: stream-exec-group-aggregate_1 (id 14): missing field");
+    let mut p = base.clone();
+    node(&mut p, "stream-exec-group-aggregate")["type"] = json!("stream-exec-join_1");
+    assert!(
+        import_err(&p).starts_with("nodes[2].type: stream-exec-join_1 (id 14) is not modelled: the simulator reads")
+    );
+    let mut p = base.clone();
+    node(&mut p, "stream-exec-group-aggregate")["aggCalls"][0]["internalName"] = json!("$FIRST_VALUE$1");
+    assert!(import_err(&p).starts_with("nodes[2].aggCalls[0]: stream-exec-group-aggregate_1 (id 14): the aggregate function '$FIRST_VALUE$1' is not modelled"));
+    let mut p = plan("oracle_topn2_norank_nottl");
+    node(&mut p, "stream-exec-rank")["rankType"] = json!("DENSE_RANK");
+    assert!(import_err(&p).ends_with("'DENSE_RANK' is not modelled (only ROW_NUMBER)"));
+    // Two sinks (a statement set) are not one path.
+    let mut p = base.clone();
+    p["edges"].as_array_mut().unwrap().pop();
+    assert_eq!(import_err(&p), "nodes: 2 nodes have no input: the simulator runs one source");
+}
+
+/// What the engine refuses in the pipeline built is reported with the node it came from.
+#[test]
+fn the_engines_refusals_name_the_node() {
+    let mut p = plan("oracle_agg_retract_all_ttl");
+    // LAST_VALUE cannot consume the Rank's retractions (Flink would use LAST_VALUE_RETRACT… it has none).
+    node(&mut p, "stream-exec-group-aggregate")["aggCalls"][1]["internalName"] = json!("$LAST_VALUE$1");
+    let e = import_err(&p);
+    assert!(
+        e.starts_with("imported scenario pipeline[2].aggregates[1].function: stream-exec-group-aggregate_1 (id 26): "),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_command_line_prints_the_scenario() {
+    let path = dir().join("compiled/oracle_device3_lastvalue_minibatch.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flink-state-sim"))
+        .arg("import-plan")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let scenario: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(scenario["flink"], "2.3");
+    assert_eq!(scenario["mini_batch"], json!({ "allow_latency": "1 s", "size": 1000 }));
+    assert_eq!(scenario["agg_phase_strategy"], "TWO_PHASE");
+    assert_eq!(scenario.get("steps"), None);
+    let bad = std::env::temp_dir().join("flink-state-sim-import-plan-bad.json");
+    std::fs::write(&bad, "{\"flinkVersion\": \"2.3\", \"nodes\": 1}").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flink-state-sim"))
+        .arg("import-plan")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.trim_end().ends_with("nodes: missing or not an array") && err.trim_end().lines().count() == 1, "{err}");
+}
+
+/// Any field of any node removed or replaced by a value of another JSON type gives a scenario
+/// or an error, never a panic.
+#[test]
+fn mutated_plans_never_panic() {
+    let replacements = [Value::Null, json!(-1), json!("x"), json!([]), json!({}), json!([{"kind": "CALL"}])];
+    let mut imports = 0;
+    for name in [
+        "oracle_device3_lastvalue_minibatch",
+        "oracle_dau_over_1preceding_ttl",
+        "oracle_dedup_last_proctime_ttl",
+        "oracle_topn2_withrank_ttl",
+    ] {
+        let base = plan(name);
+        for i in 0..base["nodes"].as_array().unwrap().len() {
+            let keys: Vec<String> = base["nodes"][i].as_object().unwrap().keys().cloned().collect();
+            for key in keys {
+                let mut p = base.clone();
+                p["nodes"][i].as_object_mut().unwrap().remove(&key);
+                let _ = import(&p.to_string());
+                for r in &replacements {
+                    let mut p = base.clone();
+                    p["nodes"][i][&key] = r.clone();
+                    let _ = import(&p.to_string());
+                    imports += 1;
+                }
+            }
+        }
+    }
+    assert!(imports > 500, "{imports}");
+}

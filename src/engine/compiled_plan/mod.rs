@@ -356,7 +356,10 @@ const KNOWN: &[&str] = &[
 ];
 
 fn not_modelled(node: &Node) -> ScenarioError {
-    node.err("type", format!("{} is not modelled: the simulator reads {MODELLED}", node.kind))
+    ScenarioError::new(
+        format!("nodes[{}].type", node.index),
+        format!("{} (id {}) is not modelled: the simulator reads {MODELLED}", node.kind, node.id),
+    )
 }
 
 /// The index of the operator `node` became, if it became one.

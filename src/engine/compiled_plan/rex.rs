@@ -244,7 +244,7 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
             Ok(format!("({} {})", s(0)?, &name[1..name.len() - 2]))
         }
         "$CASE$1" => {
-            if operands.len() < 3 || operands.len() % 2 == 0 {
+            if operands.len() < 3 || operands.len().is_multiple_of(2) {
                 return Err(format!("'$CASE$1' has {} operands, expected WHEN/THEN pairs and an ELSE", operands.len()));
             }
             let mut text = String::from("CASE");

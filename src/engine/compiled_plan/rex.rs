@@ -144,7 +144,7 @@ pub struct Scope<'a> {
 }
 
 /// The SQL text of a `RexNode` over `scope`, as the SQL planner writes the same expression:
-/// comparisons, `AND`/`OR` (Calcite's n-ary calls folded from the left), `NOT`, `IS [NOT] NULL`,
+/// comparisons, arithmetic (`MOD` as `%`), `AND`/`OR` (Calcite's n-ary calls folded from the left), `NOT`, `IS [NOT] NULL`,
 /// `CASE` (an `ELSE NULL`, which Calcite always adds, left out), literals, field references,
 /// `PROCTIME()` and `PROCTIME_MATERIALIZE(…)` (the attribute's value).
 ///
@@ -219,10 +219,14 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
     };
     let s = |i: usize| sql(&operands[i], scope);
     match name.as_str() {
-        "$=$1" | "$<>$1" | "$<$1" | "$<=$1" | "$>$1" | "$>=$1" => {
+        "$=$1" | "$<>$1" | "$<$1" | "$<=$1" | "$>$1" | "$>=$1" | "$+$1" | "$-$1" | "$*$1" | "$/$1" | "$%$1" => {
             arity(2)?;
             let op = &name[1..name.len() - 2];
             Ok(format!("({} {op} {})", s(0)?, s(1)?))
+        }
+        "$MOD$1" => {
+            arity(2)?;
+            Ok(format!("({} % {})", s(0)?, s(1)?))
         }
         "$AND$1" | "$OR$1" => {
             if operands.len() < 2 {
@@ -271,8 +275,8 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
             s(0)
         }
         _ => Err(format!(
-            "the function {} is not modelled by the engine's Calc (it evaluates =, <>, <, <=, >, >=, AND, OR, NOT, \
-             IS [NOT] NULL, CASE, PROCTIME())",
+            "the function {} is not modelled by the engine's Calc (it evaluates =, <>, <, <=, >, >=, +, -, *, /, \
+             %, AND, OR, NOT, IS [NOT] NULL, CASE, PROCTIME())",
             quote(&name)
         )),
     }

@@ -1,6 +1,7 @@
 //! The native command line:
 //! `flink-state-sim run (SCENARIO.json | --preset NAME) [--flink V] [--trace full|metrics] [--format text|jsonl|csv]`,
-//! `flink-state-sim check FILE...`, `flink-state-sim export-sql (FILE | --preset NAME)`,
+//! `flink-state-sim check FILE...`, `flink-state-sim explain FILE`, `flink-state-sim export-sql (FILE | --preset NAME)`,
+//! `flink-state-sim import-plan PLAN.json`,
 //! `flink-state-sim presets` and `flink-state-sim schema`.
 //! Exit status ([`EXIT_STATUS`]): 0 done, 1 an expectation failed (`check`), 2 bad input or a run
 //! that failed (a one-line error), 3 the output cannot be written (standard output closed, a full
@@ -99,6 +100,12 @@ enum Command {
         #[arg(long)]
         preset: Option<String>,
     },
+    /// Read a Flink compiled plan (the JSON of `COMPILE PLAN … FOR INSERT …`, Flink 1.18+) and
+    /// print the scenario it is: source, pipeline and settings, no steps (add steps or a workload).
+    ImportPlan {
+        /// The compiled plan's JSON file.
+        plan: PathBuf,
+    },
     /// List the built-in scenarios.
     Presets,
     /// Print the JSON Schema of the scenario format (draft-07), for editors: save it and
@@ -158,6 +165,7 @@ fn main() -> ExitCode {
         },
         Command::Explain { scenario, preset } => explain(&mut out, scenario, preset),
         Command::ExportSql { scenario, preset } => export_sql(&mut out, scenario, preset),
+        Command::ImportPlan { plan } => import_plan(&mut out, &plan),
         Command::Run { scenario, preset, flink, trace, format } => {
             run(&mut out, scenario, preset, flink, trace, format)
         }
@@ -291,6 +299,20 @@ fn export_sql(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> R
         report(&format!("warning: {warning}"));
     }
     Ok(out.line(exported.sql().trim_end())?)
+}
+
+fn import_plan(out: &mut Out, path: &Path) -> Result<(), Failure> {
+    use flink_state_sim::engine::compiled_plan::{import, MAX_PLAN_BYTES};
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_PLAN_BYTES as u64 {
+        let shown = shown(path);
+        return Err(Failure::Input(format!(
+            "{shown}: the plan is {size} bytes, more than the {MAX_PLAN_BYTES} (4 MiB) read"
+        )));
+    }
+    let scenario = import(&read(path)?).map_err(|e| Failure::Input(format!("{}: {e}", shown(path))))?;
+    let text = serde_json::to_string_pretty(&scenario).map_err(|e| Failure::Run(e.to_string()))?;
+    Ok(out.line(&text)?)
 }
 
 fn run(

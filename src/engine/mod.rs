@@ -17,6 +17,8 @@
 //! that drives it ([`time_travel`] for seeking), the [`trace`] and the [`metrics`] series, the
 //! seeded [`workload`] generator, and the [`scenario`] format (its JSON forms shared with the
 //! operators in `format`; the [`options`] the operators run with, `FlinkMode` among them).
+//! Scenarios in: Flink SQL through the [`planner`], Flink's compiled plans (`COMPILE PLAN` JSON,
+//! their state metadata: `StateMetadata`) through [`compiled_plan`].
 //!
 //! Read-only queries for the page: [`view`] (operators' state), [`timeline`], [`provenance`]
 //! (which input caused which message and result row; where state was lost without a message),
@@ -26,6 +28,7 @@
 pub mod aggregate;
 pub mod chart;
 pub mod cleanup_state;
+pub mod compiled_plan;
 pub mod error;
 pub mod expect;
 pub mod explain;

@@ -15,7 +15,9 @@
 //!   stateful ExecNode that has a `"state": [{"index": 0, "ttl": "1 d", "name": "…"}]` entry
 //!   (`groupAggregateState`, `rankState`, `deduplicateState`, …) can be given its own TTL by
 //!   editing the JSON of `COMPILE PLAN` and running it with `EXECUTE PLAN`. `EXPLAIN` does not
-//!   show it. Here it is the `"state_ttl"` of a `Rank` or `Deduplicate`, which have no hint.
+//!   show it. Here it is the `"state_ttl"` of a `Rank` or `Deduplicate`, which have no hint, and
+//!   of a `GroupAggregate` with `"state_ttl_from": "compiled_plan"` (what importing a compiled
+//!   plan writes, [`crate::engine::compiled_plan`]).
 //!
 //! Either way the runtime sees one number: `StateMetadata.getStateTtlForOneInputOperator` returns
 //! the node's metadata TTL when there is one, `table.exec.state.ttl` otherwise
@@ -112,7 +114,7 @@ impl OperatorStateTtl {
         Ok(Some(OperatorStateTtl { ms: raw.ms, written: raw.text, source: TtlSource::Hint }))
     }
 
-    /// The compiled plan's `ttl` for a node without a hint (`Rank`, `Deduplicate`): Flink 1.18+,
+    /// The compiled plan's `ttl` (`Rank`, `Deduplicate`, an imported `GroupAggregate`): Flink 1.18+,
     /// modelled with Flink 2.3 (`operator` names the node for the message).
     ///
     /// # Errors

@@ -37,7 +37,7 @@ pub const KIND: OperatorKind = OperatorKind::new::<RawGroupAggregate>("GroupAggr
 #[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\", \"state_ttl\"}"
+    expecting = "a GroupAggregate object {\"operator\", \"id\", \"group_by\", \"aggregates\", \"generate_update_before\", \"state_ttl\", \"state_ttl_from\"}"
 )]
 #[schemars(rename = "GroupAggregate", transform = generate_retraction_alias)]
 struct RawGroupAggregate {
@@ -58,9 +58,21 @@ struct RawGroupAggregate {
     /// grouping key.
     #[serde(default = "yes", alias = "generate_retraction")]
     generate_update_before: bool,
-    /// `/*+ STATE_TTL('input' = '…') */` (Flink 1.19+).
+    /// `/*+ STATE_TTL('input' = '…') */` (Flink 1.19+), or the compiled plan's TTL.
     #[serde(default)]
     state_ttl: Option<RawOperatorTtl>,
+    /// Where `state_ttl` comes from: `"hint"` (default) or `"compiled_plan"` (the `ttl` of the
+    /// node's state metadata in a compiled plan, FLIP-292, which `EXPLAIN` does not show).
+    #[serde(default)]
+    state_ttl_from: Option<TtlFrom>,
+}
+
+/// `"hint"` or `"compiled_plan"`.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum TtlFrom {
+    Hint,
+    CompiledPlan,
 }
 
 fn generate_retraction_alias(schema: &mut Schema) {
@@ -267,7 +279,10 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             "a GroupAggregate needs at least one group_by column or one aggregate (it would output empty rows)",
         ));
     }
-    let state_ttl = OperatorStateTtl::hint(op.state_ttl, &input)?;
+    let state_ttl = match op.state_ttl_from {
+        Some(TtlFrom::CompiledPlan) => OperatorStateTtl::compiled_plan(op.state_ttl, &input, "GroupAggregate")?,
+        _ => OperatorStateTtl::hint(op.state_ttl, &input)?,
+    };
     let mini_batch = match input.mini_batch {
         None => None,
         // `AggregateUtil.createMiniBatchTrigger`, when the aggregation is translated.

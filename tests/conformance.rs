@@ -176,3 +176,68 @@ fn every_recorded_fixture_plans_and_runs_as_flink_did() {
         failures.join("\n")
     );
 }
+
+/// The node kinds of a recorded execution plan (`Rank` with its strategy), or a refusal when
+/// Flink refused to plan.
+fn kinds(recorded: &Value) -> Vec<String> {
+    if recorded.get("planner_error").is_some() {
+        return vec!["Flink refuses to plan (same message)".into()];
+    }
+    let mut out: Vec<String> = Vec::new();
+    for line in lines(&recorded["plan_ops"]) {
+        let name = line.split('(').next().unwrap_or_default().to_string();
+        let kind = match name.as_str() {
+            "Exchange" | "TableSourceScan" | "Sink" => continue,
+            "LocalGroupAggregate" | "GlobalGroupAggregate" => "Local/GlobalGroupAggregate".to_string(),
+            "Rank" => {
+                let strategy = line.split("strategy=[").nth(1).and_then(|r| r.split(']').next()).unwrap_or("");
+                format!("Rank ({strategy})")
+            }
+            "OverAggregate" if line.contains("RANGE BETWEEN") && !line.contains("UNBOUNDED") => {
+                "OverAggregate (RANGE interval)".to_string()
+            }
+            "OverAggregate" => "OverAggregate (ROWS / unbounded)".to_string(),
+            _ => name,
+        };
+        if !out.contains(&kind) {
+            out.push(kind);
+        }
+    }
+    out
+}
+
+/// README's conformance table: per node kind, the fixtures that conform (with TTL off, on).
+#[test]
+fn the_readme_table_is_the_conformance_measured() {
+    use std::collections::BTreeMap;
+    let dir = dir();
+    let mut table: BTreeMap<String, [(usize, usize); 2]> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir.join("recorded")).expect("tests/conformance/recorded") {
+        let path = entry.expect("entry").path();
+        let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let read = |p: PathBuf| -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok() };
+        let (Some(recorded), Some(spec)) = (read(path.clone()), read(dir.join("specs").join(format!("{name}.json"))))
+        else {
+            continue;
+        };
+        let ttl = usize::from(spec["conf"].get("table.exec.state.ttl").is_some());
+        let ok = conform(&name, &spec, &recorded).is_none();
+        for kind in kinds(&recorded) {
+            let cell = &mut table.entry(kind).or_default()[ttl];
+            cell.1 += 1;
+            cell.0 += usize::from(ok);
+        }
+    }
+    let cell = |(ok, n): (usize, usize)| if n == 0 { "–".to_string() } else { format!("{ok} / {n}") };
+    let mut rendered = String::from(
+        "| node kind (Flink's execution plan) | TTL off: match / fixtures | TTL 1 h: match / fixtures |\n|---|---|---|\n",
+    );
+    for (kind, [off, on]) in &table {
+        rendered.push_str(&format!("| {kind} | {} | {} |\n", cell(*off), cell(*on)));
+    }
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
+    let marker = "<!-- conformance-table -->\n";
+    let start = readme.find(marker).expect("README's conformance table marker") + marker.len();
+    let end = readme.find("<!-- /conformance-table -->").expect("README's conformance table end marker");
+    assert_eq!(&readme[start..end], rendered, "README's conformance table is out of date; it should read:\n{rendered}");
+}

@@ -170,6 +170,10 @@ pub struct CompileInput<'a> {
     /// an operator cannot consume them (`FlinkChangelogModeInferenceProgram`): the nearest
     /// upstream operator that is not a `Calc`, or the source scan.
     pub changes_from: &'a str,
+    /// Whether the pipeline was planned from SQL: the planner then makes an upstream operator
+    /// drop `UPDATE_BEFORE` that this one does not need (a first compile pass may accept an input
+    /// carrying them; [`crate::engine::scenario::sql::drop_unneeded_update_before`]).
+    pub planned: bool,
     /// The input column that is the source's processing-time attribute, when the input is the
     /// source: the scan does not produce it, the operator computes `PROCTIME()` (a `Calc`).
     pub source_proctime: Option<usize>,

@@ -199,3 +199,26 @@ pub fn error_location(e: &ScenarioError) -> Option<(u64, u64)> {
     let (column, _) = rest.split_once(':')?;
     Some((line.parse().ok()?, column.parse().ok()?))
 }
+
+/// `FlinkChangelogModeInferenceProgram.SatisfyUpdateKindTraitVisitor` (Flink 2.3): the sink (a
+/// retract sink: `print`, `collect()`) needs `UPDATE_BEFORE`; an operator produces it only when
+/// its consumer needs it (a `Calc` passes its consumer's need on; a `Rank` with
+/// `UpdateFastStrategy` needs `ONLY_UPDATE_AFTER`). `first` is the pipeline compiled once with
+/// every operator producing it; the operators whose consumer does not need it get
+/// `"generate_update_before": false`.
+pub fn drop_unneeded_update_before(
+    mut pipeline: Vec<serde_json::Value>,
+    first: &[super::OperatorNode],
+) -> Vec<serde_json::Value> {
+    let mut needed = true;
+    for (op, node) in pipeline.iter_mut().zip(first).rev() {
+        let kind = op.get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
+        if !needed && matches!(kind.as_str(), "GroupAggregate" | "Rank" | "Deduplicate") {
+            op["generate_update_before"] = serde_json::Value::Bool(false);
+        }
+        if kind != "Calc" {
+            needed = node.spec.needs_update_before();
+        }
+    }
+    pipeline
+}

@@ -35,21 +35,27 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mini_batch = compile_mini_batch(raw.flink, raw.mini_batch.as_ref())?;
     let agg_phase_strategy = compile_agg_phase_strategy(raw.flink, raw.agg_phase_strategy.as_deref())?;
     let source = compile_source(&raw.source)?;
-    let settings = Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy };
+    let settings =
+        Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy, planned: false };
     let (operators, output_names) = match &script {
         Some(script) => {
             let planned = super::sql::plan(script, &source)?;
-            let pipeline: Vec<Box<RawValue>> = planned
-                .pipeline
-                .iter()
-                .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
-                .collect::<Result<_, _>>()?;
-            let operators = compile_pipeline(&pipeline, &source, settings).map_err(|e| {
-                // The planned pipeline failed where Flink's planner or code generation would: say
-                // so in the SQL's terms (the operator's plan and the reason).
-                ScenarioError::new("sql", format!("{} (in the planned {})", e.message, e.path))
-            })?;
-            (operators, Some((planned.output_names, planned.pipeline)))
+            let raw = |ops: &[serde_json::Value]| -> Result<Vec<Box<RawValue>>, ScenarioError> {
+                ops.iter()
+                    .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
+                    .collect()
+            };
+            // The planned pipeline failed where Flink's planner or code generation would: say
+            // so in the SQL's terms (the operator's plan and the reason).
+            let in_sql =
+                |e: ScenarioError| ScenarioError::new("sql", format!("{} (in the planned {})", e.message, e.path));
+            // Two passes, as Flink infers changelog modes: what each operator produces, then
+            // which UPDATE_BEFORE messages are needed downstream.
+            let first = compile_pipeline(&raw(&planned.pipeline)?, &source, Settings { planned: true, ..settings })
+                .map_err(in_sql)?;
+            let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
+            let operators = compile_pipeline(&raw(&pipeline)?, &source, settings).map_err(in_sql)?;
+            (operators, Some((planned.output_names, pipeline)))
         }
         None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &source, settings)?, None),
     };
@@ -163,6 +169,8 @@ struct Settings {
     state_backend: StateBackend,
     mini_batch: Option<MiniBatch>,
     agg_phase_strategy: AggPhaseStrategy,
+    /// The pipeline was planned from SQL (first pass): see [`CompileInput::planned`].
+    planned: bool,
 }
 
 /// `table.exec.mini-batch.*`: the Blink planner's (Flink 1.9+); `allow-latency` is checked as
@@ -261,7 +269,7 @@ fn compile_pipeline(
     source: &Source,
     settings: Settings,
 ) -> Result<Vec<OperatorNode>, ScenarioError> {
-    let Settings { flink, retention, state_backend, mini_batch, agg_phase_strategy } = settings;
+    let Settings { flink, retention, state_backend, mini_batch, agg_phase_strategy, planned } = settings;
     if raw.is_empty() {
         return Err(ScenarioError::new("pipeline", "needs at least one operator"));
     }
@@ -321,6 +329,7 @@ fn compile_pipeline(
             monotonicity: &mono,
             source_proctime: source.proctime.as_ref().filter(|_| nodes.is_empty()).map(|_| source.columns.len()),
             changes_from: &changes_from,
+            planned,
         };
         let spec = (kind.compile)(op.get(), input)?;
         if header.operator != "Calc" {

@@ -321,7 +321,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             ))
         }
         RankProcessStrategy::Retract => RankFunction::RetractableTopN,
-        RankProcessStrategy::UpdateFast if input.update_before => {
+        RankProcessStrategy::UpdateFast if input.update_before && !input.planned => {
             return Err(ScenarioError::new(
                 path,
                 format!(

@@ -153,9 +153,22 @@ pub fn explain_lines(scenario: &Scenario) -> Explained {
             nodes.push(Node { physical, execution, mode: node_mode });
         }
     }
+    if let Some((table, columns)) = &scenario.sink_table {
+        // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing).
+        let text = format!("Sink(table=[default_catalog.default_database.{table}], fields=[{}])", columns.join(", "));
+        nodes.push(Node { physical: text.clone(), execution: text, mode: ChangelogMode::INSERT_ONLY });
+    }
     nodes.reverse();
+    let sink = scenario.sink_table.is_some();
     Explained {
-        physical: nodes.iter().map(|n| with_mode(&n.physical, n.mode)).collect(),
+        physical: nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match n.physical.strip_suffix(')') {
+                Some(head) if sink && i == 0 => format!("{head}, changelogMode=[NONE])"),
+                _ => with_mode(&n.physical, n.mode),
+            })
+            .collect(),
         execution: nodes.iter().map(|n| n.execution.clone()).collect(),
     }
 }

@@ -48,8 +48,8 @@ pub struct PlannedQuery {
     pub pipeline: Vec<serde_json::Value>,
     /// The query's output columns (what a sink receives, named as the query names them).
     pub output_names: Vec<String>,
-    /// The sink table of `INSERT INTO`, if any.
-    pub insert_into: Option<String>,
+    /// The sink table of `INSERT INTO` and its columns, if any.
+    pub insert_into: Option<(String, Vec<String>)>,
 }
 
 /// Plans `script`'s query over `source`.
@@ -95,7 +95,12 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
             "the query reads the source unchanged: there is no operator to simulate",
         ));
     }
-    Ok(PlannedQuery { pipeline, output_names, insert_into: script.insert_into.clone() })
+    let insert_into = script.insert_into.as_ref().map(|table| {
+        let columns =
+            script.tables.iter().find(|t| t.name == *table).map_or_else(|| output_names.clone(), |t| t.columns.clone());
+        (table.clone(), columns)
+    });
+    Ok(PlannedQuery { pipeline, output_names, insert_into })
 }
 
 /// Where a `ROW_NUMBER()` that no filter turned into a rank was written, and why Flink refuses

@@ -95,6 +95,8 @@ pub struct Scenario {
     pub output_names: Option<Vec<String>>,
     /// The pipeline the SQL was planned into, as the scenario format's JSON operators.
     pub planned_pipeline: Option<Vec<serde_json::Value>>,
+    /// The table the SQL's `INSERT INTO` writes, and its columns.
+    pub sink_table: Option<(String, Vec<String>)>,
     /// `table.exec.mini-batch.*`, when mini-batch is enabled.
     pub mini_batch: Option<MiniBatch>,
     /// `table.optimizer.agg-phase-strategy`.

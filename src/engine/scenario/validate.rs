@@ -55,11 +55,13 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 .map_err(in_sql)?;
             let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
             let operators = compile_pipeline(&raw(&pipeline)?, &source, settings).map_err(in_sql)?;
-            (operators, Some((planned.output_names, pipeline)))
+            (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
         }
         None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &source, settings)?, None),
     };
-    let (output_names, planned_pipeline) = output_names.unzip();
+    let (output_names, planned) = output_names.unzip();
+    let (planned_pipeline, sink_table) = planned.unzip();
+    let sink_table = sink_table.flatten();
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
     let workload = match &raw.workload {
@@ -96,6 +98,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         sql: raw.sql,
         output_names,
         planned_pipeline,
+        sink_table,
         mini_batch,
         agg_phase_strategy,
         source,

@@ -10,7 +10,7 @@ use flink_state_sim::engine::presets::PRESETS;
 use flink_state_sim::engine::Scenario;
 use std::path::{Path, PathBuf};
 
-/// The plan's nodes other than `Calc` and `Exchange`, each as its kind and changelog mode
+/// The plan's nodes other than `Calc`, `Exchange` and the export's `Sink`, each as its kind and changelog mode
 /// (`GroupAggregate [I,UB,UA,D]`). The SQL planner trims fields as Flink does (a `Calc` that
 /// projects the columns a view does not use, `proctime AS $2`) and names a window's aggregate
 /// `w0$o0` as Flink's plan does, where a hand-written pipeline keeps every column and its alias:
@@ -19,7 +19,7 @@ fn operators(s: &Scenario) -> Vec<String> {
     explain_lines(s)
         .physical
         .iter()
-        .filter(|l| !l.starts_with("Calc(") && !l.starts_with("Exchange("))
+        .filter(|l| !l.starts_with("Calc(") && !l.starts_with("Exchange(") && !l.starts_with("Sink("))
         .map(|l| {
             let kind = l.split('(').next().unwrap_or_default();
             let strategy = l.split("strategy=[").nth(1).and_then(|r| r.split(']').next()).unwrap_or_default();

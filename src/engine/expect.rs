@@ -20,7 +20,7 @@
 //! `"expect": {"error": "..."}` states instead that the scenario is refused with exactly that
 //! message (an invalid setting, with Flink's own message where it has one); it stands alone.
 
-use super::error::{name_list, quote, ScenarioError};
+use super::error::{name, name_list, quote, ScenarioError};
 use super::format::{parse_part, TimeValue};
 use super::scenario::Scenario;
 use super::simulation::Simulation;
@@ -144,17 +144,17 @@ impl Expect {
                 _ => written.clone(),
             };
             let written = written.as_str();
-            known(format!("expect.changelog.{written}"), &id)?;
+            known(format!("expect.changelog.{}", name(written)), &id)?;
             if changelog.contains_key(&id) {
                 return Err(ScenarioError::new(
-                    format!("expect.changelog.{written}"),
+                    format!("expect.changelog.{}", name(written)),
                     format!("the changelog of {} is given twice (sink is the last operator)", quote(&id)),
                 ));
             }
             for (i, (kind, _)) in messages.iter().enumerate() {
                 if !MESSAGE_KINDS.contains(&kind.as_str()) {
                     return Err(ScenarioError::new(
-                        format!("expect.changelog.{written}[{i}]"),
+                        format!("expect.changelog.{}[{i}]", name(written)),
                         format!("{} is not a message kind ({})", quote(kind), MESSAGE_KINDS.join(", ")),
                     ));
                 }
@@ -164,11 +164,11 @@ impl Expect {
         }
         let mut timers = BTreeMap::new();
         for (id, events) in e.timers {
-            known(format!("expect.timers.{id}"), &id)?;
+            known(format!("expect.timers.{}", name(&id)), &id)?;
             for (i, (what, _, _)) in events.iter().enumerate() {
                 if !TIMER_EVENTS.contains(&what.as_str()) {
                     return Err(ScenarioError::new(
-                        format!("expect.timers.{id}[{i}]"),
+                        format!("expect.timers.{}[{i}]", name(&id)),
                         format!("{} is not a timer event ({})", quote(what), TIMER_EVENTS.join(", ")),
                     ));
                 }
@@ -264,7 +264,7 @@ pub fn check(scenario: Scenario) -> Result<(), String> {
             })
             .collect();
         let expected: Vec<String> = messages.iter().map(|(k, v)| show(k, v)).collect();
-        if let Some(d) = first_difference(&format!("expect.changelog.{id}"), &expected, &got) {
+        if let Some(d) = first_difference(&format!("expect.changelog.{}", name(id)), &expected, &got) {
             return Err(d);
         }
     }
@@ -285,7 +285,7 @@ pub fn check(scenario: Scenario) -> Result<(), String> {
             })
             .collect();
         let expected: Vec<String> = events.iter().map(|(w, k, t)| format!("{w} {k} {}", tf.format(*t))).collect();
-        if let Some(d) = first_difference(&format!("expect.timers.{id}"), &expected, &got) {
+        if let Some(d) = first_difference(&format!("expect.timers.{}", name(id)), &expected, &got) {
             return Err(d);
         }
     }

@@ -10,6 +10,7 @@
 use super::rel::{AggCall, Ex, Node, Rel};
 use super::script::err;
 use super::SqlError;
+use crate::engine::error::{name as escaped, name_list, quote};
 use sqlparser::ast::{self, Spanned};
 use sqlparser::tokenizer::Location;
 use std::collections::HashMap;
@@ -102,7 +103,10 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     if let Some(h) = &hint_ttl {
         return Err(err(
             at(&s.select_token.0),
-            format!("the STATE_TTL hint ({h}) applies to a join or a group aggregation, and this SELECT has neither"),
+            format!(
+                "the STATE_TTL hint ({}) applies to a join or a group aggregation, and this SELECT has neither",
+                quote(h)
+            ),
         ));
     }
     project_with_windows(rel, s, qualifier.as_deref())
@@ -140,7 +144,11 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
                 known.insert(0, &catalog.source.name);
                 return Err(err(
                     at(name),
-                    format!("Object '{table_name}' not found (tables and views: {})", known.join(", ")),
+                    format!(
+                        "Object {} not found (tables and views: {})",
+                        quote(&table_name),
+                        name_list(known.iter().copied())
+                    ),
                 ));
             };
             let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(table_name);
@@ -181,11 +189,14 @@ fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<Str
         let text = hint.text.trim();
         let location = at(&s.select_token.0);
         let Some(open) = text.find('(') else {
-            return Err(err(location, format!("hint {text:?}: only STATE_TTL('input' = 'duration') is modelled")));
+            return Err(err(
+                location,
+                format!("hint {}: only STATE_TTL('input' = 'duration') is modelled", quote(text)),
+            ));
         };
         let name = text[..open].trim();
         if !name.eq_ignore_ascii_case("STATE_TTL") {
-            return Err(err(location, format!("hint {name}: only STATE_TTL is modelled")));
+            return Err(err(location, format!("hint {}: only STATE_TTL is modelled", quote(name))));
         }
         let body = text[open + 1..].trim_end().strip_suffix(')').unwrap_or("");
         for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
@@ -196,8 +207,9 @@ fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<Str
                 return Err(err(
                     location,
                     format!(
-                        "STATE_TTL key '{key}' is not the input of this query ({}): the hint names the table, view or alias it reads",
-                        qualifier.unwrap_or("a subquery without an alias")
+                        "STATE_TTL key {} is not the input of this query ({}): the hint names the table, view or alias it reads",
+                        quote(&key),
+                        qualifier.map_or("a subquery without an alias".to_string(), escaped)
                     ),
                 ));
             }
@@ -247,7 +259,8 @@ fn rank_filter(input: &Rel, cond: &Ex, written: &ast::Expr) -> Result<Option<Rel
     let (Ex::Col(i), Ex::Lit(n)) = (a.as_ref(), b.as_ref()) else { return Ok(None) };
     let Some(rn) = row_number_field(input, *i) else { return Ok(None) };
     let Node::RowNumber { input: inner, partition, order, .. } = &rn.node else { return Ok(None) };
-    let n: u64 = n.parse().map_err(|_| err(at(written), format!("the rank filter needs a whole number, found {n}")))?;
+    let n: u64 =
+        n.parse().map_err(|_| err(at(written), format!("the rank filter needs a whole number, found {}", quote(n))))?;
     let end = match *op {
         "<=" => n,
         "<" => n.saturating_sub(1),
@@ -295,6 +308,11 @@ fn item_expr(item: &ast::SelectItem) -> Option<&ast::Expr> {
         ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
         _ => None,
     }
+}
+
+/// A function's name for a message, escaped and shortened.
+fn name_of(function: &str) -> String {
+    escaped(function)
 }
 
 fn function_name(f: &ast::Function) -> String {
@@ -512,7 +530,7 @@ fn named_window<'s>(s: &'s ast::Select, name: &ast::Ident) -> Result<&'s ast::Wi
             None => break,
         }
     }
-    Err(err(name.span.start, format!("Window '{}' not found", name.value)))
+    Err(err(name.span.start, format!("Window {} not found", quote(&name.value))))
 }
 
 fn unreachable_window(f: &ast::Function) -> Result<&ast::WindowSpec, SqlError> {
@@ -591,21 +609,25 @@ fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f ast::Expr>,
     if !AGG_FUNCTIONS.contains(&name) {
         return Err(err(
             at(f),
-            format!("function {name} is not modelled (aggregates: {}; window: ROW_NUMBER)", AGG_FUNCTIONS.join(", ")),
+            format!(
+                "function {} is not modelled (aggregates: {}; window: ROW_NUMBER)",
+                name_of(name),
+                AGG_FUNCTIONS.join(", ")
+            ),
         ));
     }
     if let Some(filter) = &f.filter {
         return Err(unsupported(filter.as_ref(), "an aggregate's FILTER (WHERE …) clause"));
     }
     let ast::FunctionArguments::List(list) = &f.args else {
-        return Err(err(at(f), format!("{name} needs an argument")));
+        return Err(err(at(f), format!("{} needs an argument", name_of(name))));
     };
     if let Some(c) = list.clauses.first() {
-        return Err(err(at(f), format!("{c} inside {name}(…) is not modelled")));
+        return Err(err(at(f), format!("{} inside {}(…) is not modelled", escaped(&c.to_string()), name_of(name))));
     }
     let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
     if distinct && name != "COUNT" {
-        return Err(err(at(f), format!("{name}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)")));
+        return Err(err(at(f), format!("{}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)", name_of(name))));
     }
     let arity = if name == "LATEST_BY_TIME" { 2 } else { 1 };
     match list.args.as_slice() {
@@ -617,12 +639,12 @@ fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f ast::Expr>,
             for a in args {
                 match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e),
-                    _ => return Err(err(at(f), format!("{name} takes {arity} argument(s) here"))),
+                    _ => return Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
                 }
             }
             Ok((out, distinct))
         }
-        _ => Err(err(at(f), format!("{name} takes {arity} argument(s) here"))),
+        _ => Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
     }
 }
 
@@ -660,7 +682,10 @@ fn aggregate(
             Item::Field(i) => {
                 return Err(err(
                     at(&s.select_token.0),
-                    format!("Expression '{}' is not being grouped (SELECT * in a GROUP BY query)", input.names[*i]),
+                    format!(
+                        "Expression {} is not being grouped (SELECT * in a GROUP BY query)",
+                        quote(&input.names[*i])
+                    ),
                 ))
             }
             Item::Written(w) => {
@@ -768,7 +793,10 @@ impl AggCollector<'_, '_> {
             x.columns(&mut used);
             for c in &used {
                 if !self.pre[..group_len].contains(&Ex::Col(*c)) {
-                    return Err(err(at(e), format!("Expression '{}' is not being grouped", self.scope.rel.names[*c])));
+                    return Err(err(
+                        at(e),
+                        format!("Expression {} is not being grouped", quote(&self.scope.rel.names[*c])),
+                    ));
                 }
             }
             let pre = &self.pre[..group_len];
@@ -866,16 +894,7 @@ fn expr(e: &ast::Expr, scope: &Scope) -> Result<Ex, SqlError> {
             &format!("{} here (an aggregate outside the select list of a GROUP BY query)", function_name(f)),
         )),
         ast::Expr::Function(f) => Err(err(at(f), format!("function {} is not modelled", function_name(f)))),
-        other => Err(unsupported(other, &format!("the expression {}", short(other)))),
-    }
-}
-
-fn short(e: &ast::Expr) -> String {
-    let text = e.to_string();
-    if text.chars().count() > 40 {
-        format!("{}…", text.chars().take(40).collect::<String>())
-    } else {
-        text
+        other => Err(unsupported(other, &format!("the expression {}", quote(&other.to_string())))),
     }
 }
 
@@ -886,11 +905,11 @@ pub fn check_ident(id: &ast::Ident) -> Result<(), SqlError> {
             id.span.start,
             format!(
                 "Encountered \"{}\" at line {}, column {}: {} is a reserved word of Flink SQL; quote it as `{}`",
-                id.value,
+                escaped(&id.value),
                 id.span.start.line,
                 id.span.start.column,
-                id.value.to_ascii_uppercase(),
-                id.value
+                escaped(&id.value.to_ascii_uppercase()),
+                escaped(&id.value)
             ),
         ));
     }
@@ -904,7 +923,7 @@ fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Resu
     if let Some(q) = qualifier {
         check_ident(q)?;
         if scope.qualifier.as_deref() != Some(q.value.as_str()) {
-            return Err(err(q.span.start, format!("Table '{}' not found", q.value)));
+            return Err(err(q.span.start, format!("Table {} not found", quote(&q.value))));
         }
     }
     match scope.rel.names.iter().position(|n| *n == id.value) {
@@ -912,10 +931,10 @@ fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Resu
         None => Err(err(
             id.span.start,
             format!(
-                "Column '{}' not found in {} (columns: {})",
-                id.value,
-                scope.qualifier.as_deref().map_or("the input".to_string(), |q| format!("table '{q}'")),
-                scope.rel.names.join(", ")
+                "Column {} not found in {} (columns: {})",
+                quote(&id.value),
+                scope.qualifier.as_deref().map_or("the input".to_string(), |q| format!("table {}", quote(q))),
+                name_list(scope.rel.names.iter().map(String::as_str))
             ),
         )),
     }

@@ -60,7 +60,10 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
     let mut catalog = Catalog { source, views: HashMap::new() };
     for view in &script.views {
         if view.name == source.name {
-            return Err(script::err(view.at, format!("Temporary table '{}' already exists (the source)", view.name)));
+            return Err(script::err(
+                view.at,
+                format!("Temporary table {} already exists (the source)", crate::engine::error::quote(&view.name)),
+            ));
         }
         let rel = convert::query(&view.query, &catalog)?;
         catalog.views.insert(view.name.clone(), rel);
@@ -77,8 +80,9 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
                 return Err(script::err(
                     script.query_at,
                     format!(
-                        "Column types of query result and sink for '{table}' do not match: the query has {} columns, \
+                        "Column types of query result and sink for {} do not match: the query has {} columns, \
                          the sink {}",
+                        crate::engine::error::quote(table),
                         output_names.len(),
                         sink.columns.len()
                     ),

@@ -7,6 +7,7 @@
 //! `SET` is read here, as Flink's `SET 'key' = 'value'` quotes its key.
 
 use super::SqlError;
+use crate::engine::error::quote;
 use sqlparser::ast::{self, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -110,7 +111,7 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
                 }
                 let name = object_name(&v.name);
                 if views.iter().any(|w| w.name == name) {
-                    return Err(err(at, format!("Temporary table '{name}' already exists")));
+                    return Err(err(at, format!("Temporary table {} already exists", quote(&name))));
                 }
                 views.push(View { name, query: *v.query, at });
             }
@@ -122,7 +123,12 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
             Statement::Insert(insert) => {
                 let table = match &insert.table {
                     ast::TableObject::TableName(name) => object_name(name),
-                    other => return Err(err(at, format!("INSERT INTO {other} is not modelled: insert into a table"))),
+                    other => {
+                        return Err(err(
+                            at,
+                            format!("INSERT INTO {} is not modelled: insert into a table", quote(&other.to_string())),
+                        ))
+                    }
                 };
                 let Some(source) = insert.source else {
                     return Err(err(at, "INSERT INTO needs a query"));
@@ -130,14 +136,17 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
                 if !tables.iter().any(|t| t.name == table) {
                     return Err(err(
                         at,
-                        format!("Object '{table}' not found: declare the sink with CREATE TABLE before INSERT INTO"),
+                        format!(
+                            "Object {} not found: declare the sink with CREATE TABLE before INSERT INTO",
+                            quote(&table)
+                        ),
                     ));
                 }
                 query = Some((*source, Some(table), at));
             }
             other => {
                 let text = other.to_string();
-                let kind: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                let kind = crate::engine::error::name(&text.split_whitespace().take(2).collect::<Vec<_>>().join(" "));
                 return Err(err(
                     at,
                     format!(
@@ -196,10 +205,20 @@ fn parse_error(e: &sqlparser::parser::ParserError, fallback: Location) -> SqlErr
         let (message, position) = text.split_at(i);
         let mut numbers = position.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
         if let (Some(Ok(line)), Some(Ok(column))) = (numbers.next().map(str::parse), numbers.next().map(str::parse)) {
-            return SqlError { line, column, message: message.to_string() };
+            return SqlError { line, column, message: capped(message) };
         }
     }
-    err(fallback, text)
+    err(fallback, capped(&text))
+}
+
+/// sqlparser's message (it holds the tokens it found, user text): escaped, and cut after 300
+/// characters.
+fn capped(message: &str) -> String {
+    let escaped = crate::engine::error::escape_line(message);
+    if escaped.chars().count() <= 300 {
+        return escaped.into_owned();
+    }
+    format!("{}… ({} characters)", escaped.chars().take(300).collect::<String>(), escaped.chars().count())
 }
 
 /// A table or view name as written, unquoted (`a.b` for a qualified one).

@@ -88,7 +88,8 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                             "false" => false,
                             _ => {
                                 return Err(err(format!(
-                                    "{key}: Could not parse value '{value}' for key '{key}' (true or false)"
+                                    "{key}: Could not parse value {} for key '{key}' (true or false)",
+                                    quote(value)
                                 )))
                             }
                         }
@@ -100,7 +101,10 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                     }
                     _ => {
                         mb.size = Some(value.parse().map_err(|_| {
-                            err(format!("{key}: Could not parse value '{value}' for key '{key}' (a whole number)"))
+                            err(format!(
+                                "{key}: Could not parse value {} for key '{key}' (a whole number)",
+                                quote(value)
+                            ))
                         })?)
                     }
                 }

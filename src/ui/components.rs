@@ -14,6 +14,7 @@ pub mod measure;
 pub mod operators;
 pub mod result;
 pub mod scrubber;
+pub mod sql_editor;
 pub mod timeline;
 pub mod timeline_lanes;
 pub mod what_if;

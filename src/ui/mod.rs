@@ -11,6 +11,7 @@ pub mod files_state;
 pub mod mount;
 pub mod persist;
 pub mod settled;
+pub mod sql_state;
 pub mod state;
 
 use crate::engine::time::Millis;

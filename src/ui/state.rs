@@ -3,6 +3,7 @@
 
 pub use super::drive_state::{DriveState, Skipped, SPEEDS};
 pub use super::files_state::{FilesState, FlinkRefusal, Note, Position, ScenarioRef, Setting, StepField};
+pub use super::sql_state::{EditorMode, SqlState};
 use crate::engine::presets::{DEFAULT_PRESET, PRESETS};
 use crate::engine::scenario::with_flink;
 use crate::engine::time::{parse_duration, Millis, TimeFormat};
@@ -70,6 +71,8 @@ pub struct AppState {
     pub files: FilesState,
     /// Driving: Play's speed, a skipped input, a drag, the keys help ([`super::drive_state`]).
     pub drive: DriveState,
+    /// The editor's form, JSON or SQL ([`super::sql_state`]).
+    pub sql: SqlState,
 }
 
 impl PartialEq for AppState {
@@ -84,6 +87,9 @@ pub enum Action {
     SelectPreset(String),
     /// Load a scenario written in the editor.
     LoadJson(String),
+    /// Show the scenario in the editor as JSON or as SQL: the other form is loaded at the same
+    /// position ([`super::sql_state`]).
+    SetEditorMode(EditorMode),
     /// Run the scenario in the editor on another Flink version (`1.10-legacy`, `2.3`).
     SetFlink {
         flink: String,
@@ -195,6 +201,7 @@ impl Default for AppState {
             version: 0,
             files: FilesState::default(),
             drive: DriveState::default(),
+            sql: SqlState::default(),
         };
         blank.with_preset(DEFAULT_PRESET)
     }
@@ -300,6 +307,7 @@ impl Reducible for AppState {
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),
             Action::LoadJson(json) => state.with_json(json),
+            Action::SetEditorMode(mode) => state.switch_form(mode),
             Action::SetFlink { flink, editor_text } => state.with_flink(&flink, editor_text),
             Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
             Action::RunSteps(n) => state.drive(|s| {

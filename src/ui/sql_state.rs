@@ -1,0 +1,174 @@
+//! The editor's two forms of a scenario: its JSON and its SQL (a scenario with `"sql"` in place
+//! of `"pipeline"`, docs/scenario-format.md). The planning, the plan text and the error positions
+//! are the engine's ([`crate::engine::scenario::sql`], [`crate::engine::explain`]): this module
+//! only swaps the scenario's query for the user's draft and passes the text to the engine.
+
+use super::state::AppState;
+use crate::engine::error::ScenarioError;
+use crate::engine::explain::explain;
+use crate::engine::scenario::sql::{error_location, to_json_form};
+use crate::engine::Scenario;
+use serde_json::Value;
+
+/// Which form the editor shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EditorMode {
+    #[default]
+    Json,
+    Sql,
+}
+
+/// What the page keeps about the editor's forms.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SqlState {
+    pub mode: EditorMode,
+    /// The SQL scenario the loaded JSON form was made from (switched SQL → JSON): switching back
+    /// loads it again, its SQL text as the user wrote it.
+    pub origin: Option<SqlOrigin>,
+    /// Why switching to SQL could not give the loaded scenario's SQL.
+    pub note: Option<String>,
+}
+
+/// A SQL scenario and the JSON form [`to_json_form`] made of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqlOrigin {
+    pub json_form: String,
+    pub sql_scenario: String,
+}
+
+/// A SQL draft planned by the engine over the loaded scenario's source and steps.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Planned {
+    /// Nothing written yet.
+    Empty,
+    /// The plan as Flink's `EXPLAIN CHANGELOG_MODE` prints it, and the scenario to load.
+    Plan { explain: String, scenario: String },
+    /// The engine's error (`sql: line L, column C: …`), and the position it names.
+    Error { message: String, at: Option<(u64, u64)> },
+}
+
+/// The `"sql"` of a scenario's text, if it has one.
+pub fn sql_of(json: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json)).ok()?;
+    value.get("sql")?.as_str().map(str::to_string)
+}
+
+/// The scenario `json` with `sql` as its query: `"sql"` in place of its `"sql"` or `"pipeline"`
+/// (at the same place among its fields), or after `"source"` when it has neither.
+///
+/// # Errors
+/// When `json` is not a JSON object (the JSON editor says why).
+pub fn with_sql(json: &str, sql: &str) -> Result<String, ScenarioError> {
+    let value: Value = serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json))
+        .map_err(|e| ScenarioError::new("", format!("the loaded scenario is not valid JSON: {e}")))?;
+    let Value::Object(fields) = value else {
+        return Err(ScenarioError::new("", "the loaded scenario is not a JSON object"));
+    };
+    let has_query = fields.contains_key("sql") || fields.contains_key("pipeline");
+    let mut out = serde_json::Map::new();
+    for (key, v) in fields {
+        match key.as_str() {
+            "sql" | "pipeline" => {
+                out.insert("sql".into(), sql.into());
+            }
+            "source" if !has_query => {
+                out.insert(key, v);
+                out.insert("sql".into(), sql.into());
+            }
+            _ => {
+                out.insert(key, v);
+            }
+        }
+    }
+    if !out.contains_key("sql") {
+        out.insert("sql".into(), sql.into());
+    }
+    serde_json::to_string_pretty(&Value::Object(out)).map_err(|e| ScenarioError::new("", e.to_string()))
+}
+
+/// Plans `sql` as the query of the loaded scenario `json`: what the editor shows under the draft.
+pub fn plan_draft(json: &str, sql: &str) -> Planned {
+    if sql.trim().is_empty() {
+        return Planned::Empty;
+    }
+    let planned = with_sql(json, sql).and_then(|text| Scenario::from_json(&text).map(|s| (s, text)));
+    match planned {
+        Ok((scenario, text)) => Planned::Plan { explain: explain(&scenario), scenario: text },
+        Err(e) => Planned::Error { message: e.to_string(), at: error_location(&e) },
+    }
+}
+
+/// The SQL form of a scenario written with a JSON `"pipeline"` (the switch JSON → SQL).
+///
+/// # Errors
+/// Always, for now: the export of a pipeline as Flink SQL (`engine::export_sql`) is not in the
+/// engine yet. When it is, this is the one call to make.
+pub fn sql_form(_json: &str) -> Result<String, String> {
+    Err("this scenario's pipeline is written in JSON, and the page cannot turn a pipeline into SQL yet \
+         (only a scenario written in SQL switches back to its SQL). Write a query over the source table here \
+         and Apply it, or load a scenario with \"sql\"."
+        .into())
+}
+
+impl AppState {
+    /// Whether the loaded scenario is written in SQL.
+    pub fn is_sql(&self) -> bool {
+        self.sim.as_ref().is_some_and(|s| s.get().scenario().sql.is_some())
+    }
+
+    /// Switches the editor to `mode`, loading the loaded scenario's other form at the page's
+    /// position (the same pipeline, so the same run): SQL → JSON by the engine's
+    /// [`to_json_form`]; JSON → SQL back to the SQL the JSON form was made from, else by
+    /// [`sql_form`].
+    pub(super) fn switch_form(mut self, mode: EditorMode) -> Self {
+        self.sql.note = None;
+        if self.sql.mode == mode {
+            return self;
+        }
+        self.sql.mode = mode;
+        match mode {
+            EditorMode::Json if self.is_sql() => match to_json_form(&self.json) {
+                Ok(json_form) => {
+                    let origin = SqlOrigin { json_form: json_form.clone(), sql_scenario: self.json.clone() };
+                    let mut next = self.load_at_position(json_form);
+                    if next.scenario_error.is_none() {
+                        next.sql.origin = Some(origin);
+                    }
+                    next
+                }
+                Err(e) => {
+                    self.scenario_error = Some(e.to_string());
+                    self
+                }
+            },
+            EditorMode::Json => self,
+            EditorMode::Sql if self.is_sql() => self,
+            EditorMode::Sql => match self.sql.origin.take() {
+                Some(origin) if origin.json_form == self.json => self.load_at_position(origin.sql_scenario),
+                _ => match sql_form(&self.json) {
+                    Ok(text) => self.load_at_position(text),
+                    Err(why) => {
+                        self.sql.note = Some(why);
+                        self
+                    }
+                },
+            },
+        }
+    }
+
+    /// Loads `text`, another form of the loaded scenario, and replays the page's actions on it
+    /// (as the table editor does: [`AppState::apply_table`]).
+    fn load_at_position(self, text: String) -> Self {
+        let position = self.position();
+        let mut next = self.with_json(text);
+        if next.scenario_error.is_some() {
+            return next;
+        }
+        if let Some(p) = position {
+            if let Err(e) = next.replay(p.actions()) {
+                next.step_error = Some(format!("the other form replayed up to where it stopped: {e}"));
+            }
+        }
+        next
+    }
+}

@@ -183,7 +183,15 @@ async fn only_the_simulator_with_the_chosen_panels() {
     for chrome in ["#preset-select", "#flink-select", "#export", "#compare", "#scenario-json", "header"] {
         assert!(page.find(chrome).is_none(), "no {chrome} in an embedded simulator");
     }
-    for part in ["#step", "#timeline", "#happened", "#op-t", "#result-table", "#scenario-title", "#scenario-watch"] {
+    for part in [
+        "#step",
+        "#timeline",
+        "#happened",
+        "[id='op-OverAggregate[3]']",
+        "#result-table",
+        "#scenario-title",
+        "#scenario-watch",
+    ] {
         assert!(page.find(part).is_some(), "{part} is shown");
     }
     assert_eq!(page.text("#retention"), "table.exec.state.ttl = 3 d");

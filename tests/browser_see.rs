@@ -104,7 +104,7 @@ async fn the_inspector_shows_an_expired_but_stored_entry() {
     // The flow says which row a restarted state made wrong: u1 counted as new again on 11-21.
     assert_eq!(
         page.texts("#flow-rows .loss.restarted"),
-        ["↺ computed from a state that started empty again after: t lost key u1 at 2019-11-21 09:00: state TTL \
+        ["↺ computed from a state that started empty again after: OverAggregate[3] lost key u1 at 2019-11-21 09:00: state TTL \
           expired (last access 2019-11-18 09:00 + ttl <= now); a read at 2019-11-21 10:00 removed it; nothing was \
           emitted"]
     );

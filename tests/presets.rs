@@ -186,18 +186,18 @@ fn seed_002_dau_new_users_global_and_per_operator_ttl() {
     assert_eq!(rows(&global), week("2019-11-21,3,2"), "u1 and u4 counted as new on Thursday");
     assert_eq!(rows(&per_op), week("2019-11-21,3,1"), "u4 only");
     let expired =
-        "2019-11-21 10:00  t  key=u1  accState expired: last access 2019-11-18 09:00 + ttl = 2019-11-21 09:00 \
+        "2019-11-21 10:00  OverAggregate[3]  key=u1  accState expired: last access 2019-11-18 09:00 + ttl = 2019-11-21 09:00 \
                    <= now → removed on read, the key starts empty";
     assert!(text(&global).iter().any(|l| l == expired), "{:#?}", text(&global));
     assert!(!text(&per_op).iter().any(|l| l.contains("accState expired")), "the OVER window keeps its state");
     let dau = "GroupAggregate(groupBy=[t_date], select=[t_date, COUNT(DISTINCT user_id) AS cnt_login, \
                COUNT(DISTINCT new_user_id) AS cnt_new]";
-    assert_eq!(global.operator_views()[2].plan, format!("{dau})"));
-    assert_eq!(per_op.operator_views()[2].plan, format!("{dau}, stateTtlHints=[[[STATE_TTL options:[3 d]]]])"));
+    assert_eq!(global.operator_views()[3].plan, format!("{dau})"));
+    assert_eq!(per_op.operator_views()[3].plan, format!("{dau}, stateTtlHints=[[[STATE_TTL options:[3 d]]]])"));
     // At the end (Monday 00:00): the OVER window's users have no TTL, the days have 3 days.
     let views = per_op.operator_views();
-    assert!(views[0].keys.iter().all(|k| k.ttl.is_none()), "operator t: no state TTL");
-    let monday = views[2].keys.iter().find(|k| k.key == "2019-11-18").unwrap().ttl.unwrap();
+    assert!(views[1].keys.iter().all(|k| k.ttl.is_none()), "operator OverAggregate[3] (t): no state TTL");
+    let monday = views[3].keys.iter().find(|k| k.key == "2019-11-18").unwrap().ttl.unwrap();
     assert_eq!(per_op.time_format().format(monday.expires_at_ms), "2019-11-21 10:00");
     assert!(monday.expired);
 }

@@ -213,7 +213,9 @@ fn an_insert_only_operator_losing_state_puts_no_row_at_risk() {
     let p = Provenance::of(&sim);
     let tf = TimeFormat::DateTime;
     assert!(
-        p.losses.iter().any(|l| l.describe(tf).starts_with("t lost key u1 at 2019-11-21 09:00: state TTL expired")),
+        p.losses
+            .iter()
+            .any(|l| l.describe(tf).starts_with("OverAggregate[3] lost key u1 at 2019-11-21 09:00: state TTL expired")),
         "{:?}",
         p.losses.iter().map(|l| l.describe(tf)).collect::<Vec<_>>()
     );
@@ -233,10 +235,14 @@ fn an_insert_only_operator_losing_state_puts_no_row_at_risk() {
         after,
         [(
             "2019-11-21,3,2".to_string(),
-            vec!["t lost key u1 at 2019-11-21 09:00: state TTL expired (last access 2019-11-18 09:00 + ttl <= now); \
+            vec!["OverAggregate[3] lost key u1 at 2019-11-21 09:00: state TTL expired (last access 2019-11-18 09:00 + ttl <= now); \
                   a read at 2019-11-21 10:00 removed it; nothing was emitted"
                 .to_string()]
         )]
     );
-    assert!(stale[0].starts_with("dau lost key 2019-11-18 at 2019-11-21 10:00: state TTL expired"), "{}", stale[0]);
+    assert!(
+        stale[0].starts_with("GroupAggregate[5] lost key 2019-11-18 at 2019-11-21 10:00: state TTL expired"),
+        "{}",
+        stale[0]
+    );
 }

@@ -28,7 +28,9 @@ impl PartialEq for Props {
 #[component]
 pub fn StateInspector(props: &Props) -> Html {
     let open = use_state(|| false);
-    let op = use_state(|| 0usize);
+    // The operator chosen, or `None`: the first that keeps keyed state (a SQL plan often starts
+    // with a Calc, which keeps none).
+    let op = use_state(|| None::<usize>);
     let filter = use_state(String::new);
     let on_toggle = {
         let open = open.clone();
@@ -41,7 +43,7 @@ pub fn StateInspector(props: &Props) -> Html {
         let op = op.clone();
         Callback::from(move |e: Event| {
             let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
-            op.set(v.and_then(|v| v.parse().ok()).unwrap_or(0));
+            op.set(Some(v.and_then(|v| v.parse().ok()).unwrap_or(0)));
         })
     };
     let on_filter = {
@@ -53,7 +55,8 @@ pub fn StateInspector(props: &Props) -> Html {
     };
     let sim = props.sim.get();
     let ops: Vec<String> = sim.scenario().operators.iter().map(|n| n.id.clone()).collect();
-    let chosen = (*op).min(ops.len().saturating_sub(1));
+    let first_with_state = || sim.operator_views_limited(0).iter().position(|v| !v.state_names.is_empty()).unwrap_or(0);
+    let chosen = op.unwrap_or_else(first_with_state).min(ops.len().saturating_sub(1));
     let body = if *open {
         match inspect(&sim, chosen, &filter, MAX_KEYS) {
             Some(i) => {

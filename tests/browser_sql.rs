@@ -136,12 +136,60 @@ async fn switching_sql_to_json_and_back_keeps_the_run() {
     assert!(page.find("#sql-note").is_none());
 }
 
+/// A scenario written as a JSON pipeline, on Flink 2.3, with state TTL in its field.
+const PIPELINE: &str = r#"{
+  "name": "json-pipeline",
+  "flink": "2.3",
+  "time_format": "millis",
+  "state_ttl": "10 ms",
+  "source": {"name": "src", "schema": [["k", "STRING"], ["v", "INT"]]},
+  "pipeline": [{"operator": "GroupAggregate", "id": "per_key", "group_by": ["k"],
+                "aggregates": [{"function": "SUM", "args": ["v"], "as": "total"}]}],
+  "steps": [{"at": 1, "row": ["a", 1]}, {"at": 2, "row": ["a", 2]}, {"at": 30, "row": ["a", 5]}]
+}"#;
+
 #[wasm_bindgen_test]
-async fn a_json_pipeline_says_why_it_has_no_sql_and_takes_a_query() {
+async fn a_json_pipeline_switches_to_the_sql_the_engine_exports_and_back() {
     let page = Page::open().await;
-    // seed-001: a legacy pipeline written in JSON.
+    load(&page, PIPELINE).await;
+    step_to_end(&page).await;
+    let rows = result_rows(&page);
+    let cards = page.texts(".operator .msg");
+    assert_eq!(rows, ["a3⚠ stale since 12 ms", "a5"], "the TTL of 10 ms expired a's sum");
+
+    // JSON → SQL: the engine's export over the same source (its SET in place of the field).
     page.click("#mode-sql").await;
-    assert!(page.text("#sql-note").contains("cannot turn a pipeline into SQL yet"), "{}", page.text("#sql-note"));
+    assert!(page.find("#sql-note").is_none(), "{}", page.text("#sql-note"));
+    let sql = page.textarea("#scenario-sql");
+    assert!(sql.starts_with("SET 'execution.runtime-mode' = 'streaming';"), "{sql}");
+    assert!(sql.contains("SET 'table.exec.state.ttl' = '10 ms';"), "{sql}");
+    assert!(sql.contains("SELECT `k`, SUM(`v`) AS `total` FROM `src` GROUP BY `k`;"), "{sql}");
+    assert!(sql.ends_with("INSERT INTO `sink` SELECT * FROM `per_key`;"), "{sql}");
+    assert!(!page.textarea("#scenario-json").contains("\"state_ttl\""), "the SET holds the TTL");
+    assert!(page
+        .text("#sql-plan")
+        .contains("GroupAggregate(groupBy=[k], select=[k, SUM(v) AS total], changelogMode=[I,UB,UA])"));
+    assert_eq!(page.text("#progress"), "step 3 / 3");
+    assert_eq!(result_rows(&page), rows, "the same run");
+
+    // SQL → JSON: back to the pipeline as it was written (its operator id `per_key`).
+    page.click("#mode-json").await;
+    assert_eq!(page.textarea("#scenario-json"), PIPELINE);
+    assert_eq!(page.texts(".operator .msg"), cards);
+    assert_eq!(result_rows(&page), rows);
+}
+
+#[wasm_bindgen_test]
+async fn a_scenario_flink_2_3_cannot_run_says_why_it_has_no_sql() {
+    let page = Page::open().await;
+    // seed-001: the legacy planner's idle state retention.
+    page.click("#mode-sql").await;
+    let note = page.text("#sql-note");
+    assert!(
+        note.starts_with("this scenario has no SQL form: the scenario simulates Flink 1.8–1.11 legacy planner"),
+        "{note}"
+    );
+    assert!(note.ends_with("— you can write a query over its source table here and Apply it"), "{note}");
     assert_eq!(page.textarea("#scenario-sql"), "");
     assert!(page.find("#sql-empty").is_some());
     assert!(page.text("#retention").contains("idle state retention"), "still seed-001");

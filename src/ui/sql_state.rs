@@ -6,7 +6,9 @@
 use super::state::AppState;
 use crate::engine::error::ScenarioError;
 use crate::engine::explain::explain;
-use crate::engine::scenario::sql::{error_location, to_json_form};
+use crate::engine::export_sql;
+use crate::engine::planner;
+use crate::engine::scenario::sql::{error_location, to_json_form, MODELLED_OPTIONS};
 use crate::engine::Scenario;
 use serde_json::Value;
 
@@ -22,18 +24,19 @@ pub enum EditorMode {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqlState {
     pub mode: EditorMode,
-    /// The SQL scenario the loaded JSON form was made from (switched SQL → JSON): switching back
-    /// loads it again, its SQL text as the user wrote it.
-    pub origin: Option<SqlOrigin>,
-    /// Why switching to SQL could not give the loaded scenario's SQL.
+    /// The two forms of the last switch: switching back loads the one it started from, as the
+    /// user wrote it (its SQL text, its operator ids).
+    pub forms: Option<Forms>,
+    /// Why the switch could not give the loaded scenario's other form.
     pub note: Option<String>,
 }
 
-/// A SQL scenario and the JSON form [`to_json_form`] made of it.
+/// A scenario as JSON and as SQL: one written by the user, the other made of it by the engine
+/// ([`to_json_form`], [`sql_form`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SqlOrigin {
-    pub json_form: String,
-    pub sql_scenario: String,
+pub struct Forms {
+    pub json: String,
+    pub sql: String,
 }
 
 /// A SQL draft planned by the engine over the loaded scenario's source and steps.
@@ -98,16 +101,28 @@ pub fn plan_draft(json: &str, sql: &str) -> Planned {
     }
 }
 
-/// The SQL form of a scenario written with a JSON `"pipeline"` (the switch JSON → SQL).
+/// The SQL form of a scenario written with a JSON `"pipeline"` (the switch JSON → SQL): the
+/// engine's export ([`export_sql::export`]) as a `"sql"` over the same source
+/// ([`export_sql::Exported::planner_sql`]: its `SET`s, one view per operator, the sink and the
+/// `INSERT INTO`), in place of the pipeline and of the fields its `SET`s set.
 ///
 /// # Errors
-/// Always, for now: the export of a pipeline as Flink SQL (`engine::export_sql`) is not in the
-/// engine yet. When it is, this is the one call to make.
-pub fn sql_form(_json: &str) -> Result<String, String> {
-    Err("this scenario's pipeline is written in JSON, and the page cannot turn a pipeline into SQL yet \
-         (only a scenario written in SQL switches back to its SQL). Write a query over the source table here \
-         and Apply it, or load a scenario with \"sql\"."
-        .into())
+/// What the export refuses (a legacy mode, a changelog source, a workload, …), with its reason.
+pub fn sql_form(json: &str) -> Result<String, String> {
+    let refused = |why: String| format!("this scenario has no SQL form: {why}");
+    let sql = export_sql::export(json).map_err(|r| refused(r.to_string()))?.planner_sql();
+    let set = planner::script::parse(&sql).map_err(|e| refused(e.to_string()))?.options;
+    let mut value: Value =
+        serde_json::from_str(json.strip_prefix('\u{feff}').unwrap_or(json)).map_err(|e| refused(e.to_string()))?;
+    if let Value::Object(fields) = &mut value {
+        for option in &set {
+            if let Some((_, field)) = MODELLED_OPTIONS.iter().find(|(key, _)| *key == option.key) {
+                fields.remove(field.split('.').next().unwrap_or(field));
+            }
+        }
+    }
+    let text = serde_json::to_string(&value).map_err(|e| refused(e.to_string()))?;
+    with_sql(&text, &sql).map_err(|e| refused(e.to_string()))
 }
 
 impl AppState {
@@ -118,41 +133,50 @@ impl AppState {
 
     /// Switches the editor to `mode`, loading the loaded scenario's other form at the page's
     /// position (the same pipeline, so the same run): SQL → JSON by the engine's
-    /// [`to_json_form`]; JSON → SQL back to the SQL the JSON form was made from, else by
-    /// [`sql_form`].
+    /// [`to_json_form`]; JSON → SQL back to the SQL the JSON form was made from (as the user
+    /// wrote it), else by the engine's export ([`sql_form`]).
     pub(super) fn switch_form(mut self, mode: EditorMode) -> Self {
         self.sql.note = None;
         if self.sql.mode == mode {
             return self;
         }
         self.sql.mode = mode;
-        match mode {
-            EditorMode::Json if self.is_sql() => match to_json_form(&self.json) {
-                Ok(json_form) => {
-                    let origin = SqlOrigin { json_form: json_form.clone(), sql_scenario: self.json.clone() };
-                    let mut next = self.load_at_position(json_form);
-                    if next.scenario_error.is_none() {
-                        next.sql.origin = Some(origin);
-                    }
-                    next
+        // The other side of the last switch, when the page still holds its result.
+        let back = self.sql.forms.as_ref().and_then(|f| match mode {
+            EditorMode::Json if f.sql == self.json => Some(f.json.clone()),
+            EditorMode::Sql if f.json == self.json => Some(f.sql.clone()),
+            _ => None,
+        });
+        if let Some(text) = back {
+            return self.load_at_position(text);
+        }
+        let converted = match mode {
+            EditorMode::Json if self.is_sql() => to_json_form(&self.json).map_err(|e| e.to_string()),
+            EditorMode::Sql if !self.is_sql() => sql_form(&self.json),
+            _ => return self,
+        };
+        match converted {
+            Ok(text) => {
+                let forms = match mode {
+                    EditorMode::Json => Forms { json: text.clone(), sql: self.json.clone() },
+                    EditorMode::Sql => Forms { json: self.json.clone(), sql: text.clone() },
+                };
+                let mut next = self.load_at_position(text);
+                if next.scenario_error.is_none() {
+                    next.sql.forms = Some(forms);
                 }
-                Err(e) => {
-                    self.scenario_error = Some(e.to_string());
-                    self
-                }
-            },
-            EditorMode::Json => self,
-            EditorMode::Sql if self.is_sql() => self,
-            EditorMode::Sql => match self.sql.origin.take() {
-                Some(origin) if origin.json_form == self.json => self.load_at_position(origin.sql_scenario),
-                _ => match sql_form(&self.json) {
-                    Ok(text) => self.load_at_position(text),
-                    Err(why) => {
-                        self.sql.note = Some(why);
-                        self
+                next
+            }
+            Err(why) => {
+                match mode {
+                    EditorMode::Sql => {
+                        self.sql.note =
+                            Some(format!("{why} — you can write a query over its source table here and Apply it"))
                     }
-                },
-            },
+                    EditorMode::Json => self.scenario_error = Some(why),
+                }
+                self
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 -- Flink SQL exported by flink-state-sim from scenario 'seed-002-dau-new-users-per-operator-ttl'.
 -- Runs unchanged in Flink 2.3's SQL client (sql-client.sh -f FILE); the print sink writes the
--- changelog the simulator shows for operator 'dau'.
--- WARNING: 'dau' keeps state for its own state TTL of 3 d, and the scenario's rows span 8670 min: in the simulation state can expire between rows, on Flink every row arrives within milliseconds and none does, so the outputs can differ
+-- changelog the simulator shows for operator 'GroupAggregate[5]'.
+-- WARNING: 'GroupAggregate[5]' keeps state for its own state TTL of 3 d, and the scenario's rows span 8670 min: in the simulation state can expire between rows, on Flink every row arrives within milliseconds and none does, so the outputs can differ
 
 SET 'execution.runtime-mode' = 'streaming';
 SET 'parallelism.default' = '1';
@@ -25,19 +25,21 @@ FROM (VALUES
   ('2019-11-24', 'u2')  -- 2019-11-24 09:30
 ) AS t(f0, f1);
 
-CREATE TEMPORARY VIEW `t` AS
-SELECT `t_date`, `user_id`, `proctime`, MIN(`t_date`) OVER (PARTITION BY `user_id` ORDER BY `proctime` ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS `t_debut` FROM `login`;
-
-CREATE TEMPORARY VIEW `t_new` AS
-SELECT t_date, user_id, CASE WHEN t_date = t_debut THEN user_id END AS new_user_id FROM `t`;
-
-CREATE TEMPORARY VIEW `dau` AS
-SELECT /*+ STATE_TTL('t_new' = '3 d') */ `t_date`, COUNT(DISTINCT `user_id`) AS `cnt_login`, COUNT(DISTINCT `new_user_id`) AS `cnt_new` FROM `t_new` GROUP BY `t_date`;
-
 CREATE TABLE `sink` (
   `t_date` STRING,
   `cnt_login` BIGINT,
   `cnt_new` BIGINT
 ) WITH ('connector' = 'print');
 
-INSERT INTO `sink` SELECT * FROM `dau`;
+INSERT INTO `sink`
+SELECT /*+ STATE_TTL('t_new' = '3 d') */ t_date, COUNT(DISTINCT user_id) AS cnt_login, COUNT(DISTINCT new_user_id) AS cnt_new
+FROM (
+  SELECT t_date, user_id, CASE WHEN t_date = t_debut THEN user_id END AS new_user_id
+  FROM (
+    SELECT t_date, user_id,
+      MIN(t_date) OVER (PARTITION BY user_id ORDER BY proctime
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS t_debut
+    FROM login
+  ) AS t
+) AS t_new
+GROUP BY t_date;

@@ -85,6 +85,11 @@ async fn change(page: &Page, selector: &str, value: &str) {
 /// Clicks Export with the download stopped, and reads the file it would have saved:
 /// (file name, text).
 async fn export(page: &Page) -> (String, String) {
+    download(page, "#export").await
+}
+
+/// Clicks `button` with the download stopped, and reads the file it would have saved.
+async fn download(page: &Page, button: &str) -> (String, String) {
     let seen: Rc<RefCell<Option<(String, String)>>> = Rc::default();
     let listener = {
         let seen = seen.clone();
@@ -97,9 +102,9 @@ async fn export(page: &Page) -> (String, String) {
     };
     let doc = window().document().unwrap();
     doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true).unwrap();
-    page.click("#export").await;
+    page.click(button).await;
     doc.remove_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true).unwrap();
-    let (name, href) = seen.borrow().clone().expect("Export clicked a download link");
+    let (name, href) = seen.borrow().clone().expect("the button clicked a download link");
     let response = wasm_bindgen_futures::JsFuture::from(window().fetch_with_str(&href)).await.unwrap();
     let response: web_sys::Response = response.dyn_into().unwrap();
     let text = wasm_bindgen_futures::JsFuture::from(response.text().unwrap()).await.unwrap();
@@ -325,4 +330,26 @@ async fn a_refused_flink_version_is_said_once_and_offers_the_conversion() {
     assert_eq!(page.text("#retention"), "table.exec.state.ttl = 1 d");
     page.step(1).await;
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["+I[u1, 1]"]);
+}
+
+#[wasm_bindgen_test]
+async fn export_to_flink_sql_downloads_the_script_or_says_why_not() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "sql-device-status-two-level-ttl").await;
+    let (name, text) = download(&page, "#export-sql").await;
+    assert_eq!(name, "sql-device-status-two-level-ttl.sql");
+    // The script the CLI's `export-sql` writes, recorded on real Flink 2.3.
+    assert_eq!(text, include_str!("conformance/exported/sql-device-status-two-level-ttl.sql"));
+    until("the note", || page.find("#files-note").is_some()).await;
+    assert!(page.text("#files-note span").starts_with("Exported sql-device-status-two-level-ttl.sql"));
+
+    // The legacy planner's scenario: refused with the reason, nothing downloaded.
+    page.choose("#preset-select", "seed-001-one-day-two-days").await;
+    page.click("#export-sql").await;
+    until("the refusal", || page.text("#files-note span").starts_with("Cannot export to Flink SQL")).await;
+    assert!(
+        page.text("#files-note span").contains("1.10-legacy") || page.text("#files-note span").contains("legacy"),
+        "{}",
+        page.text("#files-note span")
+    );
 }

@@ -27,7 +27,7 @@
 //! Persistence is on for the page itself only ([`super::AppProps::persist`]): an embedded
 //! simulator or a test's does not touch the URL or the storage.
 
-use super::files_state::{Position, ScenarioRef};
+use super::files_state::{Note, Position, ScenarioRef};
 use super::state::{Action, AppState};
 use crate::engine::presets::DEFAULT_PRESET;
 use crate::engine::Action as EngineAction;
@@ -469,13 +469,37 @@ pub fn file_name(state: &AppState) -> String {
 
 /// Downloads the scenario's JSON text, exactly as loaded, as `NAME.json`.
 pub fn export(state: &AppState) {
+    download(state.json.as_str(), "application/json", &file_name(state));
+}
+
+/// Downloads the Flink SQL script the engine writes for the scenario (`export_sql`), as
+/// `NAME.sql`, and says so (with its warnings), or says why Flink 2.3 cannot run it.
+pub fn export_sql(state: &AppState, dispatch: Callback<Action>) {
+    let note = match crate::engine::export_sql::export(&state.json) {
+        Ok(exported) => {
+            let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_default();
+            let file = crate::engine::export_sql::file_name(&name);
+            download(&exported.sql(), "application/sql", &file);
+            let mut text = format!("Exported {file}: it runs unchanged in Flink 2.3's SQL client");
+            for warning in &exported.warnings {
+                text.push_str(&format!(". Warning: {warning}"));
+            }
+            Note { text, error: false }
+        }
+        Err(refused) => Note { text: format!("Cannot export to Flink SQL: {refused}"), error: true },
+    };
+    dispatch.emit(Action::FilesNote(note));
+}
+
+/// Downloads `text` as the file `name`.
+fn download(text: &str, mime: &str, name: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    let blob = gloo_file::Blob::new_with_options(state.json.as_str(), Some("application/json"));
+    let blob = gloo_file::Blob::new_with_options(text, Some(mime));
     let url = gloo_file::ObjectUrl::from(blob);
     let Ok(anchor) = document.create_element("a") else { return };
     let Ok(anchor) = anchor.dyn_into::<web_sys::HtmlAnchorElement>() else { return };
     anchor.set_href(&url);
-    anchor.set_download(&file_name(state));
+    anchor.set_download(name);
     anchor.set_id("export-download");
     let body = document.body();
     if let Some(body) = &body {

@@ -123,6 +123,8 @@ pub enum Action {
     StorageProblem(Option<String>),
     /// The copy-link button's outcome: the link copied, or why not (with the link to copy by hand).
     LinkCopied(Result<String, (String, String)>),
+    /// A note about files to show (the Flink SQL export's outcome).
+    FilesNote(super::files_state::Note),
     /// Load the conversion the engine offered when the Flink chooser was refused.
     ApplyConversion,
     /// The table editor: one input or advance step's field changed.
@@ -545,6 +547,10 @@ impl AppState {
                         Note { text: format!("Could not copy the link ({why}); copy it from here: {url}"), error: true }
                     }
                 });
+                self
+            }
+            Action::FilesNote(note) => {
+                self.files.note = Some(note);
                 self
             }
             Action::ApplyConversion => match self.files.flink_refusal.take().and_then(|r| r.conversion) {

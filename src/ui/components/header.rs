@@ -118,6 +118,10 @@ fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) ->
         let state = state.clone();
         Callback::from(move |_: MouseEvent| persist::export(&state))
     };
+    let on_export_sql = {
+        let (state, dispatch) = (state.clone(), dispatch.clone());
+        Callback::from(move |_: MouseEvent| persist::export_sql(&state, dispatch.clone()))
+    };
     let on_copy = {
         let (state, dispatch) = (state.clone(), dispatch.clone());
         Callback::from(move |_: MouseEvent| persist::copy_link(&state, dispatch.clone()))
@@ -130,6 +134,8 @@ fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) ->
         <span class="files" role="group" aria-label="Files and links">
             <button id="export" onclick={on_export} disabled={state.sim.is_none()}
                 title={format!("Download the scenario as {}", persist::file_name(state))}>{ "⤓ Export" }</button>
+            <button id="export-sql" onclick={on_export_sql} disabled={state.sim.is_none()}
+                title="Export to Flink SQL: a script that runs this scenario unchanged in Flink 2.3's SQL client">{ "⤓ Flink SQL" }</button>
             <label class="button" for="import" title="Load a scenario JSON file">{ "⤒ Import" }</label>
             <input id="import" class="visually-hidden" type="file" accept=".json,application/json" onchange={on_import} />
             <button id="copy-link" onclick={on_copy}

@@ -26,7 +26,7 @@ export CONF_UDF_JAR="$VENV/conformance-udf/conformance-udf.jar"
 if [ ! -f "$CONF_UDF_JAR" ] || [ -n "$(find "$HERE/udf" -newer "$CONF_UDF_JAR" -name '*.java')" ]; then
   LIB="$("$VENV/bin/python" -c 'import pyflink, os; print(os.path.join(os.path.dirname(pyflink.__file__), "lib"))')"
   BUILD="$(mktemp -d)"
-  javac -nowarn -d "$BUILD" -cp "$LIB/flink-table-api-java-uber-$WANT.jar:$LIB/flink-dist-$WANT.jar" "$UDF_SRC"
+  javac -nowarn -d "$BUILD" -cp "$LIB/flink-table-api-java-uber-$WANT.jar:$LIB/flink-dist-$WANT.jar" "$HERE"/udf/*.java
   mkdir -p "$(dirname "$CONF_UDF_JAR")"
   jar cf "$CONF_UDF_JAR" -C "$BUILD" .
   rm -rf "$BUILD"

@@ -163,7 +163,14 @@ impl Pipeline {
             })
             .collect();
         let last = scenario.operators.last().map(|n| &n.spec);
-        let columns = last.map(|s| s.output_columns().iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        let columns: Vec<String> =
+            last.map(|s| s.output_columns().iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        // The result is the sink's: a SQL query's columns under the query's names (the plan may
+        // have dropped a projection that only renamed them).
+        let columns = match &scenario.output_names {
+            Some(names) if names.len() == columns.len() => names.clone(),
+            _ => columns,
+        };
         let key_columns = last.map(|s| s.state_key_columns()).unwrap_or_default();
         let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
         let upsert = last.is_some_and(|s| !s.generates_update_before());

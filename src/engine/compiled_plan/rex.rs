@@ -264,9 +264,11 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
             text.push_str(" END");
             Ok(text)
         }
+        // The engine's Calc evaluates `PROCTIME()` itself, as the SQL planner writes it.
         "$PROCTIME$1" => {
             arity(0)?;
-            Ok(ident(scope.proctime))
+            let _ = scope.proctime;
+            Ok("PROCTIME()".to_string())
         }
         // Materializing the attribute turns the time attribute into a plain TIMESTAMP_LTZ value:
         // the engine's processing-time column already is that value.

@@ -63,7 +63,8 @@ pub fn query(q: &ast::Query, catalog: &Catalog) -> Result<Rel, SqlError> {
     if let Some(order_by) = &q.order_by {
         return Err(err(
             at(order_by),
-            "Sort on a non-time-attribute field is not supported (ORDER BY in a streaming query)",
+            // `StreamExecSort` (Flink 2.3).
+            "Sort on a non-time-attribute field is not supported.",
         ));
     }
     if let Some(limit) = &q.limit_clause {
@@ -274,15 +275,24 @@ fn rank_filter(input: &Rel, cond: &Ex, written: &ast::Expr) -> Result<Option<Rel
     // row number and the filter (if any) goes on top, as Calcite keeps it.
     let mut names = inner.names.clone();
     names.push(rn.names.last().cloned().unwrap_or_default());
-    let rank = Rel {
-        node: Node::Rank {
-            input: inner.clone(),
-            partition: partition.clone(),
-            order: order.clone(),
-            rank_end: end,
-            output_rank: true,
-        },
-        names,
+    // A rank range of one row makes the rank number a constant: Flink's rank does not output it
+    // and a projection writes the literal (`RankUtil`/`FlinkLogicalRankRule`, Flink 2.3:
+    // `Calc(select=[…, 1:BIGINT AS rn])` over `Rank(… rankEnd=1 …)`).
+    let n = inner.names.len();
+    let rank = |output_rank: bool| Node::Rank {
+        input: inner.clone(),
+        partition: partition.clone(),
+        order: order.clone(),
+        rank_end: end,
+        output_rank,
+    };
+    let rank = if end == 1 {
+        let mut items: Vec<Ex> = (0..n).map(Ex::Col).collect();
+        items.push(Ex::Lit("CAST(1 AS BIGINT)".into()));
+        let below = Rel { node: rank(false), names: inner.names.clone() };
+        Rel { node: Node::Calc { input: Box::new(below), items, condition: None }, names }
+    } else {
+        Rel { node: rank(true), names }
     };
     Ok(Some(replace_row_number(input, rank)))
 }
@@ -473,6 +483,12 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
     } else if let Some((key, _)) = window {
         let mut names = rel.names.clone();
         names.extend((0..calls.len()).map(|j| format!("w0$o{j}")));
+        // `ProjectToWindowRule` / `CalcRelSplitter` (Calcite, Flink 2.3): when the windowed
+        // SELECT has as many fields as its input, the split projections name their computed fields
+        // `$<index>` (real Flink 2.3: `over_range_1h_nottl`, `oracle_dau_over_1preceding_*`,
+        // `over_unbounded_into_agg_*` print `PROCTIME() AS $2` and `w0$o0 AS $2`); with more fields
+        // they keep their names (`over_rows_2preceding_*`: `PROCTIME() AS pt`, `w0$o0 AS mn`).
+        let dollar_names = items.len() == n;
         rel = Rel {
             node: Node::Over {
                 input: Box::new(rel),
@@ -480,6 +496,7 @@ fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) ->
                 order: key.order,
                 frame: key.frame,
                 calls,
+                dollar_names,
             },
             names,
         };

@@ -115,8 +115,11 @@ fn leftover_row_number(rel: &rel::Rel) -> Option<(sqlparser::tokenizer::Location
         let message = match order.as_slice() {
             [_, _, ..] => "The window can only be ordered by a single time column.",
             [(_, true)] => "The window can only be ordered in ASCENDING mode.",
+            // Flink 2.3 runs a ROW_NUMBER over a non-time ascending order as an OVER aggregation
+            // (`over_row_number_nontime_asc`), which the engine does not model.
             [(field, false)] if !is_proctime(input, *field) => {
-                "OVER windows' ordering in stream mode must be defined on a time attribute."
+                "ROW_NUMBER() without a rank filter, over a non-time order: Flink 2.3 runs it as an OVER \
+                 aggregation (NonTimeRowsUnboundedPrecedingFunction), which is not modelled"
             }
             _ => {
                 "ROW_NUMBER() without a filter on it (WHERE rn <= N) is not modelled: Flink plans a Top-N or a \

@@ -9,9 +9,9 @@
 //!   the lower node's fields;
 //! - **trivial Calc removal** (`ProjectRemoveRule`, `CalcRemoveRule`): a Calc that selects all
 //!   its input's fields in order without a condition is dropped (field names do not count);
-//! - **window input naming** (`ProjectToWindowRule` / `CalcRelSplitter`): the projection below
-//!   an `OverAggregate` names its computed fields `$<index>` when the window's projection was
-//!   merged with another ([`name_window_input`]).
+//! - **window naming** (`ProjectToWindowRule` / `CalcRelSplitter`): the projections around an
+//!   `OverAggregate` name their computed fields `$<index>` when the windowed SELECT has as many
+//!   fields as its input ([`dollar_names`]).
 
 use super::rel::{Ex, Node, Rel};
 
@@ -19,7 +19,7 @@ use super::rel::{Ex, Node, Rel};
 pub fn optimize(rel: Rel) -> Rel {
     let all: Vec<usize> = (0..rel.names.len()).collect();
     let trimmed = trim(rel, &all);
-    merge(trimmed)
+    dollar_names(merge(trimmed))
 }
 
 /// `rel` producing exactly the fields `needed` (indexes into its output, in order).
@@ -115,7 +115,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 .collect();
             (agg, map)
         }
-        Node::Over { input, partition, order, frame, calls } => {
+        Node::Over { input, partition, order, frame, calls, dollar_names } => {
             let n = input.names.len();
             let mut kept_calls: Vec<usize> = needed.iter().filter(|&&i| i >= n).map(|&i| i - n).collect();
             kept_calls.sort_unstable();
@@ -146,6 +146,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                     order: pos(order),
                     frame,
                     calls: new_calls,
+                    dollar_names,
                 },
                 names: out_names,
             };
@@ -208,7 +209,6 @@ fn merge(rel: Rel) -> Rel {
             let input = merge(*input);
             if let Node::Calc { input: lower, items: lower_items, condition: lower_condition } = input.node {
                 let sub = |c: usize| lower_items[c].clone();
-                let lower = Box::new(name_window_input(*lower));
                 let items: Vec<Ex> = items.iter().map(|e| e.map_columns(&sub)).collect();
                 // The upper condition's conjuncts come first (real Flink 2.3 prints
                 // `AND(<outer WHERE>, <view's WHERE>)`: `calc_filter_over_view`).
@@ -223,8 +223,8 @@ fn merge(rel: Rel) -> Rel {
         Node::Aggregate { input, group, calls, hint_ttl } => {
             Node::Aggregate { input: Box::new(merge(*input)), group, calls, hint_ttl }
         }
-        Node::Over { input, partition, order, frame, calls } => {
-            Node::Over { input: Box::new(merge(*input)), partition, order, frame, calls }
+        Node::Over { input, partition, order, frame, calls, dollar_names } => {
+            Node::Over { input: Box::new(merge(*input)), partition, order, frame, calls, dollar_names }
         }
         Node::Rank { input, partition, order, rank_end, output_rank } => {
             Node::Rank { input: Box::new(merge(*input)), partition, order, rank_end, output_rank }
@@ -249,26 +249,48 @@ fn remove_trivial(rel: Rel) -> Rel {
     rel
 }
 
-/// Names the computed fields of the projection under an `OverAggregate` `$<index>`: what
-/// `CalcRelSplitter` (`ProjectToWindowRule`) does when the projection holding the window calls
-/// was merged with the one above it (a view read by another query). Real Flink 2.3 prints
-/// `PROCTIME() AS $2` then (`oracle_dau_over_1preceding_*`), and keeps `pt` when the window's
-/// projection is the query's own select list (`over_range_1h_*`).
-fn name_window_input(over: Rel) -> Rel {
-    let Rel { node, mut names } = over;
-    match node {
-        Node::Over { input, partition, order, frame, calls } => {
-            let mut input = *input;
-            if let Node::Calc { items, .. } = &input.node {
+/// Names the computed fields around an `OverAggregate` whose windowed SELECT had as many fields
+/// as its input `$<index>` (`CalcRelSplitter`, see `convert.rs`): the projection below it, and
+/// the window outputs the projection above it selects as they are.
+fn dollar_names(rel: Rel) -> Rel {
+    let Rel { node, mut names } = rel;
+    let node = match node {
+        Node::Scan => Node::Scan,
+        Node::Calc { input, items, condition } => {
+            let input = dollar_names(*input);
+            if let Node::Over { input: below, dollar_names: true, .. } = &input.node {
+                let n = below.names.len();
                 for (i, e) in items.iter().enumerate() {
-                    if !matches!(e, Ex::Col(_)) {
-                        input.names[i] = format!("${i}");
+                    if matches!(e, Ex::Col(k) if *k >= n) {
                         names[i] = format!("${i}");
                     }
                 }
             }
-            Rel { node: Node::Over { input: Box::new(input), partition, order, frame, calls }, names }
+            Node::Calc { input: Box::new(input), items, condition }
         }
-        node => Rel { node, names },
-    }
+        Node::Aggregate { input, group, calls, hint_ttl } => {
+            Node::Aggregate { input: Box::new(dollar_names(*input)), group, calls, hint_ttl }
+        }
+        Node::Over { input, partition, order, frame, calls, dollar_names: dollar } => {
+            let mut input = dollar_names(*input);
+            if dollar {
+                if let Node::Calc { items, .. } = &input.node {
+                    for (i, e) in items.iter().enumerate() {
+                        if !matches!(e, Ex::Col(_)) {
+                            input.names[i] = format!("${i}");
+                            names[i] = format!("${i}");
+                        }
+                    }
+                }
+            }
+            Node::Over { input: Box::new(input), partition, order, frame, calls, dollar_names: dollar }
+        }
+        Node::Rank { input, partition, order, rank_end, output_rank } => {
+            Node::Rank { input: Box::new(dollar_names(*input)), partition, order, rank_end, output_rank }
+        }
+        Node::RowNumber { input, partition, order, at } => {
+            Node::RowNumber { input: Box::new(dollar_names(*input)), partition, order, at }
+        }
+    };
+    Rel { node, names }
 }

@@ -140,7 +140,9 @@ pub enum Node {
     Aggregate { input: Box<Rel>, group: Vec<usize>, calls: Vec<AggCall>, hint_ttl: Option<String> },
     /// Aggregates over a processing-time window (`LogicalWindow`): output = input fields, then
     /// one field per call.
-    Over { input: Box<Rel>, partition: Vec<usize>, order: usize, frame: Frame, calls: Vec<AggCall> },
+    /// `dollar_names`: Calcite names the window's computed fields `$<index>` (see
+    /// [`super::optimize`]).
+    Over { input: Box<Rel>, partition: Vec<usize>, order: usize, frame: Frame, calls: Vec<AggCall>, dollar_names: bool },
     /// `ROW_NUMBER() OVER (PARTITION BY … ORDER BY …)` not yet turned into a `Rank` by a filter
     /// on it: output = input fields, then the row number.
     RowNumber { input: Box<Rel>, partition: Vec<usize>, order: Vec<(usize, bool)>, at: Location },

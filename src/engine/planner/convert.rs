@@ -7,7 +7,7 @@
 //!
 //! Anything else is refused with the construct named and where it was written.
 
-use super::rel::{AggCall, Ex, Node, Rel};
+use super::rel::{Ex, Node, Rel};
 use super::script::err;
 use super::SqlError;
 use crate::engine::error::{name as escaped, name_list, quote};
@@ -31,15 +31,15 @@ pub struct Catalog<'a> {
 }
 
 /// The aggregate functions the engine models.
-const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_VALUE", "LATEST_BY_TIME"];
+pub(super) const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_VALUE", "LATEST_BY_TIME"];
 
 /// A relation in scope with the name it is referred to by.
-struct Scope<'r> {
-    rel: &'r Rel,
-    qualifier: Option<String>,
+pub(super) struct Scope<'r> {
+    pub(super) rel: &'r Rel,
+    pub(super) qualifier: Option<String>,
 }
 
-fn at(node: &impl Spanned) -> Location {
+pub(super) fn at(node: &impl Spanned) -> Location {
     let start = node.span().start;
     if start.line == 0 {
         Location { line: 1, column: 1 }
@@ -48,7 +48,7 @@ fn at(node: &impl Spanned) -> Location {
     }
 }
 
-fn unsupported(node: &impl Spanned, what: &str) -> SqlError {
+pub(super) fn unsupported(node: &impl Spanned, what: &str) -> SqlError {
     err(at(node), format!("{what} is not modelled by the simulator"))
 }
 
@@ -99,7 +99,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     };
     let has_agg = s.projection.iter().any(|item| item_expr(item).is_some_and(contains_agg));
     if !group_by.is_empty() || has_agg {
-        return aggregate(rel, s, &group_by, qualifier.as_deref(), hint_ttl);
+        return super::aggregate::aggregate(rel, s, &group_by, qualifier.as_deref(), hint_ttl);
     }
     if let Some(h) = &hint_ttl {
         return Err(err(
@@ -110,7 +110,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
             ),
         ));
     }
-    project_with_windows(rel, s, qualifier.as_deref())
+    super::window::project_with_windows(rel, s, qualifier.as_deref())
 }
 
 /// `FROM t [AS a]` or `FROM (subquery) [AS a]`: one relation, no join.
@@ -313,7 +313,7 @@ fn replace_row_number(input: &Rel, rank: Rel) -> Rel {
     }
 }
 
-fn item_expr(item: &ast::SelectItem) -> Option<&ast::Expr> {
+pub(super) fn item_expr(item: &ast::SelectItem) -> Option<&ast::Expr> {
     match item {
         ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
         _ => None,
@@ -321,16 +321,16 @@ fn item_expr(item: &ast::SelectItem) -> Option<&ast::Expr> {
 }
 
 /// A function's name for a message, escaped and shortened.
-fn name_of(function: &str) -> String {
+pub(super) fn name_of(function: &str) -> String {
     escaped(function)
 }
 
-fn function_name(f: &ast::Function) -> String {
+pub(super) fn function_name(f: &ast::Function) -> String {
     super::script::object_name(&f.name).to_ascii_uppercase()
 }
 
 /// `e` when it is an aggregate call or a window call (not `PROCTIME()` or another scalar function).
-fn aggregate_or_window_call(e: &ast::Expr) -> Option<&ast::Function> {
+pub(super) fn aggregate_or_window_call(e: &ast::Expr) -> Option<&ast::Function> {
     match e {
         ast::Expr::Function(f) if f.over.is_some() || AGG_FUNCTIONS.contains(&function_name(f).as_str()) => Some(f),
         _ => None,
@@ -338,9 +338,9 @@ fn aggregate_or_window_call(e: &ast::Expr) -> Option<&ast::Function> {
 }
 
 /// Whether `e` holds an aggregate call outside an `OVER` window.
-fn contains_agg(e: &ast::Expr) -> bool {
+pub(super) fn contains_agg(e: &ast::Expr) -> bool {
     match e {
-        ast::Expr::Function(f) => (f.over.is_none() && AGG_FUNCTIONS.contains(&function_name(f).as_str())) || false,
+        ast::Expr::Function(f) => f.over.is_none() && AGG_FUNCTIONS.contains(&function_name(f).as_str()),
         ast::Expr::BinaryOp { left, right, .. } => contains_agg(left) || contains_agg(right),
         ast::Expr::UnaryOp { expr, .. }
         | ast::Expr::Nested(expr)
@@ -356,14 +356,14 @@ fn contains_agg(e: &ast::Expr) -> bool {
 
 /// A select item's name: its alias, a column's own name, else Calcite's `EXPR$<ordinal>`.
 /// Checks a select item's alias.
-fn check_alias(item: &ast::SelectItem) -> Result<(), SqlError> {
+pub(super) fn check_alias(item: &ast::SelectItem) -> Result<(), SqlError> {
     match item {
         ast::SelectItem::ExprWithAlias { alias, .. } => check_ident(alias),
         _ => Ok(()),
     }
 }
 
-fn item_name(item: &ast::SelectItem, converted: &Ex, input_names: &[String], ordinal: usize) -> String {
+pub(super) fn item_name(item: &ast::SelectItem, converted: &Ex, input_names: &[String], ordinal: usize) -> String {
     match (item, converted) {
         (ast::SelectItem::ExprWithAlias { alias, .. }, _) => alias.value.clone(),
         (_, Ex::Col(i)) => input_names[*i].clone(),
@@ -372,7 +372,7 @@ fn item_name(item: &ast::SelectItem, converted: &Ex, input_names: &[String], ord
 }
 
 /// The select list over `input`, expanding `*`.
-fn select_items<'a>(s: &'a ast::Select, input: &Rel) -> Result<Vec<Item<'a>>, SqlError> {
+pub(super) fn select_items<'a>(s: &'a ast::Select, input: &Rel) -> Result<Vec<Item<'a>>, SqlError> {
     let mut out = Vec::new();
     for item in &s.projection {
         match item {
@@ -396,456 +396,13 @@ fn select_items<'a>(s: &'a ast::Select, input: &Rel) -> Result<Vec<Item<'a>>, Sq
     Ok(out)
 }
 
-enum Item<'a> {
+pub(super) enum Item<'a> {
     /// A field of the input (from `*`).
     Field(usize),
     Written(&'a ast::SelectItem),
 }
 
-/// A SELECT without aggregation: window functions (`OVER`) first, then the select list.
-fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) -> Result<Rel, SqlError> {
-    let items = select_items(s, &input)?;
-    let scope_in = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
-    // Window calls, numbered as Calcite numbers them (`w0$o0`, `w0$o1`, …: one window spec).
-    let mut window: Option<(WindowKey, Location)> = None;
-    let mut calls: Vec<AggCall> = Vec::new();
-    let mut row_number: Option<(Vec<usize>, Vec<(usize, bool)>, Location)> = None;
-    let mut placeholders: Vec<Option<WindowRef>> = Vec::new();
-    for item in &items {
-        let Item::Written(w) = item else {
-            placeholders.push(None);
-            continue;
-        };
-        let e = item_expr(w).ok_or_else(|| unsupported(*w, "this select item"))?;
-        match e {
-            ast::Expr::Function(f) if f.over.is_some() => {
-                let spec = match &f.over {
-                    Some(ast::WindowType::WindowSpec(spec)) => spec,
-                    Some(ast::WindowType::NamedWindow(name)) => named_window(s, name)?,
-                    None => unreachable_window(f)?,
-                };
-                let name = function_name(f);
-                let (partition, order) = window_keys(spec, &scope_in)?;
-                if name == "ROW_NUMBER" {
-                    if row_number.is_some() || window.is_some() {
-                        return Err(unsupported(f, "ROW_NUMBER() beside another window function in one SELECT"));
-                    }
-                    if order.is_empty() {
-                        return Err(err(at(f), "ROW_NUMBER() needs ORDER BY in its OVER clause"));
-                    }
-                    row_number = Some((partition, order, at(f)));
-                    placeholders.push(Some(WindowRef::Call(0)));
-                    continue;
-                }
-                if row_number.is_some() {
-                    return Err(unsupported(f, "a window function beside ROW_NUMBER() in one SELECT"));
-                }
-                let frame = frame_text(spec, f)?;
-                let [(order_field, false)] = order.as_slice() else {
-                    return Err(err(
-                        at(f),
-                        "OVER windows' ordering in stream mode must be defined on a time attribute (one ascending field)",
-                    ));
-                };
-                let key = WindowKey { partition, order: *order_field, frame };
-                match &window {
-                    Some((k, _)) if *k != key => return Err(unsupported(f, "a second OVER window in one SELECT")),
-                    _ => window = Some((key, at(f))),
-                }
-                let call = agg_call(f, &name, &scope_in)?;
-                let mut index_of = |c: AggCall| match calls.iter().position(|x| *x == c) {
-                    Some(i) => i,
-                    None => {
-                        calls.push(c);
-                        calls.len() - 1
-                    }
-                };
-                if call.function == "SUM" {
-                    // `SUM(x) OVER w` is `CASE(COUNT(x) OVER w > 0, $SUM0(x) OVER w, NULL)`
-                    // (Calcite's `RexBuilder.makeOver` with `nullWhenCountZero`).
-                    let count = index_of(AggCall { function: "COUNT".into(), ..call.clone() });
-                    // (`args` and `distinct` as the SUM's.)
-                    let sum = index_of(AggCall { function: "$SUM0".into(), ..call });
-                    placeholders.push(Some(WindowRef::SumCase { count, sum }));
-                } else {
-                    placeholders.push(Some(WindowRef::Call(index_of(call))));
-                }
-            }
-            _ => placeholders.push(None),
-        }
-    }
-    let n = input.names.len();
-    let mut rel = input;
-    if let Some((partition, order, location)) = row_number {
-        let mut names = rel.names.clone();
-        names.push("w0$o0".into());
-        rel = Rel { node: Node::RowNumber { input: Box::new(rel), partition, order, at: location }, names };
-    } else if let Some((key, _)) = window {
-        let mut names = rel.names.clone();
-        names.extend((0..calls.len()).map(|j| format!("w0$o{j}")));
-        // `ProjectToWindowRule` / `CalcRelSplitter` (Calcite, Flink 2.3): when the windowed
-        // SELECT has as many fields as its input, the split projections name their computed fields
-        // `$<index>` (real Flink 2.3: `over_range_1h_nottl`, `oracle_dau_over_1preceding_*`,
-        // `over_unbounded_into_agg_*` print `PROCTIME() AS $2` and `w0$o0 AS $2`); with more fields
-        // they keep their names (`over_rows_2preceding_*`: `PROCTIME() AS pt`, `w0$o0 AS mn`).
-        let dollar_names = items.len() == n;
-        rel = Rel {
-            node: Node::Over {
-                input: Box::new(rel),
-                partition: key.partition,
-                order: key.order,
-                frame: key.frame,
-                calls,
-                dollar_names,
-            },
-            names,
-        };
-    }
-    // The select list over the input (and the window's fields after it).
-    let scope = Scope { rel: &rel, qualifier: qualifier.map(str::to_string) };
-    let mut exprs = Vec::new();
-    let mut names = Vec::new();
-    for (ordinal, (item, placeholder)) in items.iter().zip(&placeholders).enumerate() {
-        let (e, name) = match (item, placeholder) {
-            (Item::Field(i), _) => (Ex::Col(*i), rel.names[*i].clone()),
-            (Item::Written(w), Some(reference)) => {
-                let name = match w {
-                    ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-                    _ => format!("EXPR${ordinal}"),
-                };
-                let e = match *reference {
-                    WindowRef::Call(j) => Ex::Col(n + j),
-                    WindowRef::SumCase { count, sum } => Ex::Case {
-                        whens: vec![(
-                            Ex::Cmp(">", Box::new(Ex::Col(n + count)), Box::new(Ex::Lit("CAST(0 AS BIGINT)".into()))),
-                            Ex::Col(n + sum),
-                        )],
-                        otherwise: Some(Box::new(Ex::Lit("NULL".into()))),
-                    },
-                };
-                (e, name)
-            }
-            (Item::Written(w), None) => {
-                let e = expr(item_expr(w).ok_or_else(|| unsupported(*w, "this select item"))?, &scope)?;
-                let name = item_name(w, &e, &rel.names, ordinal);
-                (e, name)
-            }
-        };
-        exprs.push(e);
-        names.push(name);
-    }
-    Ok(Rel { node: Node::Calc { input: Box::new(rel), items: exprs, condition: None }, names })
-}
-
-/// `OVER w` with `WINDOW w AS (…)` in the same SELECT.
-fn named_window<'s>(s: &'s ast::Select, name: &ast::Ident) -> Result<&'s ast::WindowSpec, SqlError> {
-    let mut current = name;
-    for _ in 0..=s.named_window.len() {
-        match s.named_window.iter().find(|d| d.0.value == current.value).map(|d| &d.1) {
-            Some(ast::NamedWindowExpr::WindowSpec(spec)) => return Ok(spec),
-            Some(ast::NamedWindowExpr::NamedWindow(next)) => current = next,
-            None => break,
-        }
-    }
-    Err(err(name.span.start, format!("Window {} not found", quote(&name.value))))
-}
-
-fn unreachable_window(f: &ast::Function) -> Result<&ast::WindowSpec, SqlError> {
-    Err(err(at(f), "a window function needs an OVER clause"))
-}
-
-/// What a select item of a windowed SELECT reads: a window call, or the `CASE` of a `SUM`.
-#[derive(Clone, Copy)]
-enum WindowRef {
-    Call(usize),
-    SumCase { count: usize, sum: usize },
-}
-
-#[derive(PartialEq)]
-struct WindowKey {
-    partition: Vec<usize>,
-    order: usize,
-    frame: String,
-}
-
-/// `PARTITION BY` fields and `ORDER BY` (field, descending) of a window.
-fn window_keys(spec: &ast::WindowSpec, scope: &Scope) -> Result<(Vec<usize>, Vec<(usize, bool)>), SqlError> {
-    let mut partition = Vec::new();
-    for p in &spec.partition_by {
-        match expr(p, scope)? {
-            Ex::Col(i) => partition.push(i),
-            _ => return Err(unsupported(p, "PARTITION BY an expression")),
-        }
-    }
-    let mut order = Vec::new();
-    for o in &spec.order_by {
-        match expr(&o.expr, scope)? {
-            Ex::Col(i) => order.push((i, matches!(o.options.sort, Some(ast::OrderBySort::Desc)))),
-            _ => return Err(unsupported(&o.expr, "ORDER BY an expression")),
-        }
-        if o.options.nulls_first.is_some() {
-            return Err(unsupported(&o.expr, "NULLS FIRST / NULLS LAST"));
-        }
-    }
-    Ok((partition, order))
-}
-
-/// The frame as the engine's `OverAggregate` reads it; without one, `RANGE BETWEEN UNBOUNDED
-/// PRECEDING AND CURRENT ROW` (SQL's default for an ordered window).
-fn frame_text(spec: &ast::WindowSpec, f: &ast::Function) -> Result<String, SqlError> {
-    match &spec.window_frame {
-        None => Ok("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".into()),
-        Some(frame) => {
-            let end = frame.end_bound.as_ref().map_or("CURRENT ROW".to_string(), ToString::to_string);
-            if end != "CURRENT ROW" {
-                // `StreamExecOverAggregate` (Flink 2.3) translates only `… AND CURRENT ROW` frames.
-                return Err(err(at(f), "OVER RANGE FOLLOWING windows are not supported yet."));
-            }
-            Ok(format!("{} BETWEEN {} AND CURRENT ROW", frame.units, frame.start_bound))
-        }
-    }
-}
-
-/// An aggregate call over fields of the scope (`COUNT(*)`, `SUM(v)`, `COUNT(DISTINCT v)`).
-fn agg_call(f: &ast::Function, name: &str, scope: &Scope) -> Result<AggCall, SqlError> {
-    let (written, distinct) = agg_args(f, name)?;
-    let mut args = Vec::new();
-    for e in written {
-        match expr(e, scope)? {
-            Ex::Col(i) => args.push(i),
-            _ => return Err(unsupported(e, "an expression as a window function's argument")),
-        }
-    }
-    Ok(AggCall { function: name.to_string(), distinct, args })
-}
-
-/// The arguments of an aggregate call (none for `*`) and whether it is `DISTINCT`.
-/// `LATEST_BY_TIME(value, time)` is the seed-004 user-defined aggregate (`LatestTimeUdf`), which
-/// the engine models.
-fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f ast::Expr>, bool), SqlError> {
-    if !AGG_FUNCTIONS.contains(&name) {
-        return Err(err(
-            at(f),
-            format!(
-                "function {} is not modelled (aggregates: {}; window: ROW_NUMBER)",
-                name_of(name),
-                AGG_FUNCTIONS.join(", ")
-            ),
-        ));
-    }
-    if let Some(filter) = &f.filter {
-        return Err(unsupported(filter.as_ref(), "an aggregate's FILTER (WHERE …) clause"));
-    }
-    let ast::FunctionArguments::List(list) = &f.args else {
-        return Err(err(at(f), format!("{} needs an argument", name_of(name))));
-    };
-    if let Some(c) = list.clauses.first() {
-        return Err(err(at(f), format!("{} inside {}(…) is not modelled", escaped(&c.to_string()), name_of(name))));
-    }
-    let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
-    if distinct && name != "COUNT" {
-        return Err(err(at(f), format!("{}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)", name_of(name))));
-    }
-    let arity = if name == "LATEST_BY_TIME" { 2 } else { 1 };
-    match list.args.as_slice() {
-        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] if name == "COUNT" && !distinct => {
-            Ok((vec![], false))
-        }
-        args if args.len() == arity => {
-            let mut out = Vec::new();
-            for a in args {
-                match a {
-                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e),
-                    _ => return Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
-                }
-            }
-            Ok((out, distinct))
-        }
-        _ => Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
-    }
-}
-
-/// A `GROUP BY` query (or a global aggregate): the projection of group keys and call
-/// arguments, the aggregate, then the select list over its output.
-fn aggregate(
-    input: Rel,
-    s: &ast::Select,
-    group_by: &[ast::Expr],
-    qualifier: Option<&str>,
-    hint_ttl: Option<String>,
-) -> Result<Rel, SqlError> {
-    let scope = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
-    let mut pre: Vec<Ex> = Vec::new();
-    let mut pre_names: Vec<String> = Vec::new();
-    for g in group_by {
-        match expr(g, &scope)? {
-            Ex::Col(i) => {
-                if !pre.contains(&Ex::Col(i)) {
-                    pre.push(Ex::Col(i));
-                    pre_names.push(input.names[i].clone());
-                }
-            }
-            _ => return Err(unsupported(g, "GROUP BY an expression")),
-        }
-    }
-    let group_len = pre.len();
-    // The calls, in the order the select list has them; their arguments go into the projection.
-    let mut calls: Vec<(AggCall, String)> = Vec::new();
-    let mut collector = AggCollector { calls: &mut calls, pre: &mut pre, pre_names: &mut pre_names, scope: &scope };
-    let items = select_items(s, &input)?;
-    let mut converted = Vec::new();
-    for (ordinal, item) in items.iter().enumerate() {
-        match item {
-            Item::Field(i) => {
-                return Err(err(
-                    at(&s.select_token.0),
-                    format!(
-                        "Expression {} is not being grouped (SELECT * in a GROUP BY query)",
-                        quote(&input.names[*i])
-                    ),
-                ))
-            }
-            Item::Written(w) => {
-                let e = item_expr(w).ok_or_else(|| unsupported(*w, "this select item"))?;
-                let alias = match w {
-                    ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
-                    _ => None,
-                };
-                let c = collector.convert(e, alias.as_deref(), ordinal, group_len)?;
-                converted.push((c, *w, ordinal));
-            }
-        }
-    }
-    // Name the projection's computed fields `$f<i>` (Calcite's default field names).
-    for (i, (e, name)) in pre.iter().zip(pre_names.iter_mut()).enumerate() {
-        if !matches!(e, Ex::Col(_)) {
-            *name = format!("$f{i}");
-        }
-    }
-    let pre_rel = Rel { node: Node::Calc { input: Box::new(input), items: pre, condition: None }, names: pre_names };
-    let mut agg_names: Vec<String> = pre_rel.names[..group_len].to_vec();
-    agg_names.extend(calls.iter().map(|(_, n)| n.clone()));
-    let agg = Rel {
-        node: Node::Aggregate {
-            input: Box::new(pre_rel),
-            group: (0..group_len).collect(),
-            calls: calls.into_iter().map(|(c, _)| c).collect(),
-            hint_ttl,
-        },
-        names: agg_names,
-    };
-    let mut items = Vec::new();
-    let mut names = Vec::new();
-    for (e, w, ordinal) in converted {
-        names.push(item_name(w, &e, &agg.names, ordinal));
-        items.push(e);
-    }
-    Ok(Rel { node: Node::Calc { input: Box::new(agg), items, condition: None }, names })
-}
-
-/// Converts a select item of an aggregate query: aggregate calls become fields of the
-/// aggregate's output; other fields must be group keys.
-struct AggCollector<'a, 's> {
-    calls: &'a mut Vec<(AggCall, String)>,
-    pre: &'a mut Vec<Ex>,
-    pre_names: &'a mut Vec<String>,
-    scope: &'a Scope<'s>,
-}
-
-impl AggCollector<'_, '_> {
-    fn convert(
-        &mut self,
-        e: &ast::Expr,
-        alias: Option<&str>,
-        ordinal: usize,
-        group_len: usize,
-    ) -> Result<Ex, SqlError> {
-        let mut top = Some(alias);
-        self.walk(e, &mut top, ordinal, group_len)
-    }
-
-    fn walk(
-        &mut self,
-        e: &ast::Expr,
-        top: &mut Option<Option<&str>>,
-        ordinal: usize,
-        group_len: usize,
-    ) -> Result<Ex, SqlError> {
-        let alias = top.take();
-        if let Some(f) = aggregate_or_window_call(e) {
-            if f.over.is_some() {
-                return Err(unsupported(f, "a window function (OVER) in a GROUP BY query"));
-            }
-            let name = function_name(f);
-            let (written, distinct) = agg_args(f, &name)?;
-            let mut args = Vec::new();
-            for a in written {
-                let x = expr(a, self.scope)?;
-                args.push(match self.pre.iter().position(|p| *p == x) {
-                    Some(i) => i,
-                    None => {
-                        self.pre.push(x.clone());
-                        self.pre_names.push(match x {
-                            Ex::Col(i) => self.scope.rel.names[i].clone(),
-                            _ => String::new(),
-                        });
-                        self.pre.len() - 1
-                    }
-                });
-            }
-            let call = AggCall { function: name, distinct, args };
-            // A call written directly as the item takes its alias (or `EXPR$<ordinal>`).
-            let name = match alias {
-                Some(Some(a)) => a.to_string(),
-                Some(None) => format!("EXPR${ordinal}"),
-                None => format!("$f{}", group_len + self.calls.len()),
-            };
-            self.calls.push((call, name));
-            return Ok(Ex::Col(group_len + self.calls.len() - 1));
-        }
-        if !contains_agg(e) {
-            // A group key (or a literal, or an expression of them).
-            let x = expr(e, self.scope)?;
-            let mut used = Vec::new();
-            x.columns(&mut used);
-            for c in &used {
-                if !self.pre[..group_len].contains(&Ex::Col(*c)) {
-                    return Err(err(
-                        at(e),
-                        format!("Expression {} is not being grouped", quote(&self.scope.rel.names[*c])),
-                    ));
-                }
-            }
-            let pre = &self.pre[..group_len];
-            return Ok(x.map_columns(&|c| Ex::Col(pre.iter().position(|p| *p == Ex::Col(c)).unwrap_or(0))));
-        }
-        let mut w = |x: &ast::Expr| self.walk(x, &mut None, ordinal, group_len);
-        match e {
-            ast::Expr::Nested(x) => w(x),
-            ast::Expr::BinaryOp { left, op, right } => {
-                let (l, r) = (w(left)?, w(right)?);
-                binary(op, l, r).ok_or_else(|| unsupported(e, &format!("the operator {op}")))
-            }
-            ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr } => Ok(Ex::Not(Box::new(w(expr)?))),
-            ast::Expr::IsNull(x) => Ok(Ex::IsNull { expr: Box::new(w(x)?), negated: false }),
-            ast::Expr::IsNotNull(x) => Ok(Ex::IsNull { expr: Box::new(w(x)?), negated: true }),
-            ast::Expr::Case { operand: None, conditions, else_result, .. } => {
-                let mut whens = Vec::new();
-                for c in conditions {
-                    whens.push((w(&c.condition)?, w(&c.result)?));
-                }
-                let otherwise = match else_result {
-                    Some(x) => Some(Box::new(w(x)?)),
-                    None => None,
-                };
-                Ok(Ex::Case { whens, otherwise })
-            }
-            other => Err(unsupported(other, "this expression")),
-        }
-    }
-}
-
-fn binary(op: &ast::BinaryOperator, l: Ex, r: Ex) -> Option<Ex> {
+pub(super) fn binary(op: &ast::BinaryOperator, l: Ex, r: Ex) -> Option<Ex> {
     use ast::BinaryOperator as B;
     let (l, r) = (Box::new(l), Box::new(r));
     Some(match op {
@@ -867,7 +424,7 @@ fn binary(op: &ast::BinaryOperator, l: Ex, r: Ex) -> Option<Ex> {
 }
 
 /// A scalar expression over the scope's fields.
-fn expr(e: &ast::Expr, scope: &Scope) -> Result<Ex, SqlError> {
+pub(super) fn expr(e: &ast::Expr, scope: &Scope) -> Result<Ex, SqlError> {
     let w = |x: &ast::Expr| expr(x, scope);
     match e {
         ast::Expr::Identifier(id) => field(scope, None, id),

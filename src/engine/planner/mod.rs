@@ -4,8 +4,8 @@
 //!
 //! Layers, each in its file:
 //! - [`script`]: statements split and parsed (sqlparser);
-//! - [`convert`]: SQL → relational tree (Calcite's `SqlToRelConverter`, Flink's rank and
-//!   window rules);
+//! - [`convert`]: SQL → relational tree (Calcite's `SqlToRelConverter`, Flink's rank rule), with
+//!   [`window`] (`OVER`) and [`aggregate`] (`GROUP BY`);
 //! - [`optimize`]: field trimming, Calc merging and removal (Flink's stream optimizer);
 //! - [`emit`]: the tree → the pipeline's JSON operators, which the scenario then validates and
 //!   compiles exactly as a hand-written pipeline (one path to running operators).
@@ -14,12 +14,14 @@
 //! deduplication, local/global aggregation, `_RETRACT` calls, changelog modes) are made by the
 //! engine's operators when the pipeline is compiled, in one place for SQL and JSON alike.
 
+mod aggregate;
 mod convert;
 mod emit;
 mod optimize;
 mod rel;
 pub mod reserved_words;
 pub mod script;
+mod window;
 
 pub use convert::SourceTable;
 pub use script::{SetOption, MAX_SQL_CHARS};

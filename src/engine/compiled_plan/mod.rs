@@ -3,14 +3,14 @@
 //! tells users to edit for per-operator state TTL) → a scenario with the same pipeline.
 //!
 //! Each `ExecNode` on the chain from the table source to the sink becomes the operator object the
-//! SQL planner emits for it ([`nodes`], expressions by [`rex`]): an imported plan and the SQL it
+//! SQL planner emits for it (`nodes`, expressions by `rex`): an imported plan and the SQL it
 //! was compiled from give the same pipeline, which the engine then compiles and runs as any
 //! other. A node the engine does not model is refused by its type (`stream-exec-join_1 (id 7)
 //! is not modelled`), an expression by its function.
 //!
 //! **State TTL.** Every stateful node carries `state` metadata (`StateMetadata`, Flink 1.18+):
 //! one entry per input, validated here as Flink validates it, whose `ttl` the operator runs with
-//! instead of `table.exec.state.ttl` ([`state`]). The plan does not record
+//! instead of `table.exec.state.ttl` (`state`). The plan does not record
 //! `table.exec.state.ttl` itself, which the session executing the plan supplies and an OVER
 //! aggregation (no state metadata) runs with. So the scenario's `state_ttl` is the TTL most
 //! stateful nodes carry, leaving out those whose TTL is a `STATE_TTL` hint (their description

@@ -6,11 +6,11 @@
 //! between rows (Flink's source emits every row at once) it carries warnings.
 //!
 //! Layers, each in its file:
-//! - [`source`]: the rows as one literal-only `VALUES` (one ordered `Values` node) under a view
+//! - `source`: the rows as one literal-only `VALUES` (one ordered `Values` node) under a view
 //!   that casts them to the schema's types and adds `PROCTIME()`;
-//! - [`pipeline`]: each JSON operator as the SQL Flink plans into it;
-//! - [`statements`]: a `"sql"` scenario's own statements, split and re-targeted to the sink;
-//! - [`timing`]: where the real run's output can differ because time does not pass.
+//! - `pipeline`: each JSON operator as the SQL Flink plans into it;
+//! - `statements`: a `"sql"` scenario's own statements, split and re-targeted to the sink;
+//! - `timing`: where the real run's output can differ because time does not pass.
 
 mod pipeline;
 mod source;

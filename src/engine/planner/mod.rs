@@ -3,11 +3,11 @@
 //! plans it, so that the pipeline's operators are the nodes of Flink's optimized plan.
 //!
 //! Layers, each in its file:
-//! - [`script`]: statements split and parsed (sqlparser);
-//! - [`convert`]: SQL → relational tree (Calcite's `SqlToRelConverter`, Flink's rank rule), with
-//!   [`window`] (`OVER`) and [`aggregate`] (`GROUP BY`);
-//! - [`optimize`]: field trimming, Calc merging and removal (Flink's stream optimizer);
-//! - [`emit`]: the tree → the pipeline's JSON operators, which the scenario then validates and
+//! - `script`: statements split and parsed (sqlparser);
+//! - `convert`: SQL → relational tree (Calcite's `SqlToRelConverter`, Flink's rank rule), with
+//!   `window` (`OVER`) and `aggregate` (`GROUP BY`);
+//! - `optimize`: field trimming, Calc merging and removal (Flink's stream optimizer);
+//! - `emit`: the tree → the pipeline's JSON operators, which the scenario then validates and
 //!   compiles exactly as a hand-written pipeline (one path to running operators).
 //!
 //! The physical choices that depend on options and on the input's changelog (rank strategy,

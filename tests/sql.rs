@@ -71,6 +71,10 @@ fn refusals_name_line_and_column() {
     // Flink's own message where Flink refuses: ROW_NUMBER without a rank filter.
     let (e, _) = refusal("SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src;");
     assert!(e.contains("The window can only be ordered in ASCENDING mode."), "{e}");
+    let (e, _) = refusal(
+        "SELECT k, v FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM src) WHERE r <= 2;",
+    );
+    assert!(e.contains("RANK() on streaming table is not supported currently"), "{e}");
     let (e, _) = refusal("SELECT k FROM src JOIN src AS s2 ON src.k = s2.k;");
     assert!(e.contains("JOIN is not modelled"), "{e}");
 }

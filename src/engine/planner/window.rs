@@ -38,6 +38,11 @@ pub(super) fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Optio
                 };
                 let name = function_name(f);
                 let (partition, order) = window_keys(spec, &scope_in)?;
+                // `StreamExecRank` (Flink 2.3) runs ROW_NUMBER only: a Top-N by RANK() or
+                // DENSE_RANK() is refused with these messages.
+                if name == "RANK" || name == "DENSE_RANK" {
+                    return Err(err(at(f), format!("{name}() on streaming table is not supported currently")));
+                }
                 if name == "ROW_NUMBER" {
                     if row_number.is_some() || window.is_some() {
                         return Err(unsupported(f, "ROW_NUMBER() beside another window function in one SELECT"));

@@ -121,12 +121,6 @@ fn conform(name: &str, spec: &Value, recorded: &Value) -> Option<String> {
 const INTENDED: &[(&str, Intended, &str)] = &[
     ("agg_multi_keys_nottl", Intended::Refused("DOUBLE"), "DOUBLE is not modelled (INT, BIGINT, STRING, BOOLEAN are)"),
     (
-        "agg_filter_clause_nottl",
-        Intended::Refused("FILTER"),
-        "an aggregate's FILTER (WHERE …) is not modelled yet (Flink plans `COUNT(*) FILTER $f1` over \
-         `IS TRUE(>(v, 1)) AS $f1`)",
-    ),
-    (
         "dedup_last_minibatch_nottl",
         Intended::Refused("ProcTimeMiniBatchDeduplicateKeepLastRowFunction"),
         "the mini-batch keep-last deduplication (ProcTimeMiniBatchDeduplicateKeepLastRowFunction) is not modelled",

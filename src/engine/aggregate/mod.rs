@@ -315,6 +315,33 @@ impl AggCall {
 /// accumulator, as a generated `AggsHandleFunction` does.
 ///
 /// # Errors
+/// [`accumulate_or_retract`] where call `i` takes only rows whose `filters[i]` column is TRUE
+/// (`AggsHandlerCodeGenerator`: `if (filterArg) { accumulate }`, Flink 2.3).
+///
+/// # Errors
+/// The first function's error.
+pub fn accumulate_or_retract_filtered(
+    calls: &[AggCall],
+    filters: &[Option<usize>],
+    accs: &mut [Accumulator],
+    input: &Row,
+    accumulate: bool,
+) -> Result<(), String> {
+    for (i, (call, acc)) in calls.iter().zip(accs.iter_mut()).enumerate() {
+        if let Some(Some(f)) = filters.get(i) {
+            if input.0.get(*f) != Some(&Value::Bool(true)) {
+                continue;
+            }
+        }
+        if accumulate {
+            call.accumulate(acc, input)?;
+        } else {
+            call.retract(acc, input)?;
+        }
+    }
+    Ok(())
+}
+
 /// The first function's error.
 pub fn accumulate_or_retract(
     calls: &[AggCall],

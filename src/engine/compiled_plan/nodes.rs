@@ -86,9 +86,19 @@ fn agg_call(node: &Node, path: &str, call: &Value, inputs: &[Field], alias: &str
             format!("the aggregate function {} is not modelled (modelled: {})", quote(&name), known.join(", ")),
         ));
     };
-    if call.get("filterArg").and_then(Value::as_i64).unwrap_or(-1) != -1 {
-        return Err(node.err(&format!("{path}.filterArg"), "an aggregate's FILTER (WHERE …) clause is not modelled"));
-    }
+    // `FILTER (WHERE …)`: the BOOLEAN input field the call reads (`filterArg`, -1 for none).
+    let filter = match call.get("filterArg").and_then(Value::as_i64).unwrap_or(-1) {
+        -1 => None,
+        f => match usize::try_from(f).ok().and_then(|f| inputs.get(f)) {
+            Some(field) => Some(field.name.clone()),
+            None => {
+                return Err(node.err(
+                    &format!("{path}.filterArg"),
+                    format!("{f} is out of range: the input has {} fields", inputs.len()),
+                ))
+            }
+        },
+    };
     for flag in ["approximate", "ignoreNulls"] {
         if call.get(flag).and_then(Value::as_bool) == Some(true) {
             return Err(node.err(&format!("{path}.{flag}"), format!("{flag} = true is not modelled")));
@@ -102,7 +112,11 @@ fn agg_call(node: &Node, path: &str, call: &Value, inputs: &[Field], alias: &str
     };
     let args = names_of(node, &format!("{path}.argList"), call.get("argList").unwrap_or(&Value::Null), inputs)?;
     let args = if args.is_empty() { vec!["*".to_string()] } else { args };
-    Ok(json!({ "function": function, "args": args, "as": alias }))
+    let mut out = json!({ "function": function, "args": args, "as": alias });
+    if let Some(f) = filter {
+        out["filter"] = Value::String(f);
+    }
+    Ok(out)
 }
 
 /// The `aggCalls` of a node, named by the `outputType` fields after the `skip` leading ones.

@@ -243,7 +243,7 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
             arity(1)?;
             Ok(format!("(NOT {})", s(0)?))
         }
-        "$IS NULL$1" | "$IS NOT NULL$1" => {
+        "$IS NULL$1" | "$IS NOT NULL$1" | "$IS TRUE$1" => {
             arity(1)?;
             Ok(format!("({} {})", s(0)?, &name[1..name.len() - 2]))
         }
@@ -278,7 +278,7 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
         }
         _ => Err(format!(
             "the function {} is not modelled by the engine's Calc (it evaluates =, <>, <, <=, >, >=, +, -, *, /, \
-             %, AND, OR, NOT, IS [NOT] NULL, CASE, PROCTIME())",
+             %, AND, OR, NOT, IS [NOT] NULL, IS TRUE, CASE, PROCTIME())",
             quote(&name)
         )),
     }

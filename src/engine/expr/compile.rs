@@ -35,7 +35,7 @@ pub const MAX_EXPRESSION_DEPTH: usize = 40;
 /// What this model evaluates, for error messages.
 const SUPPORTED: &str =
     "column references, INT/BIGINT/STRING/BOOLEAN/NULL literals, +, -, *, /, %, =, <>, <, <=, >, >=, \
-                         AND, OR, NOT, IS [NOT] NULL and CASE WHEN ... THEN ... [ELSE ...] END";
+                         AND, OR, NOT, IS [NOT] NULL, IS TRUE, PROCTIME() and CASE WHEN ... THEN ... [ELSE ...] END";
 
 /// One compiled `SELECT` item.
 #[derive(Debug, Clone, PartialEq)]
@@ -263,6 +263,11 @@ fn compile_expr(sql: &ast::Expr, scope: &Scope) -> Result<Expr, ScenarioError> {
                     })
                 }
             }
+        }
+        ast::Expr::IsTrue(e) => {
+            let arg = compile_expr(e, scope)?;
+            boolean_operand(&arg, "IS TRUE", scope)?;
+            Ok(Expr::IsTrue(Box::new(typed(arg, DataType::Boolean))))
         }
         ast::Expr::IsNull(e) | ast::Expr::IsNotNull(e) => {
             let arg = compile_expr(e, scope)?;

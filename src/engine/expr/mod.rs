@@ -125,6 +125,8 @@ pub enum Expr {
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
+    /// `x IS TRUE`: never NULL (Calcite wraps an aggregate's `FILTER` condition in it).
+    IsTrue(Box<Expr>),
     IsNull {
         arg: Box<Expr>,
         negated: bool,
@@ -146,7 +148,7 @@ impl Expr {
             }
             Expr::Literal { data_type, .. } => *data_type,
             Expr::ProcTime => Some(DataType::ProcTime),
-            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } => {
+            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::IsNull { .. } | Expr::IsTrue(_) => {
                 Some(DataType::Boolean)
             }
         }
@@ -212,6 +214,7 @@ impl Expr {
                 _ => Value::Null,
             },
             Expr::IsNull { arg, negated } => Value::Bool((arg.try_eval(row, now)? == Value::Null) != *negated),
+            Expr::IsTrue(arg) => Value::Bool(arg.try_eval(row, now)? == Value::Bool(true)),
             Expr::Case { whens, otherwise, .. } => {
                 for (condition, result) in whens {
                     if condition.try_eval(row, now)? == Value::Bool(true) {
@@ -277,6 +280,7 @@ impl Expr {
             Expr::Or(..) => call(out, "OR", &self.operands_of(false)),
             Expr::Not(a) => call(out, "NOT", &[a]),
             Expr::IsNull { arg, negated } => call(out, if *negated { "IS NOT NULL" } else { "IS NULL" }, &[arg]),
+            Expr::IsTrue(arg) => call(out, "IS TRUE", &[arg]),
             Expr::Case { whens, otherwise, data_type } => {
                 // String results take the CASE's type: `VARCHAR(n)` of the longest literal when
                 // every result is a literal (Flink unifies ragged CHARs to VARCHAR), else
@@ -360,6 +364,10 @@ impl Expr {
                 out.push_str("NOT(");
                 a.write_infix(names, out);
                 out.push(')');
+            }
+            Expr::IsTrue(arg) => {
+                arg.write_infix(names, out);
+                out.push_str(" IS TRUE");
             }
             Expr::IsNull { arg, negated } => {
                 arg.write_infix(names, out);

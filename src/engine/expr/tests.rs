@@ -136,3 +136,15 @@ fn arithmetic_follows_java_integer_semantics() {
     assert_eq!(item("i * 2 + l").expr.infix(&names), "((i * 2) + l)");
     assert_eq!(item("i % 2").expr.infix(&names), "MOD(i, 2)");
 }
+
+#[test]
+fn is_true_is_never_null() {
+    let it = item("(i > 1) IS TRUE AS f");
+    assert_eq!(it.expr.data_type(), Some(DataType::Boolean));
+    assert_eq!(it.expr.eval(&[N, Value::Int(2), N, N]), T);
+    assert_eq!(it.expr.eval(&[N, Value::Int(0), N, N]), F);
+    assert_eq!(it.expr.eval(&[N, N, N, N]), F, "NULL IS TRUE is FALSE");
+    let names: Vec<String> = cols().iter().map(|c| c.name.clone()).collect();
+    assert_eq!(it.expr.rex(&names), "IS TRUE(>(i, 1))");
+    assert_eq!(it.expr.infix(&names), "(i > 1) IS TRUE");
+}

@@ -23,7 +23,10 @@ pub(super) fn agg_call(f: &ast::Function, name: &str, scope: &Scope) -> Result<A
             _ => return Err(unsupported(e, "an expression as a window function's argument")),
         }
     }
-    Ok(AggCall { function: name.to_string(), distinct, args })
+    if let Some(filter) = &f.filter {
+        return Err(unsupported(filter.as_ref(), "a window function's FILTER (WHERE …) clause"));
+    }
+    Ok(AggCall { function: name.to_string(), distinct, args, filter: None })
 }
 
 /// The arguments of an aggregate call (none for `*`) and whether it is `DISTINCT`.
@@ -39,9 +42,6 @@ pub(super) fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f 
                 AGG_FUNCTIONS.join(", ")
             ),
         ));
-    }
-    if let Some(filter) = &f.filter {
-        return Err(unsupported(filter.as_ref(), "an aggregate's FILTER (WHERE …) clause"));
     }
     let ast::FunctionArguments::List(list) = &f.args else {
         return Err(err(at(f), format!("{} needs an argument", name_of(name))));
@@ -200,7 +200,23 @@ impl AggCollector<'_, '_> {
                     }
                 });
             }
-            let call = AggCall { function: name, distinct, args };
+            // `FILTER (WHERE c)`: `IS TRUE(c)` in the projection, after the call's arguments
+            // (Calcite's `AggConverter`; real Flink 2.3: `agg_filter_clause_nottl`).
+            let filter = match &f.filter {
+                None => None,
+                Some(c) => {
+                    let x = Ex::IsTrue(Box::new(expr(c, self.scope)?));
+                    Some(match self.pre.iter().position(|p| *p == x) {
+                        Some(i) => i,
+                        None => {
+                            self.pre.push(x);
+                            self.pre_names.push(String::new());
+                            self.pre.len() - 1
+                        }
+                    })
+                }
+            };
+            let call = AggCall { function: name, distinct, args, filter };
             // A call written directly as the item takes its alias (or `EXPR$<ordinal>`).
             let name = match alias {
                 Some(Some(a)) => a.to_string(),

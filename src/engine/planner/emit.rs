@@ -91,7 +91,11 @@ fn aggregates(calls: &[AggCall], inputs: &[String], names: &[String]) -> Vec<Val
             let function = if c.distinct { format!("{}_DISTINCT", c.function) } else { c.function.clone() };
             let args: Vec<String> =
                 if c.args.is_empty() { vec!["*".into()] } else { c.args.iter().map(|&a| inputs[a].clone()).collect() };
-            json!({ "function": function, "args": args, "as": name })
+            let mut call = json!({ "function": function, "args": args, "as": name });
+            if let Some(f) = c.filter {
+                call["filter"] = Value::String(inputs[f].clone());
+            }
+            call
         })
         .collect()
 }

@@ -71,6 +71,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                         .into_iter()
                         .map(|mut c| {
                             c.args = c.args.iter().map(|&a| through(a)).collect();
+                            c.filter = c.filter.map(through);
                             c
                         })
                         .collect::<Vec<_>>();
@@ -84,7 +85,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
             kept_calls.sort_unstable();
             kept_calls.dedup();
             let mut used: Vec<usize> = group.clone();
-            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied()));
+            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied().chain(calls[c].filter)));
             used.sort_unstable();
             used.dedup();
             let input = trim(*input, &used);
@@ -96,6 +97,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 .map(|&c| {
                     let mut call = calls[c].clone();
                     call.args = call.args.iter().map(|&a| pos(a)).collect();
+                    call.filter = call.filter.map(pos);
                     call
                 })
                 .collect();
@@ -123,7 +125,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
             let mut used: Vec<usize> = needed.iter().copied().filter(|&i| i < n).collect();
             used.extend(&partition);
             used.push(order);
-            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied()));
+            used.extend(kept_calls.iter().flat_map(|&c| calls[c].args.iter().copied().chain(calls[c].filter)));
             used.sort_unstable();
             used.dedup();
             let input = trim(*input, &used);
@@ -135,6 +137,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 .map(|&c| {
                     let mut call = calls[c].clone();
                     call.args = call.args.iter().map(|&a| pos(a)).collect();
+                    call.filter = call.filter.map(pos);
                     call
                 })
                 .collect();

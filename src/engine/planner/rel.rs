@@ -19,6 +19,8 @@ pub enum Ex {
     And(Box<Ex>, Box<Ex>),
     Or(Box<Ex>, Box<Ex>),
     Not(Box<Ex>),
+    /// `x IS TRUE` (an aggregate's `FILTER` condition, as Calcite wraps it).
+    IsTrue(Box<Ex>),
     IsNull {
         expr: Box<Ex>,
         negated: bool,
@@ -39,7 +41,7 @@ impl Ex {
                 a.columns(out);
                 b.columns(out);
             }
-            Ex::Not(a) | Ex::IsNull { expr: a, .. } => a.columns(out),
+            Ex::Not(a) | Ex::IsNull { expr: a, .. } | Ex::IsTrue(a) => a.columns(out),
             Ex::Case { whens, otherwise } => {
                 for (c, r) in whens {
                     c.columns(out);
@@ -64,6 +66,7 @@ impl Ex {
             Ex::Or(a, b) => Ex::Or(m(a), m(b)),
             Ex::Not(a) => Ex::Not(m(a)),
             Ex::IsNull { expr, negated } => Ex::IsNull { expr: m(expr), negated: *negated },
+            Ex::IsTrue(a) => Ex::IsTrue(m(a)),
             Ex::Case { whens, otherwise } => Ex::Case {
                 whens: whens.iter().map(|(c, r)| (c.map_columns(f), r.map_columns(f))).collect(),
                 otherwise: otherwise.as_ref().map(|e| m(e)),
@@ -86,6 +89,7 @@ impl Ex {
             Ex::Or(a, b) => format!("({} OR {})", s(a), s(b)),
             Ex::Not(a) => format!("(NOT {})", s(a)),
             Ex::IsNull { expr, negated } => format!("({} IS {}NULL)", s(expr), if *negated { "NOT " } else { "" }),
+            Ex::IsTrue(a) => format!("({} IS TRUE)", s(a)),
             Ex::Case { whens, otherwise } => {
                 let mut out = String::from("CASE");
                 for (c, r) in whens {
@@ -114,6 +118,8 @@ pub struct AggCall {
     pub distinct: bool,
     /// The argument fields (none: `COUNT(*)`; two: `LATEST_BY_TIME(value, time)`).
     pub args: Vec<usize>,
+    /// The BOOLEAN field of its `FILTER (WHERE …)`, if any (`AggregateCall.filterArg`).
+    pub filter: Option<usize>,
 }
 
 /// An `OVER` window frame, as the engine's `OverAggregate` writes it

@@ -98,9 +98,14 @@ pub fn group_aggregate(spec: &GroupAggregateSpec) -> String {
     let names = input_names(spec);
     let retract = spec.input_retracts && spec.flink == FlinkMode::Flink2_3;
     let mut select = key_names(spec);
-    for (call, out) in spec.calls.iter().zip(&spec.output_columns[spec.group_by.len()..]) {
+    for (i, (call, out)) in spec.calls.iter().zip(&spec.output_columns[spec.group_by.len()..]).enumerate() {
         let distinct = if matches!(call, AggCall::CountDistinct { .. }) { "DISTINCT " } else { "" };
-        select.push(alias(call_text(call, retract, &names, distinct), &out.name));
+        let mut text = call_text(call, retract, &names, distinct);
+        // `RelExplainUtil.stringifyAggregates`: `COUNT(*) FILTER $f1`.
+        if let Some(Some(f)) = spec.filters.get(i) {
+            text.push_str(&format!(" FILTER {}", names[*f]));
+        }
+        select.push(alias(text, &out.name));
     }
     operator("GroupAggregate", spec, &select, true)
 }

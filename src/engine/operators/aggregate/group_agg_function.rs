@@ -27,7 +27,7 @@
 //! State TTL is `StateConfigUtil.createTtlConfig(table.exec.state.ttl)`; no timers are used.
 
 use super::GroupAggregateSpec;
-use crate::engine::aggregate::{accumulate_or_retract, describe_accumulators, Accumulators, AggCall};
+use crate::engine::aggregate::{accumulate_or_retract_filtered, describe_accumulators, Accumulators, AggCall};
 use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, RowKind, Value};
 use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
@@ -43,6 +43,8 @@ pub struct GroupAggFunction {
     /// The aggregate calls run: the spec's, plus a hidden `COUNT(*)` when the input retracts
     /// and the query has none.
     calls: Vec<AggCall>,
+    /// Per call, its FILTER column.
+    filters: Vec<Option<usize>>,
     /// Index in `calls` of the `COUNT(*)` the record counter reads (`indexOfCountStar`).
     index_of_count_star: Option<usize>,
     backend: KeyedStateBackend,
@@ -56,11 +58,18 @@ impl GroupAggFunction {
     /// `state_ttl_ms` is `table.exec.state.ttl` in ms (0 disables TTL).
     pub fn new(spec: GroupAggregateSpec, state_ttl_ms: Millis) -> Self {
         let mut calls = spec.calls.clone();
+        let mut filters = spec.filters.clone();
+        filters.resize(calls.len(), None);
+        // The record counter is a `COUNT(*)` without a FILTER (`AggregateUtil.inferAggAccumulatorNames`
+        // / `indexOfCountStar`), the query's own or a hidden one.
         let index_of_count_star = if spec.input_retracts {
-            Some(calls.iter().position(|c| *c == AggCall::CountStar).unwrap_or_else(|| {
-                calls.push(AggCall::CountStar);
-                calls.len() - 1
-            }))
+            Some(calls.iter().zip(&filters).position(|(c, f)| *c == AggCall::CountStar && f.is_none()).unwrap_or_else(
+                || {
+                    calls.push(AggCall::CountStar);
+                    filters.push(None);
+                    calls.len() - 1
+                },
+            ))
         } else {
             None
         };
@@ -68,6 +77,7 @@ impl GroupAggFunction {
         GroupAggFunction {
             spec,
             calls,
+            filters,
             index_of_count_star,
             backend: KeyedStateBackend::new(config.enabled_ttl_ms()),
             acc_state: ValueState::with_ttl("accState", config),
@@ -120,7 +130,7 @@ impl StreamOperator for GroupAggFunction {
             None => (self.calls.iter().map(|c| c.create_accumulator()).collect(), true),
         };
         let prev = self.spec.output(&key_row, &accs);
-        accumulate_or_retract(&self.calls, &mut accs, &input.row, accumulate)?;
+        accumulate_or_retract_filtered(&self.calls, &self.filters, &mut accs, &input.row, accumulate)?;
         let new = self.spec.output(&key_row, &accs);
         if !self.record_count_is_zero(&accs) {
             self.acc_state.update(&mut self.backend.keys, key, accs, now);

@@ -98,6 +98,10 @@ pub(in crate::engine::operators) struct RawAggregate {
     /// The output column's name.
     #[serde(rename = "as")]
     pub(in crate::engine::operators) alias: String,
+    /// `agg(x) FILTER (WHERE …)`: a BOOLEAN input column; the call takes only the rows where it is
+    /// TRUE (the planner computes `IS TRUE(condition)` into it). Group aggregation on Flink 2.3.
+    #[serde(default)]
+    pub(in crate::engine::operators) filter: Option<String>,
 }
 
 /// A validated group aggregation.
@@ -105,6 +109,8 @@ pub(in crate::engine::operators) struct RawAggregate {
 pub struct GroupAggregateSpec {
     pub group_by: Vec<usize>,
     pub calls: Vec<AggCall>,
+    /// Per call, the BOOLEAN input column of its `FILTER` (`AggregateCall.filterArg`).
+    pub filters: Vec<Option<usize>>,
     pub input_columns: Vec<Column>,
     /// The grouping columns, then one column per aggregate (Flink's GroupAggregate output).
     pub output_columns: Vec<Column>,
@@ -249,8 +255,33 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let mut output_columns: Vec<Column> = group_by.iter().map(|&k| input.columns[k].clone()).collect();
     let mut names: HashSet<String> = output_columns.iter().map(|c| c.name.clone()).collect();
     let mut calls = Vec::new();
+    let mut filters = Vec::new();
     for (j, agg) in op.aggregates.iter().enumerate() {
         let apath = format!("{path}.aggregates[{j}]");
+        filters.push(match &agg.filter {
+            None => None,
+            Some(name) => {
+                let fpath = format!("{apath}.filter");
+                if input.flink != FlinkMode::Flink2_3 || input.mini_batch.is_some() {
+                    return Err(ScenarioError::new(
+                        fpath,
+                        "an aggregate's FILTER is modelled for Flink 2.3's GroupAggFunction without mini-batch only",
+                    ));
+                }
+                let i = column_index(input.columns, name, &fpath, input.input_name)?;
+                if input.columns[i].data_type != DataType::Boolean {
+                    return Err(ScenarioError::new(
+                        fpath,
+                        format!(
+                            "the FILTER column {} is {}, not BOOLEAN",
+                            quote(name),
+                            input.columns[i].data_type.name()
+                        ),
+                    ));
+                }
+                Some(i)
+            }
+        });
         let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name, input.retracts)?;
         if input.retracts && !call.supports_retraction() {
             let names: Vec<String> = input.columns.iter().map(|c| c.name.clone()).collect();
@@ -308,6 +339,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         derive_agg_call_need_retractions(&mut calls, group_by.len(), &monotonicity);
     }
     Ok(Rc::new(GroupAggregateSpec {
+        filters,
         monotonicity,
         group_by,
         calls,

@@ -348,6 +348,12 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         // A bounded window retracts the rows that leave it: every call needs `retract`
         // (`aggCallNeedRetractions` all true in `createBoundedOverProcessFunction`).
         let retract = window.is_bounded();
+        if agg.filter.is_some() {
+            return Err(ScenarioError::new(
+                format!("{apath}.filter"),
+                "an aggregate's FILTER is modelled for GROUP BY only",
+            ));
+        }
         let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name, retract)?;
         if retract && !call.supports_retraction() {
             return Err(ScenarioError::new(

@@ -220,6 +220,12 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let mut calls = Vec::new();
     for (j, agg) in op.aggregates.iter().enumerate() {
         let apath = format!("{path}.aggregates[{j}]");
+        if agg.filter.is_some() {
+            return Err(ScenarioError::new(
+                format!("{apath}.filter"),
+                "an aggregate's FILTER is modelled for GROUP BY only",
+            ));
+        }
         let (call, data_type) = compile_call(agg, input.columns, &apath, input.input_name, false)?;
         if agg.alias.trim().is_empty() || !names.insert(agg.alias.clone()) {
             return Err(ScenarioError::new(

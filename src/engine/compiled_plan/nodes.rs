@@ -296,7 +296,8 @@ pub(super) fn over_aggregate(node: &Node, inputs: &[Field], outputs: &[Field]) -
         return Err(node.err(
             "overSpec.groups[0].orderBy",
             format!(
-                "{} is not a processing-time attribute: OVER windows on event time are not modelled",
+                "{} is not a processing-time attribute: OVER windows ordered by anything else (event time, a \
+                 non-time column) are not modelled",
                 quote(&order_name)
             ),
         ));

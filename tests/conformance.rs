@@ -6,74 +6,21 @@
 //!
 //! Native only: it reads the fixtures from disk (`CONFORMANCE_DIR` overrides where).
 
+use common::conformance::{dir, read, without_table};
 use flink_state_sim::engine::explain::explain_lines;
 use flink_state_sim::engine::{expect, Scenario};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn dir() -> PathBuf {
-    std::env::var_os("CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"))
-}
+mod common;
 
-/// The SQL scenario of a spec: its options as `SET`s, its views, its query; its one source's
-/// rows arriving 1 ms apart from 1 ms, then (under mini-batch) the allow-latency interval
-/// passing, as the recorder's bounded source ends every bundle at the end of its input.
-pub fn scenario_of(name: &str, spec: &Value, recorded: &Value) -> Value {
-    let mut sql = Vec::new();
-    let conf = spec["conf"].as_object().cloned().unwrap_or_default();
-    for (k, v) in &conf {
-        sql.push(format!("SET '{k}' = '{}';", v.as_str().unwrap_or_default()));
-    }
-    for view in spec["views"].as_array().into_iter().flatten() {
-        sql.push(format!("CREATE TEMPORARY VIEW {} AS {};", view[0].as_str().unwrap(), view[1].as_str().unwrap()));
-    }
-    sql.push(format!("{};", spec["query"].as_str().unwrap()));
-    let (source_name, source) = spec["sources"].as_object().unwrap().iter().next().unwrap();
-    let mut src = json!({ "name": source_name, "schema": source["schema"] });
-    if let Some(pt) = source.get("proctime") {
-        src["proctime"] = pt.clone();
-    }
-    let mut steps: Vec<Value> = source["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, row)| json!({ "at": i + 1, "row": row }))
-        .collect();
-    // A spec that holds its source open (`hold_open_ms`) lets processing time pass after the
-    // last row, so pending processing-time timers fire (a RANGE window's).
-    if let Some(ms) = spec.get("hold_open_ms").and_then(Value::as_u64) {
-        steps.push(json!({ "advance_by": ms }));
-    }
-    if conf.get("table.exec.mini-batch.enabled").and_then(Value::as_str) == Some("true") {
-        let latency = conf.get("table.exec.mini-batch.allow-latency").and_then(Value::as_str).unwrap_or("1 s");
-        steps.push(json!({ "advance_by": latency }));
-    }
-    let mut scenario = json!({
-        "name": name,
-        "flink": "2.3",
-        "time_format": "millis",
-        "source": src,
-        "sql": sql.join("\n"),
-        "steps": steps,
-    });
+/// The SQL scenario of a spec, expecting the changelog Flink recorded.
+fn scenario_of(name: &str, spec: &Value, recorded: &Value) -> Value {
+    let mut scenario = common::conformance::scenario(name, spec);
     if let Some(changelog) = recorded.get("changelog") {
         scenario["expect"] = json!({ "changelog": { "sink": changelog } });
     }
     scenario
-}
-
-/// A plan line with the scan's table name left out (the recorder's inline source is
-/// `*anonymous_python-input-format$*`, a scenario's is `default_catalog, default_database, src`).
-fn without_table(line: &str) -> String {
-    match (line.find("table=[["), line.find("]], fields=")) {
-        (Some(a), Some(b)) if line.starts_with("TableSourceScan") && a < b => {
-            format!("{}table=[[…{}", &line[..a], &line[b..])
-        }
-        _ => line.to_string(),
-    }
 }
 
 fn lines(v: &Value) -> Vec<String> {
@@ -163,7 +110,6 @@ fn every_recorded_fixture_plans_and_runs_as_flink_did() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for name in &names {
-        let read = |p: PathBuf| -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok() };
         let spec = read(dir.join("specs").join(format!("{name}.json"))).expect("spec is JSON");
         let Some(recorded) = read(dir.join("recorded").join(format!("{name}.json"))) else {
             failures.push(format!("{name}: not recorded (run tests/conformance/record.sh {name})"));
@@ -225,7 +171,6 @@ fn the_readme_table_is_the_conformance_measured() {
     for entry in std::fs::read_dir(dir.join("recorded")).expect("tests/conformance/recorded") {
         let path = entry.expect("entry").path();
         let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let read = |p: PathBuf| -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok() };
         let (Some(recorded), Some(spec)) = (read(path.clone()), read(dir.join("specs").join(format!("{name}.json"))))
         else {
             continue;

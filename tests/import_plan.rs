@@ -8,72 +8,19 @@
 //!
 //! Native only: it reads the fixtures from disk (`CONFORMANCE_DIR` overrides where).
 
+use common::conformance::{dir, read, steps, without_table};
 use flink_state_sim::engine::compiled_plan::import;
 use flink_state_sim::engine::explain::explain_lines;
 use flink_state_sim::engine::options::Retention;
 use flink_state_sim::engine::time::parse_duration;
 use flink_state_sim::engine::{expect, Scenario};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
-fn dir() -> PathBuf {
-    std::env::var_os("CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"))
-}
+mod common;
 
-fn read(p: PathBuf) -> Option<Value> {
-    serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()
-}
-
-fn mini_batch_latency(spec: &Value) -> Option<String> {
-    let conf = &spec["conf"];
-    (conf["table.exec.mini-batch.enabled"].as_str() == Some("true"))
-        .then(|| conf["table.exec.mini-batch.allow-latency"].as_str().unwrap_or("1 s").to_string())
-}
-
-/// The spec's one source's rows, 1 ms apart from 1 ms, then (under mini-batch) the allow-latency
-/// interval passing — as `tests/conformance.rs` drives a spec.
-fn steps(spec: &Value) -> Vec<Value> {
-    let (_, source) = spec["sources"].as_object().unwrap().iter().next().unwrap();
-    let mut steps: Vec<Value> = source["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, row)| json!({ "at": i + 1, "row": row }))
-        .collect();
-    if let Some(latency) = mini_batch_latency(spec) {
-        steps.push(json!({ "advance_by": latency }));
-    }
-    // The recorder holds such a source open this long after its last row, so timers fire.
-    if let Some(hold) = spec.get("hold_open_ms") {
-        steps.push(json!({ "advance_by": hold }));
-    }
-    steps
-}
-
-/// The spec as a SQL script (`SET`s, views, the query), as `tests/conformance.rs` writes it.
-fn sql_of(spec: &Value) -> String {
-    let mut sql = Vec::new();
-    for (k, v) in spec["conf"].as_object().cloned().unwrap_or_default() {
-        sql.push(format!("SET '{k}' = '{}';", v.as_str().unwrap_or_default()));
-    }
-    for view in spec["views"].as_array().into_iter().flatten() {
-        sql.push(format!("CREATE TEMPORARY VIEW {} AS {};", view[0].as_str().unwrap(), view[1].as_str().unwrap()));
-    }
-    sql.push(format!("{};", spec["query"].as_str().unwrap()));
-    sql.join("\n")
-}
-
+/// The spec as a SQL scenario, as `tests/conformance.rs` drives it.
 fn sql_scenario(name: &str, spec: &Value) -> Result<Scenario, String> {
-    let (source_name, source) = spec["sources"].as_object().unwrap().iter().next().unwrap();
-    let mut src = json!({ "name": source_name, "schema": source["schema"] });
-    if let Some(pt) = source.get("proctime") {
-        src["proctime"] = pt.clone();
-    }
-    let scenario = json!({ "name": name, "flink": "2.3", "source": src, "sql": sql_of(spec), "steps": steps(spec) });
-    Scenario::from_json(&scenario.to_string()).map_err(|e| e.to_string())
+    Scenario::from_json(&common::conformance::scenario(name, spec).to_string()).map_err(|e| e.to_string())
 }
 
 /// The pipeline without operator ids (an import names operators by the plan's node ids), a
@@ -88,16 +35,6 @@ fn without_ids(pipeline: &[Value]) -> Vec<Value> {
             serde_json::from_str(&text).unwrap()
         })
         .collect()
-}
-
-/// A plan line with the scan's table left out (the recorder's inline source is anonymous).
-fn without_table(line: &str) -> String {
-    match (line.find("table=[["), line.find("]], fields=")) {
-        (Some(a), Some(b)) if line.starts_with("TableSourceScan") && a < b => {
-            format!("{}table=[[…{}", &line[..a], &line[b..])
-        }
-        _ => line.to_string(),
-    }
 }
 
 /// Each node's `description`, sink first and left out: the optimized execution plan as Flink

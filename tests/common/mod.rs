@@ -3,6 +3,8 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod conformance;
 #[cfg(target_arch = "wasm32")]
 pub mod embed;
 #[cfg(target_arch = "wasm32")]

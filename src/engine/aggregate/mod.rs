@@ -311,12 +311,9 @@ impl AggCall {
     }
 }
 
-/// Runs `accumulate` (or, when `accumulate` is false, `retract`) of every call on its own
-/// accumulator, as a generated `AggsHandleFunction` does.
-///
-/// # Errors
 /// [`accumulate_or_retract`] where call `i` takes only rows whose `filters[i]` column is TRUE
-/// (`AggsHandlerCodeGenerator`: `if (filterArg) { accumulate }`, Flink 2.3).
+/// (`AggsHandlerCodeGenerator`: `if (filterArg) { accumulate }`, Flink 2.3); a call without a
+/// filter entry takes every row.
 ///
 /// # Errors
 /// The first function's error.
@@ -342,6 +339,10 @@ pub fn accumulate_or_retract_filtered(
     Ok(())
 }
 
+/// Runs `accumulate` (or, when `accumulate` is false, `retract`) of every call on its own
+/// accumulator, as a generated `AggsHandleFunction` does.
+///
+/// # Errors
 /// The first function's error.
 pub fn accumulate_or_retract(
     calls: &[AggCall],
@@ -349,14 +350,7 @@ pub fn accumulate_or_retract(
     input: &Row,
     accumulate: bool,
 ) -> Result<(), String> {
-    for (call, acc) in calls.iter().zip(accs.iter_mut()) {
-        if accumulate {
-            call.accumulate(acc, input)?;
-        } else {
-            call.retract(acc, input)?;
-        }
-    }
-    Ok(())
+    accumulate_or_retract_filtered(calls, &[], accs, input, accumulate)
 }
 
 impl Accumulator {

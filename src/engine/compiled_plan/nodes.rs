@@ -61,8 +61,7 @@ pub(super) fn calc(im: &mut Import, node: &Node, inputs: &[Field], outputs: &[Fi
     if serde_json::to_string(node.json).is_ok_and(|t| t.contains("\"$PROCTIME$1\"")) && im.proctime.is_none() {
         im.name_proctime("proctime");
     }
-    let proctime = im.proctime.clone().unwrap_or_default();
-    let scope = Scope { inputs, proctime: &proctime };
+    let scope = Scope { inputs };
     let mut select = Vec::new();
     for (j, (item, out)) in projection.iter().zip(outputs).enumerate() {
         let text = rex::sql(item, &scope).map_err(|m| node.err(&format!("projection[{j}]"), m))?;

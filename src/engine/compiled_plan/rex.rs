@@ -136,11 +136,9 @@ pub fn ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// What an expression refers to: the input's field names and the processing-time attribute's
-/// name (what `PROCTIME()` reads).
+/// What an expression refers to: the input's field names.
 pub struct Scope<'a> {
     pub inputs: &'a [Field],
-    pub proctime: &'a str,
 }
 
 /// The SQL text of a `RexNode` over `scope`, as the SQL planner writes the same expression:
@@ -267,7 +265,6 @@ fn call(rex: &Value, scope: &Scope) -> Result<String, String> {
         // The engine's Calc evaluates `PROCTIME()` itself, as the SQL planner writes it.
         "$PROCTIME$1" => {
             arity(0)?;
-            let _ = scope.proctime;
             Ok("PROCTIME()".to_string())
         }
         // Materializing the attribute turns the time attribute into a plain TIMESTAMP_LTZ value:
@@ -309,7 +306,7 @@ mod tests {
     #[test]
     fn writes_expressions_as_the_sql_planner_does() {
         let inputs = row_fields(&json!("ROW<`a` INT, `b` VARCHAR(3)>")).unwrap();
-        let scope = Scope { inputs: &inputs, proctime: "pt" };
+        let scope = Scope { inputs: &inputs };
         let r = |i: u64| json!({"kind": "INPUT_REF", "inputIndex": i});
         let lit = |v: Value, t: &str| json!({"kind": "LITERAL", "value": v, "type": t});
         let and = json!({"kind": "CALL", "internalName": "$AND$1", "operands": [

@@ -4,8 +4,8 @@
 //! then the select list over its output.
 
 use super::convert::{
-    aggregate_or_window_call, at, binary, contains_agg, expr, function_name, item_expr, item_name, name_of,
-    select_items, unsupported, Item, Scope, AGG_FUNCTIONS,
+    aggregate_or_window_call, at, expr, expr_with, function_name, item_expr, item_name, select_items, unsupported,
+    Item, Scope, AGG_FUNCTIONS,
 };
 use super::rel::{AggCall, Ex, Node, Rel};
 use super::script::err;
@@ -38,20 +38,20 @@ pub(super) fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f 
             at(f),
             format!(
                 "function {} is not modelled (aggregates: {}; window: ROW_NUMBER)",
-                name_of(name),
+                escaped(name),
                 AGG_FUNCTIONS.join(", ")
             ),
         ));
     }
     let ast::FunctionArguments::List(list) = &f.args else {
-        return Err(err(at(f), format!("{} needs an argument", name_of(name))));
+        return Err(err(at(f), format!("{} needs an argument", escaped(name))));
     };
     if let Some(c) = list.clauses.first() {
-        return Err(err(at(f), format!("{} inside {}(…) is not modelled", escaped(&c.to_string()), name_of(name))));
+        return Err(err(at(f), format!("{} inside {}(…) is not modelled", escaped(&c.to_string()), escaped(name))));
     }
     let distinct = matches!(list.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
     if distinct && name != "COUNT" {
-        return Err(err(at(f), format!("{}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)", name_of(name))));
+        return Err(err(at(f), format!("{}(DISTINCT …) is not modelled (COUNT(DISTINCT …) is)", escaped(name))));
     }
     let arity = if name == "LATEST_BY_TIME" { 2 } else { 1 };
     match list.args.as_slice() {
@@ -63,12 +63,12 @@ pub(super) fn agg_args<'f>(f: &'f ast::Function, name: &str) -> Result<(Vec<&'f 
             for a in args {
                 match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e),
-                    _ => return Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
+                    _ => return Err(err(at(f), format!("{} takes {arity} argument(s) here", escaped(name)))),
                 }
             }
             Ok((out, distinct))
         }
-        _ => Err(err(at(f), format!("{} takes {arity} argument(s) here", name_of(name)))),
+        _ => Err(err(at(f), format!("{} takes {arity} argument(s) here", escaped(name)))),
     }
 }
 
@@ -160,6 +160,11 @@ struct AggCollector<'a, 's> {
 }
 
 impl AggCollector<'_, '_> {
+    /// Field indexes at and above this stand for the aggregate's calls while an item converts.
+    const CALL: usize = usize::MAX / 2;
+
+    /// A select item over the aggregate's output: its calls become the aggregate's fields, any
+    /// other field must be a group key (Calcite's `AggConverter`).
     fn convert(
         &mut self,
         e: &ast::Expr,
@@ -167,103 +172,70 @@ impl AggCollector<'_, '_> {
         ordinal: usize,
         group_len: usize,
     ) -> Result<Ex, SqlError> {
-        let mut top = Some(alias);
-        self.walk(e, &mut top, ordinal, group_len)
+        let scope = self.scope;
+        // A call written directly as the item takes its alias (or `EXPR$<ordinal>`), one inside
+        // an expression `$f<field>`.
+        let top = aggregate_or_window_call(e).is_some();
+        let x = expr_with(e, scope, &mut |f| {
+            if f.over.is_some() {
+                return Some(Err(unsupported(f, "a window function (OVER) in a GROUP BY query")));
+            }
+            if !AGG_FUNCTIONS.contains(&function_name(f).as_str()) {
+                return None;
+            }
+            let name = match (top, alias) {
+                (true, Some(a)) => a.to_string(),
+                (true, None) => format!("EXPR${ordinal}"),
+                (false, _) => format!("$f{}", group_len + self.calls.len()),
+            };
+            Some(self.call(f, name).map(|j| Ex::Col(Self::CALL + j)))
+        })?;
+        let pre = &self.pre[..group_len];
+        let mut used = Vec::new();
+        x.columns(&mut used);
+        if let Some(c) = used.iter().find(|&&c| c < Self::CALL && !pre.contains(&Ex::Col(c))) {
+            return Err(err(at(e), format!("Expression {} is not being grouped", quote(&scope.rel.names[*c]))));
+        }
+        Ok(x.map_columns(&|c| {
+            Ex::Col(if c >= Self::CALL {
+                group_len + c - Self::CALL
+            } else {
+                pre.iter().position(|p| *p == Ex::Col(c)).unwrap_or(0)
+            })
+        }))
     }
 
-    fn walk(
-        &mut self,
-        e: &ast::Expr,
-        top: &mut Option<Option<&str>>,
-        ordinal: usize,
-        group_len: usize,
-    ) -> Result<Ex, SqlError> {
-        let alias = top.take();
-        if let Some(f) = aggregate_or_window_call(e) {
-            if f.over.is_some() {
-                return Err(unsupported(f, "a window function (OVER) in a GROUP BY query"));
-            }
-            let name = function_name(f);
-            let (written, distinct) = agg_args(f, &name)?;
-            let mut args = Vec::new();
-            for a in written {
-                let x = expr(a, self.scope)?;
-                args.push(match self.pre.iter().position(|p| *p == x) {
-                    Some(i) => i,
-                    None => {
-                        self.pre.push(x.clone());
-                        self.pre_names.push(match x {
-                            Ex::Col(i) => self.scope.rel.names[i].clone(),
-                            _ => String::new(),
-                        });
-                        self.pre.len() - 1
-                    }
-                });
-            }
-            // `FILTER (WHERE c)`: `IS TRUE(c)` in the projection, after the call's arguments
-            // (Calcite's `AggConverter`; real Flink 2.3: `agg_filter_clause_nottl`).
-            let filter = match &f.filter {
-                None => None,
-                Some(c) => {
-                    let x = Ex::IsTrue(Box::new(expr(c, self.scope)?));
-                    Some(match self.pre.iter().position(|p| *p == x) {
-                        Some(i) => i,
-                        None => {
-                            self.pre.push(x);
-                            self.pre_names.push(String::new());
-                            self.pre.len() - 1
-                        }
-                    })
-                }
-            };
-            let call = AggCall { function: name, distinct, args, filter };
-            // A call written directly as the item takes its alias (or `EXPR$<ordinal>`).
-            let name = match alias {
-                Some(Some(a)) => a.to_string(),
-                Some(None) => format!("EXPR${ordinal}"),
-                None => format!("$f{}", group_len + self.calls.len()),
-            };
-            self.calls.push((call, name));
-            return Ok(Ex::Col(group_len + self.calls.len() - 1));
+    /// Adds an aggregate call named `name`: its arguments and `FILTER` go into the projection
+    /// below the aggregate. Returns its index among the calls.
+    fn call(&mut self, f: &ast::Function, name: String) -> Result<usize, SqlError> {
+        let function = function_name(f);
+        let (written, distinct) = agg_args(f, &function)?;
+        let mut args = Vec::new();
+        for a in written {
+            let x = expr(a, self.scope)?;
+            args.push(self.projected(x));
         }
-        if !contains_agg(e) {
-            // A group key (or a literal, or an expression of them).
-            let x = expr(e, self.scope)?;
-            let mut used = Vec::new();
-            x.columns(&mut used);
-            for c in &used {
-                if !self.pre[..group_len].contains(&Ex::Col(*c)) {
-                    return Err(err(
-                        at(e),
-                        format!("Expression {} is not being grouped", quote(&self.scope.rel.names[*c])),
-                    ));
-                }
-            }
-            let pre = &self.pre[..group_len];
-            return Ok(x.map_columns(&|c| Ex::Col(pre.iter().position(|p| *p == Ex::Col(c)).unwrap_or(0))));
+        // `FILTER (WHERE c)`: `IS TRUE(c)` in the projection, after the call's arguments
+        // (Calcite's `AggConverter`; real Flink 2.3: `agg_filter_clause_nottl`).
+        let filter = match &f.filter {
+            None => None,
+            Some(c) => Some(self.projected(Ex::IsTrue(Box::new(expr(c, self.scope)?)))),
+        };
+        self.calls.push((AggCall { function, distinct, args, filter }, name));
+        Ok(self.calls.len() - 1)
+    }
+
+    /// The field of the projection below the aggregate computing `x` (added when new; a plain
+    /// field keeps its name, a computed one is named `$f<i>` later).
+    fn projected(&mut self, x: Ex) -> usize {
+        if let Some(i) = self.pre.iter().position(|p| *p == x) {
+            return i;
         }
-        let mut w = |x: &ast::Expr| self.walk(x, &mut None, ordinal, group_len);
-        match e {
-            ast::Expr::Nested(x) => w(x),
-            ast::Expr::BinaryOp { left, op, right } => {
-                let (l, r) = (w(left)?, w(right)?);
-                binary(op, l, r).ok_or_else(|| unsupported(e, &format!("the operator {op}")))
-            }
-            ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr } => Ok(Ex::Not(Box::new(w(expr)?))),
-            ast::Expr::IsNull(x) => Ok(Ex::IsNull { expr: Box::new(w(x)?), negated: false }),
-            ast::Expr::IsNotNull(x) => Ok(Ex::IsNull { expr: Box::new(w(x)?), negated: true }),
-            ast::Expr::Case { operand: None, conditions, else_result, .. } => {
-                let mut whens = Vec::new();
-                for c in conditions {
-                    whens.push((w(&c.condition)?, w(&c.result)?));
-                }
-                let otherwise = match else_result {
-                    Some(x) => Some(Box::new(w(x)?)),
-                    None => None,
-                };
-                Ok(Ex::Case { whens, otherwise })
-            }
-            other => Err(unsupported(other, "this expression")),
-        }
+        self.pre_names.push(match x {
+            Ex::Col(i) => self.scope.rel.names[i].clone(),
+            _ => String::new(),
+        });
+        self.pre.push(x);
+        self.pre.len() - 1
     }
 }

@@ -320,11 +320,6 @@ pub(super) fn item_expr(item: &ast::SelectItem) -> Option<&ast::Expr> {
     }
 }
 
-/// A function's name for a message, escaped and shortened.
-pub(super) fn name_of(function: &str) -> String {
-    escaped(function)
-}
-
 pub(super) fn function_name(f: &ast::Function) -> String {
     super::script::object_name(&f.name).to_ascii_uppercase()
 }
@@ -425,7 +420,22 @@ pub(super) fn binary(op: &ast::BinaryOperator, l: Ex, r: Ex) -> Option<Ex> {
 
 /// A scalar expression over the scope's fields.
 pub(super) fn expr(e: &ast::Expr, scope: &Scope) -> Result<Ex, SqlError> {
-    let w = |x: &ast::Expr| expr(x, scope);
+    expr_with(e, scope, &mut |_| None)
+}
+
+/// [`expr`], where `call` may convert a function call itself (`Some`): an aggregate call in the
+/// select list of a GROUP BY query.
+pub(super) fn expr_with(
+    e: &ast::Expr,
+    scope: &Scope,
+    call: &mut dyn FnMut(&ast::Function) -> Option<Result<Ex, SqlError>>,
+) -> Result<Ex, SqlError> {
+    if let ast::Expr::Function(f) = e {
+        if let Some(converted) = call(f) {
+            return converted;
+        }
+    }
+    let mut w = |x: &ast::Expr| expr_with(x, scope, &mut *call);
     match e {
         ast::Expr::Identifier(id) => field(scope, None, id),
         ast::Expr::CompoundIdentifier(parts) => match parts.as_slice() {

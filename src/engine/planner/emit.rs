@@ -8,7 +8,7 @@ use super::rel::{quote_ident, AggCall, Ex, Node, Rel};
 use serde_json::{json, Value};
 
 /// The pipeline, source side first, and each operator's id.
-pub fn pipeline(rel: &Rel, proctime: &str) -> Vec<Value> {
+pub fn pipeline(rel: &Rel) -> Vec<Value> {
     let mut chain: Vec<&Rel> = Vec::new();
     let mut at = Some(rel);
     while let Some(r) = at {
@@ -30,12 +30,12 @@ pub fn pipeline(rel: &Rel, proctime: &str) -> Vec<Value> {
                     .zip(&r.names)
                     .map(|(e, name)| match e {
                         Ex::Col(i) if inputs[*i] == *name => quote_ident(name),
-                        _ => format!("{} AS {}", e.sql(inputs, proctime), quote_ident(name)),
+                        _ => format!("{} AS {}", e.sql(inputs), quote_ident(name)),
                     })
                     .collect();
                 let mut op = json!({ "operator": "Calc", "id": format!("Calc[{number}]"), "select": select });
                 if let Some(c) = condition {
-                    op["where"] = Value::String(c.sql(inputs, proctime));
+                    op["where"] = Value::String(c.sql(inputs));
                 }
                 op
             }

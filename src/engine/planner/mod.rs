@@ -93,8 +93,7 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
         }
     }
     let optimized = optimize::optimize(rel);
-    let proctime = source.proctime.clone().unwrap_or_default();
-    let pipeline = emit::pipeline(&optimized, &proctime);
+    let pipeline = emit::pipeline(&optimized);
     if pipeline.is_empty() {
         return Err(script::err(
             script.query_at,

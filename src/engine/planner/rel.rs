@@ -75,14 +75,11 @@ impl Ex {
     }
 
     /// SQL text over the input's field `names` (back-quoted), for the pipeline's `Calc`.
-    pub fn sql(&self, names: &[String], proctime: &str) -> String {
-        let s = |e: &Ex| e.sql(names, proctime);
+    pub fn sql(&self, names: &[String]) -> String {
+        let s = |e: &Ex| e.sql(names);
         match self {
             Ex::Col(i) => quote_ident(names.get(*i).map_or("?", String::as_str)),
-            Ex::ProcTime => {
-                let _ = proctime;
-                "PROCTIME()".to_string()
-            }
+            Ex::ProcTime => "PROCTIME()".to_string(),
             Ex::Lit(t) => t.clone(),
             Ex::Cmp(op, a, b) => format!("({} {op} {})", s(a), s(b)),
             Ex::And(a, b) => format!("({} AND {})", s(a), s(b)),

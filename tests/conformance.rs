@@ -5,6 +5,7 @@
 //! for line (the scan's table name aside), or be refused where Flink refused to plan it.
 //!
 //! Native only: it reads the fixtures from disk (`CONFORMANCE_DIR` overrides where).
+#![cfg(not(target_arch = "wasm32"))]
 
 use common::conformance::{dir, read, without_table};
 use flink_state_sim::engine::explain::explain_lines;

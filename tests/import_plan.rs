@@ -7,6 +7,7 @@
 //! engine does not model must be refused naming the node.
 //!
 //! Native only: it reads the fixtures from disk (`CONFORMANCE_DIR` overrides where).
+#![cfg(not(target_arch = "wasm32"))]
 
 use common::conformance::{dir, read, steps, without_table};
 use flink_state_sim::engine::compiled_plan::import;

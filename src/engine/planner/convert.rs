@@ -24,9 +24,9 @@ pub struct SourceTable {
     pub proctime: Option<String>,
 }
 
-/// What a query can read: the source and the views created so far.
+/// What a query can read: the sources and the views created so far.
 pub struct Catalog<'a> {
-    pub source: &'a SourceTable,
+    pub sources: &'a [SourceTable],
     pub views: HashMap<String, Rel>,
 }
 
@@ -37,6 +37,43 @@ pub(super) const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_
 pub(super) struct Scope<'r> {
     pub(super) rel: &'r Rel,
     pub(super) qualifier: Option<String>,
+    /// A join's inputs: each one's name and the range of its fields in `rel`.
+    pub(super) sides: Vec<(String, usize, usize)>,
+    /// A join's fields as each input names them (`rel`'s names are made unique).
+    pub(super) input_names: Vec<String>,
+}
+
+/// The fields of a join tree's inputs as each input names them, left to right.
+fn join_input_names(rel: &Rel) -> Vec<String> {
+    match &rel.node {
+        Node::Join { left, right, .. } => {
+            let mut names = join_input_names(left);
+            names.extend(right.names.iter().cloned());
+            names
+        }
+        _ => rel.names.clone(),
+    }
+}
+
+/// The names a FROM clause gives what it reads: one relation's (its table, view or alias), or
+/// a join's inputs', each with the range of its fields.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FromNames {
+    pub(super) qualifier: Option<String>,
+    pub(super) sides: Vec<(String, usize, usize)>,
+}
+
+impl FromNames {
+    fn one(qualifier: Option<String>) -> FromNames {
+        FromNames { qualifier, sides: Vec::new() }
+    }
+}
+
+impl<'r> Scope<'r> {
+    pub(super) fn new(rel: &'r Rel, from: &FromNames) -> Scope<'r> {
+        let input_names = if from.sides.is_empty() { Vec::new() } else { join_input_names(rel) };
+        Scope { rel, qualifier: from.qualifier.clone(), sides: from.sides.clone(), input_names }
+    }
 }
 
 pub(super) fn at(node: &impl Spanned) -> Location {
@@ -88,10 +125,20 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
         return Err(unsupported(q, "QUALIFY"));
     }
     let (input, qualifier) = from(s, catalog)?;
-    let hint_ttl = state_ttl_hint(s, qualifier.as_deref())?;
+    let mut hint_ttl = state_ttl_hint(s, &qualifier)?;
     let mut rel = input;
+    // On a join the hint gives each side its TTL (`StateTtlHint.getStateTtlFromHintOnBiRel`).
+    if let Node::Join { hints, .. } = &mut rel.node {
+        for (key, value) in hint_ttl.take().unwrap_or_default() {
+            let is_left = qualifier.sides.first().is_some_and(|(n, _, _)| *n == key);
+            hints.retain(|(l, _)| *l != is_left);
+            hints.push((is_left, value));
+        }
+        hints.sort_by_key(|(l, _)| !*l);
+    }
+    let hint_ttl = hint_ttl.and_then(|pairs| pairs.into_iter().last().map(|(_, v)| v));
     if let Some(condition) = &s.selection {
-        rel = filter(rel, condition, qualifier.as_deref())?;
+        rel = filter(rel, condition, &qualifier)?;
     }
     let group_by = match &s.group_by {
         ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs.clone(),
@@ -99,7 +146,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     };
     let has_agg = s.projection.iter().any(|item| item_expr(item).is_some_and(contains_agg));
     if !group_by.is_empty() || has_agg {
-        return super::aggregate::aggregate(rel, s, &group_by, qualifier.as_deref(), hint_ttl);
+        return super::aggregate::aggregate(rel, s, &group_by, &qualifier, hint_ttl);
     }
     if let Some(h) = &hint_ttl {
         return Err(err(
@@ -110,21 +157,120 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
             ),
         ));
     }
-    super::window::project_with_windows(rel, s, qualifier.as_deref())
+    super::window::project_with_windows(rel, s, &qualifier)
 }
 
-/// `FROM t [AS a]` or `FROM (subquery) [AS a]`: one relation, no join.
-fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
+/// `FROM t [AS a]`, `FROM (subquery) [AS a]`, or a join of such: `FROM a [LEFT|RIGHT|FULL]
+/// JOIN b ON …` (Calcite's `LogicalJoin`; the `ON` condition's equalities of a left and a right
+/// field are the join key, the rest its condition).
+fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), SqlError> {
     let [table] = s.from.as_slice() else {
         return Err(match s.from.get(1) {
-            Some(second) => unsupported(&second.relation, "a second FROM item (a join)"),
+            Some(second) => unsupported(&second.relation, "a second FROM item (a comma join; write JOIN … ON)"),
             None => err(at(&s.select_token.0), "SELECT without FROM is not modelled: read the scenario's source"),
         });
     };
-    if let Some(join) = table.joins.first() {
-        return Err(unsupported(&join.relation, "JOIN"));
+    let (mut rel, name) = relation(&table.relation, catalog)?;
+    if table.joins.is_empty() {
+        return Ok((rel, FromNames::one(name)));
     }
-    match &table.relation {
+    let name_of = |n: Option<String>, node: &ast::TableFactor| {
+        n.ok_or_else(|| unsupported(node, "a join input without a name (give the subquery an alias)"))
+    };
+    let mut sides = vec![(name_of(name, &table.relation)?, 0, rel.names.len())];
+    for join in &table.joins {
+        let (right, right_name) = relation(&join.relation, catalog)?;
+        let right_name = name_of(right_name, &join.relation)?;
+        let (join_type, constraint) = match &join.join_operator {
+            ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => ("INNER", c),
+            ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => ("LEFT", c),
+            ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => ("RIGHT", c),
+            ast::JoinOperator::FullOuter(c) => ("FULL", c),
+            _ => return Err(unsupported(&join.relation, "this kind of join (a regular JOIN … ON is modelled)")),
+        };
+        let ast::JoinConstraint::On(on) = constraint else {
+            return Err(unsupported(&join.relation, "a join without ON (USING, NATURAL, a cross join)"));
+        };
+        if sides.iter().any(|(n, _, _)| *n == right_name) {
+            return Err(err(
+                at(&join.relation),
+                format!("Duplicate relation name {} in FROM clause", quote(&right_name)),
+            ));
+        }
+        let width = rel.names.len();
+        sides.push((right_name, width, right.names.len()));
+        let names = super::rel::join_names(&rel.names, &right.names);
+        let joined = Rel {
+            node: Node::Join {
+                left: Box::new(rel),
+                right: Box::new(right),
+                join_type,
+                left_keys: Vec::new(),
+                right_keys: Vec::new(),
+                condition: None,
+                hints: Vec::new(),
+            },
+            names,
+        };
+        let from = FromNames { qualifier: None, sides: sides.clone() };
+        let condition = expr(on, &Scope::new(&joined, &from))?;
+        let (left_keys, right_keys, rest) = split_join_condition(condition, width);
+        if left_keys.is_empty() {
+            return Err(err(
+                at(on),
+                "a regular streaming join needs an equality of a left and a right field in ON (the join key):                  without one Flink plans a nested-loop join, which is not modelled",
+            ));
+        }
+        let Rel { node: Node::Join { left, right, join_type, hints, .. }, names } = joined else {
+            return Err(err(at(on), "internal: the join was lost"));
+        };
+        rel = Rel { node: Node::Join { left, right, join_type, left_keys, right_keys, condition: rest, hints }, names };
+    }
+    Ok((rel, FromNames { qualifier: None, sides }))
+}
+
+/// The conjuncts of a join's `ON` that equal a left field (`< width`) and a right one: the join
+/// key (`JoinInfo.of`), and the rest.
+fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>, Option<Ex>) {
+    fn conjuncts(e: Ex, out: &mut Vec<Ex>) {
+        match e {
+            Ex::And(a, b) => {
+                conjuncts(*a, out);
+                conjuncts(*b, out);
+            }
+            e => out.push(e),
+        }
+    }
+    let mut all = Vec::new();
+    conjuncts(condition, &mut all);
+    let (mut left, mut right, mut rest) = (Vec::new(), Vec::new(), None);
+    for c in all {
+        if let Ex::Cmp("=", a, b) = &c {
+            match (a.as_ref(), b.as_ref()) {
+                (Ex::Col(x), Ex::Col(y)) if *x < width && *y >= width => {
+                    left.push(*x);
+                    right.push(*y - width);
+                    continue;
+                }
+                (Ex::Col(x), Ex::Col(y)) if *y < width && *x >= width => {
+                    left.push(*y);
+                    right.push(*x - width);
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        rest = Some(match rest {
+            None => c,
+            Some(r) => Ex::And(Box::new(r), Box::new(c)),
+        });
+    }
+    (left, right, rest)
+}
+
+/// One FROM item: a table or view by name, or a subquery; and the name it is referred to by.
+fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
+    match factor {
         ast::TableFactor::Table { name, alias, args: None, .. } => {
             for part in &name.0 {
                 if let ast::ObjectNamePart::Identifier(i) = part {
@@ -137,12 +283,14 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
             let table_name = super::script::object_name(name);
             let rel = if let Some(view) = catalog.views.get(&table_name) {
                 view.clone()
-            } else if table_name == catalog.source.name {
-                source(catalog.source)
+            } else if let Some(table) = catalog.sources.iter().find(|t| t.name == table_name) {
+                source(table)
             } else {
                 let mut known: Vec<&str> = catalog.views.keys().map(String::as_str).collect();
                 known.sort_unstable();
-                known.insert(0, &catalog.source.name);
+                for (i, t) in catalog.sources.iter().enumerate() {
+                    known.insert(i, &t.name);
+                }
                 return Err(err(
                     at(name),
                     format!(
@@ -169,7 +317,7 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
 /// computed by a projection above the scan (Flink expands a computed column `pt AS PROCTIME()`
 /// into the projection above the `TableSourceScan`).
 fn source(table: &SourceTable) -> Rel {
-    let scan = Rel { node: Node::Scan, names: table.columns.clone() };
+    let scan = Rel { node: Node::Scan(table.name.clone()), names: table.columns.clone() };
     match &table.proctime {
         None => scan,
         Some(pt) => {
@@ -184,8 +332,12 @@ fn source(table: &SourceTable) -> Rel {
 
 /// `/*+ STATE_TTL('input' = 'duration') */` on this SELECT: the TTL for its aggregation's input
 /// (`StateTtlHint`, Flink 1.19+: the key is the input's table, view or alias name).
-fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<String>, SqlError> {
-    let mut ttl = None;
+fn state_ttl_hint(s: &ast::Select, from: &FromNames) -> Result<Option<Vec<(String, String)>>, SqlError> {
+    let mut ttl: Option<Vec<(String, String)>> = None;
+    let names: Vec<&str> = match &from.qualifier {
+        Some(q) => vec![q.as_str()],
+        None => from.sides.iter().map(|(n, _, _)| n.as_str()).collect(),
+    };
     for hint in &s.optimizer_hints {
         let text = hint.text.trim();
         let location = at(&s.select_token.0);
@@ -204,17 +356,17 @@ fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<Str
             let mut kv = pair.splitn(2, '=');
             let key = unquote(kv.next().unwrap_or(""));
             let value = unquote(kv.next().unwrap_or(""));
-            if Some(key.as_str()) != qualifier {
+            if !names.contains(&key.as_str()) {
                 return Err(err(
                     location,
                     format!(
                         "STATE_TTL key {} is not the input of this query ({}): the hint names the table, view or alias it reads",
                         quote(&key),
-                        qualifier.map_or("a subquery without an alias".to_string(), escaped)
+                        if names.is_empty() { "a subquery without an alias".to_string() } else { escaped(&names.join(", ")) }
                     ),
                 ));
             }
-            ttl = Some(value);
+            ttl.get_or_insert_with(Vec::new).push((key, value));
         }
     }
     Ok(ttl)
@@ -227,8 +379,8 @@ fn unquote(s: &str) -> String {
 
 /// `WHERE condition` over `input`: a rank when it filters a `ROW_NUMBER()` (`rn <= N`,
 /// `rn < N`, `rn = 1`), else a filter.
-fn filter(input: Rel, condition: &ast::Expr, qualifier: Option<&str>) -> Result<Rel, SqlError> {
-    let scope = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
+fn filter(input: Rel, condition: &ast::Expr, qualifier: &FromNames) -> Result<Rel, SqlError> {
+    let scope = Scope::new(&input, qualifier);
     let cond = expr(condition, &scope)?;
     if let Some(rank) = rank_filter(&input, &cond, condition)? {
         return Ok(rank);
@@ -500,10 +652,43 @@ pub fn check_ident(id: &ast::Ident) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// A field of a join's inputs: `side.name`, or a name only one input has.
+fn join_field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
+    let sides: Vec<&(String, usize, usize)> = match qualifier {
+        Some(q) => {
+            check_ident(q)?;
+            let side = scope.sides.iter().find(|(n, _, _)| *n == q.value);
+            vec![side.ok_or_else(|| err(q.span.start, format!("Table {} not found", quote(&q.value))))?]
+        }
+        None => scope.sides.iter().collect(),
+    };
+    let found: Vec<usize> = sides
+        .iter()
+        .filter_map(|(_, start, len)| {
+            scope.input_names[*start..*start + *len].iter().position(|n| *n == id.value).map(|i| start + i)
+        })
+        .collect();
+    match found.as_slice() {
+        [i] => Ok(Ex::Col(*i)),
+        [] => Err(err(
+            id.span.start,
+            format!(
+                "Column {} not found in any table (inputs: {})",
+                quote(&id.value),
+                name_list(scope.sides.iter().map(|(n, _, _)| n.as_str()))
+            ),
+        )),
+        _ => Err(err(id.span.start, format!("Column {} is ambiguous", quote(&id.value)))),
+    }
+}
+
 /// A field by name, case-sensitive as Flink's default (`table.identifier.case-sensitive`
 /// is Calcite's `caseSensitive = true`).
 fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
     check_ident(id)?;
+    if !scope.sides.is_empty() {
+        return join_field(scope, qualifier, id);
+    }
     if let Some(q) = qualifier {
         check_ident(q)?;
         if scope.qualifier.as_deref() != Some(q.value.as_str()) {

@@ -132,13 +132,16 @@ fn check_neutral(option: &SetOption) -> Result<(), String> {
 ///
 /// # Errors
 /// What the planner refuses, at its line and column.
-pub(super) fn plan(script: &Script, source: &Source) -> Result<planner::PlannedQuery, ScenarioError> {
-    let table = SourceTable {
-        name: source.name.clone(),
-        columns: source.columns.iter().map(|c| c.name.clone()).collect(),
-        proctime: source.proctime.as_ref().map(|c| c.name.clone()),
-    };
-    planner::plan(script, &table).map_err(|e| sql_error(&e))
+pub(super) fn plan(script: &Script, sources: &[Source]) -> Result<planner::PlannedQuery, ScenarioError> {
+    let tables: Vec<SourceTable> = sources
+        .iter()
+        .map(|source| SourceTable {
+            name: source.name.clone(),
+            columns: source.columns.iter().map(|c| c.name.clone()).collect(),
+            proctime: source.proctime.as_ref().map(|c| c.name.clone()),
+        })
+        .collect();
+    planner::plan(script, &tables).map_err(|e| sql_error(&e))
 }
 
 /// The JSON form of a SQL scenario (`text`): the same scenario with `"pipeline"` (the operators

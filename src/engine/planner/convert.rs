@@ -43,18 +43,6 @@ pub(super) struct Scope<'r> {
     pub(super) input_names: Vec<String>,
 }
 
-/// The fields of a join tree's inputs as each input names them, left to right.
-fn join_input_names(rel: &Rel) -> Vec<String> {
-    match &rel.node {
-        Node::Join { left, right, .. } => {
-            let mut names = join_input_names(left);
-            names.extend(right.names.iter().cloned());
-            names
-        }
-        _ => rel.names.clone(),
-    }
-}
-
 /// The names a FROM clause gives what it reads: one relation's (its table, view or alias), or
 /// a join's inputs', each with the range of its fields.
 #[derive(Debug, Clone, Default)]
@@ -64,14 +52,14 @@ pub(super) struct FromNames {
 }
 
 impl FromNames {
-    fn one(qualifier: Option<String>) -> FromNames {
+    pub(super) fn one(qualifier: Option<String>) -> FromNames {
         FromNames { qualifier, sides: Vec::new() }
     }
 }
 
 impl<'r> Scope<'r> {
     pub(super) fn new(rel: &'r Rel, from: &FromNames) -> Scope<'r> {
-        let input_names = if from.sides.is_empty() { Vec::new() } else { join_input_names(rel) };
+        let input_names = if from.sides.is_empty() { Vec::new() } else { super::join::join_input_names(rel) };
         Scope { rel, qualifier: from.qualifier.clone(), sides: from.sides.clone(), input_names }
     }
 }
@@ -124,7 +112,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     if let Some(q) = &s.qualify {
         return Err(unsupported(q, "QUALIFY"));
     }
-    let (input, qualifier) = from(s, catalog)?;
+    let (input, qualifier) = super::join::from(s, catalog)?;
     let mut hint_ttl = state_ttl_hint(s, &qualifier)?;
     let mut rel = input;
     // On a join the hint gives each side its TTL (`StateTtlHint.getStateTtlFromHintOnBiRel`).
@@ -160,116 +148,8 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     super::window::project_with_windows(rel, s, &qualifier)
 }
 
-/// `FROM t [AS a]`, `FROM (subquery) [AS a]`, or a join of such: `FROM a [LEFT|RIGHT|FULL]
-/// JOIN b ON …` (Calcite's `LogicalJoin`; the `ON` condition's equalities of a left and a right
-/// field are the join key, the rest its condition).
-fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), SqlError> {
-    let [table] = s.from.as_slice() else {
-        return Err(match s.from.get(1) {
-            Some(second) => unsupported(&second.relation, "a second FROM item (a comma join; write JOIN … ON)"),
-            None => err(at(&s.select_token.0), "SELECT without FROM is not modelled: read the scenario's source"),
-        });
-    };
-    let (mut rel, name) = relation(&table.relation, catalog)?;
-    if table.joins.is_empty() {
-        return Ok((rel, FromNames::one(name)));
-    }
-    let name_of = |n: Option<String>, node: &ast::TableFactor| {
-        n.ok_or_else(|| unsupported(node, "a join input without a name (give the subquery an alias)"))
-    };
-    let mut sides = vec![(name_of(name, &table.relation)?, 0, rel.names.len())];
-    for join in &table.joins {
-        let (right, right_name) = relation(&join.relation, catalog)?;
-        let right_name = name_of(right_name, &join.relation)?;
-        let (join_type, constraint) = match &join.join_operator {
-            ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => ("INNER", c),
-            ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => ("LEFT", c),
-            ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => ("RIGHT", c),
-            ast::JoinOperator::FullOuter(c) => ("FULL", c),
-            _ => return Err(unsupported(&join.relation, "this kind of join (a regular JOIN … ON is modelled)")),
-        };
-        let ast::JoinConstraint::On(on) = constraint else {
-            return Err(unsupported(&join.relation, "a join without ON (USING, NATURAL, a cross join)"));
-        };
-        if sides.iter().any(|(n, _, _)| *n == right_name) {
-            return Err(err(
-                at(&join.relation),
-                format!("Duplicate relation name {} in FROM clause", quote(&right_name)),
-            ));
-        }
-        let width = rel.names.len();
-        sides.push((right_name, width, right.names.len()));
-        let names = super::rel::join_names(&rel.names, &right.names);
-        let joined = Rel {
-            node: Node::Join {
-                left: Box::new(rel),
-                right: Box::new(right),
-                join_type,
-                left_keys: Vec::new(),
-                right_keys: Vec::new(),
-                condition: None,
-                hints: Vec::new(),
-            },
-            names,
-        };
-        let from = FromNames { qualifier: None, sides: sides.clone() };
-        let condition = expr(on, &Scope::new(&joined, &from))?;
-        let (left_keys, right_keys, rest) = split_join_condition(condition, width);
-        if left_keys.is_empty() {
-            return Err(err(
-                at(on),
-                "a regular streaming join needs an equality of a left and a right field in ON (the join key):                  without one Flink plans a nested-loop join, which is not modelled",
-            ));
-        }
-        let Rel { node: Node::Join { left, right, join_type, hints, .. }, names } = joined else {
-            return Err(err(at(on), "internal: the join was lost"));
-        };
-        rel = Rel { node: Node::Join { left, right, join_type, left_keys, right_keys, condition: rest, hints }, names };
-    }
-    Ok((rel, FromNames { qualifier: None, sides }))
-}
-
-/// The conjuncts of a join's `ON` that equal a left field (`< width`) and a right one: the join
-/// key (`JoinInfo.of`), and the rest.
-fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>, Option<Ex>) {
-    fn conjuncts(e: Ex, out: &mut Vec<Ex>) {
-        match e {
-            Ex::And(a, b) => {
-                conjuncts(*a, out);
-                conjuncts(*b, out);
-            }
-            e => out.push(e),
-        }
-    }
-    let mut all = Vec::new();
-    conjuncts(condition, &mut all);
-    let (mut left, mut right, mut rest) = (Vec::new(), Vec::new(), None);
-    for c in all {
-        if let Ex::Cmp("=", a, b) = &c {
-            match (a.as_ref(), b.as_ref()) {
-                (Ex::Col(x), Ex::Col(y)) if *x < width && *y >= width => {
-                    left.push(*x);
-                    right.push(*y - width);
-                    continue;
-                }
-                (Ex::Col(x), Ex::Col(y)) if *y < width && *x >= width => {
-                    left.push(*y);
-                    right.push(*x - width);
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        rest = Some(match rest {
-            None => c,
-            Some(r) => Ex::And(Box::new(r), Box::new(c)),
-        });
-    }
-    (left, right, rest)
-}
-
 /// One FROM item: a table or view by name, or a subquery; and the name it is referred to by.
-fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
+pub(super) fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
     match factor {
         ast::TableFactor::Table { name, alias, args: None, .. } => {
             for part in &name.0 {
@@ -652,42 +532,12 @@ pub fn check_ident(id: &ast::Ident) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// A field of a join's inputs: `side.name`, or a name only one input has.
-fn join_field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
-    let sides: Vec<&(String, usize, usize)> = match qualifier {
-        Some(q) => {
-            check_ident(q)?;
-            let side = scope.sides.iter().find(|(n, _, _)| *n == q.value);
-            vec![side.ok_or_else(|| err(q.span.start, format!("Table {} not found", quote(&q.value))))?]
-        }
-        None => scope.sides.iter().collect(),
-    };
-    let found: Vec<usize> = sides
-        .iter()
-        .filter_map(|(_, start, len)| {
-            scope.input_names[*start..*start + *len].iter().position(|n| *n == id.value).map(|i| start + i)
-        })
-        .collect();
-    match found.as_slice() {
-        [i] => Ok(Ex::Col(*i)),
-        [] => Err(err(
-            id.span.start,
-            format!(
-                "Column {} not found in any table (inputs: {})",
-                quote(&id.value),
-                name_list(scope.sides.iter().map(|(n, _, _)| n.as_str()))
-            ),
-        )),
-        _ => Err(err(id.span.start, format!("Column {} is ambiguous", quote(&id.value)))),
-    }
-}
-
 /// A field by name, case-sensitive as Flink's default (`table.identifier.case-sensitive`
 /// is Calcite's `caseSensitive = true`).
 fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
     check_ident(id)?;
     if !scope.sides.is_empty() {
-        return join_field(scope, qualifier, id);
+        return super::join::join_field(scope, qualifier, id);
     }
     if let Some(q) = qualifier {
         check_ident(q)?;

@@ -17,6 +17,7 @@
 mod aggregate;
 mod convert;
 mod emit;
+mod join;
 mod optimize;
 mod rel;
 pub mod reserved_words;

@@ -169,12 +169,13 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let Some(right) = input.right else {
         return Err(ScenarioError::new(path, "a Join reads two inputs: name them with left and right"));
     };
-    if input.flink != FlinkMode::Flink2_3 && input.flink != FlinkMode::Flink1_12 {
+    if input.flink.is_legacy_planner() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             format!(
-                "the regular join of the {} is not modelled yet: the simulator runs Flink 1.12+'s \
-                 StreamingJoinOperator (use \"flink\": \"2.3\")",
+                "the {}'s regular join (DataStreamJoin with NonWindowJoin and its cleanup timers) is not \
+                 modelled: the simulator runs the Blink planner's StreamingJoinOperator (\"flink\": \"1.10-blink\", \
+                 \"1.12\" or \"2.3\")",
                 input.flink.label()
             ),
         ));
@@ -322,7 +323,7 @@ impl OperatorSpec for JoinSpec {
         let names = self.right_keys.iter().map(|&i| self.right_names[i].clone()).collect();
         Some(Distribution::by(names))
     }
-    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
-        Box::new(StreamingJoinOperator::new(Rc::new(self.clone()), retention))
+    fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        Box::new(StreamingJoinOperator::new(Rc::new(self.clone()), flink, retention))
     }
 }

@@ -244,6 +244,11 @@ pub trait OperatorSpec: fmt::Debug {
     fn needs_update_before(&self) -> bool {
         true
     }
+    /// Whether it needs `UPDATE_BEFORE` from its input `port` (0, or 1 for a join's right input).
+    fn needs_update_before_from(&self, port: usize) -> bool {
+        let _ = port;
+        self.needs_update_before()
+    }
     /// How its output columns change (`FlinkRelMdModifiedMonotonicity`); `None` when the output
     /// can contain deletions, which is what an operator that does not say declares.
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {

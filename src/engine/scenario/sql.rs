@@ -217,14 +217,26 @@ pub fn drop_unneeded_update_before(
     mut pipeline: Vec<serde_json::Value>,
     first: &[super::OperatorNode],
 ) -> Vec<serde_json::Value> {
-    let mut needed = true;
-    for (op, node) in pipeline.iter_mut().zip(first).rev() {
-        let kind = op.get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
-        if !needed && matches!(kind.as_str(), "GroupAggregate" | "Rank" | "Deduplicate") {
-            op["generate_update_before"] = serde_json::Value::Bool(false);
+    // Whether each operator's consumer needs its UPDATE_BEFORE; the last one's does (the sink
+    // of a retract stream).
+    let mut needed = vec![true; first.len()];
+    for i in (0..first.len().min(pipeline.len())).rev() {
+        let kind = pipeline[i].get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
+        if !needed[i] && matches!(kind.as_str(), "GroupAggregate" | "Rank" | "Deduplicate") {
+            pipeline[i]["generate_update_before"] = serde_json::Value::Bool(false);
         }
-        if kind != "Calc" {
-            needed = node.spec.needs_update_before();
+        for (port, input) in first[i].inputs.iter().enumerate() {
+            if let super::NodeInput::Operator(j) = *input {
+                let own = first[i].spec.needs_update_before_from(port);
+                needed[j] = match kind.as_str() {
+                    "Calc" => needed[i],
+                    // A join passes its consumer's need on (`SatisfyUpdateKindTraitVisitor`: an
+                    // input may drop UPDATE_BEFORE only when the join's consumer does not need
+                    // them and the input's unique key holds the join key).
+                    "Join" => needed[i] || own,
+                    _ => own,
+                };
+            }
         }
     }
     pipeline

@@ -284,11 +284,11 @@ pub(super) fn compile_pipeline(
 fn check_update_before(nodes: &[OperatorNode]) -> Result<(), ScenarioError> {
     let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();
     for node in nodes {
-        if !node.spec.needs_update_before() {
-            continue;
-        }
-        for input in &node.inputs {
+        for (port, input) in node.inputs.iter().enumerate() {
             let NodeInput::Operator(j) = *input else { continue };
+            if !node.spec.needs_update_before_from(port) {
+                continue;
+            }
             if !lacks_update_before(&nodes[j]) {
                 continue;
             }

@@ -112,6 +112,9 @@ pub struct JoinSpec {
     pub right_spec: InputSideSpec,
     pub left_types: Vec<DataType>,
     pub right_types: Vec<DataType>,
+    /// Each input's unique key: its leading columns.
+    left_unique_key_len: usize,
+    right_unique_key_len: usize,
     /// The right input's own column names (its exchange is by them).
     right_names: Vec<String>,
     output_columns: Vec<Column>,
@@ -242,6 +245,8 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         right_spec: input_side_spec(right.unique_key_len, &right_keys),
         left_types: input.columns.iter().map(|c| c.data_type).collect(),
         right_types: right.columns.iter().map(|c| c.data_type).collect(),
+        left_unique_key_len: input.unique_key_len,
+        right_unique_key_len: right.unique_key_len,
         right_names: right.columns.iter().map(|c| c.name.clone()).collect(),
         left_keys,
         right_keys,
@@ -302,6 +307,17 @@ impl OperatorSpec for JoinSpec {
     }
     fn output_retracts(&self) -> bool {
         self.retracts
+    }
+    /// `SatisfyUpdateKindTraitVisitor` on a `StreamPhysicalJoin` (2.3.0): an input may drop its
+    /// `UPDATE_BEFORE` only when one of its unique keys holds the whole join key
+    /// (`inputUniqueKeyContainsJoinKey`); its `+U` then replaces the record of that key.
+    fn needs_update_before_from(&self, port: usize) -> bool {
+        let (uk, keys) = if port == 0 {
+            (self.left_unique_key_len, &self.left_keys)
+        } else {
+            (self.right_unique_key_len, &self.right_keys)
+        };
+        !(uk > 0 && keys.iter().all(|&k| k < uk))
     }
     fn generates_update_before(&self) -> bool {
         self.retracts

@@ -168,13 +168,20 @@ pub fn explain_lines(scenario: &Scenario) -> Explained {
             nodes.push(Node { physical, execution, mode: node_mode });
         }
     }
-    if let Some((table, columns)) = &scenario.sink_table {
-        // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing).
-        let text = format!("Sink(table=[default_catalog.default_database.{table}], fields=[{}])", columns.join(", "));
+    // A sink materializer's plan is the `Sink` node itself (`upsertMaterialize=[true]`).
+    let materialized = scenario.operators.last().is_some_and(|n| n.spec.is_sink());
+    if let (Some((table, columns)), false) = (&scenario.sink_table, materialized) {
+        // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing);
+        // `conflictStrategy` when an `ON CONFLICT` clause was given (`explainTerms`).
+        let conflict = scenario.sink_conflict.map(|c| format!(", conflictStrategy=[{}]", c.name())).unwrap_or_default();
+        let text = format!(
+            "Sink(table=[default_catalog.default_database.{table}], fields=[{}]{conflict})",
+            columns.join(", ")
+        );
         nodes.push(Node { physical: text.clone(), execution: text, mode: ChangelogMode::INSERT_ONLY });
     }
     nodes.reverse();
-    let sink = scenario.sink_table.is_some();
+    let sink = scenario.sink_table.is_some() || materialized;
     Explained {
         physical: nodes
             .iter()

@@ -37,6 +37,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let source = compile_source(&raw.source)?;
     let settings =
         Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy, planned: false };
+    let mut sink_conflict = None;
     let (operators, output_names) = match &script {
         Some(script) => {
             let planned = super::sql::plan(script, &source)?;
@@ -54,6 +55,8 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
             let first = compile_pipeline(&raw(&planned.pipeline)?, &source, Settings { planned: true, ..settings })
                 .map_err(in_sql)?;
             let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
+            let pipeline = super::sql::plan_sink(pipeline, &first, script, planned.sink.as_ref(), &source)?;
+            sink_conflict = planned.sink.as_ref().and_then(|s| s.on_conflict).map(|c| c.behavior);
             let operators = compile_pipeline(&raw(&pipeline)?, &source, settings).map_err(in_sql)?;
             (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
         }
@@ -99,6 +102,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         output_names,
         planned_pipeline,
         sink_table,
+        sink_conflict,
         mini_batch,
         agg_phase_strategy,
         source,
@@ -339,6 +343,17 @@ fn compile_pipeline(
             changes_from = spec.physical_plan();
         }
         nodes.push(OperatorNode { id, spec });
+    }
+    if let Some(i) = nodes[..nodes.len() - 1].iter().position(|n| n.spec.is_sink()) {
+        return Err(ScenarioError::new(
+            format!("pipeline[{i}].operator"),
+            format!(
+                "{} is the sink's own operator (its plan is the Sink node): it can only be the pipeline's last \
+                 operator, and {} follows it",
+                quote(&nodes[i].id),
+                quote(&nodes[i + 1].id)
+            ),
+        ));
     }
     let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();
     for (i, pair) in nodes.windows(2).enumerate() {

@@ -119,13 +119,11 @@ impl StreamOperator for SinkUpsertMaterializer {
             ctx.collect(&key_row, emit(RowKind::Delete, &input.row));
             self.state.clear(&mut self.backend.keys, key);
         } else {
-            if i == last {
-                let latest = values.last().cloned().unwrap_or_default();
-                ctx.collect(&key_row, emit(RowKind::UpdateAfter, &latest));
+            if let Some(latest) = values.last().filter(|_| i == last) {
+                ctx.collect(&key_row, emit(RowKind::UpdateAfter, latest));
             } else {
                 ctx.record(&key_row, || TraceEvent::Suppressed {
-                    reason: "the retracted row is not the key's latest: the sink keeps the latest one, nothing is \
-                             emitted",
+                    reason: "the retracted row is not the key's latest, which the sink keeps showing",
                     row: input.row.clone(),
                 });
             }

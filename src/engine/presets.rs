@@ -22,6 +22,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("sql-top2-over-sum-ttl", include_str!("../../scenarios/sql-top2-over-sum-ttl.json")),
     ("sql-device-status-two-level-ttl", include_str!("../../scenarios/sql-device-status-two-level-ttl.json")),
     ("sql-min-max-distinct", include_str!("../../scenarios/sql-min-max-distinct.json")),
+    ("upsert-sink-on-conflict", include_str!("../../scenarios/upsert-sink-on-conflict.json")),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
     ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),

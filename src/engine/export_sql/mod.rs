@@ -128,13 +128,6 @@ pub fn export(text: &str) -> Result<Exported, Refused> {
             ident(&pt.name)
         )));
     }
-    if last.spec.is_sink() {
-        return Err(Refused(format!(
-            "{} is a sink with a primary key (SinkUpsertMaterializer): the export writes into a print sink of its \
-             own, without a key; not exported",
-            ident(&last.id)
-        )));
-    }
     if last.spec.output_retracts() && !last.spec.generates_update_before() {
         return Err(Refused(format!(
             "{} emits no -U (generate_update_before: false), as Flink plans it for an upsert sink; the print \

@@ -84,7 +84,8 @@ impl StreamOperator for SinkUpsertMaterializer {
         let key = self.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
-        let mut values = match self.state.value(&mut self.backend.keys, key, now) {
+        // The heap backend's `value()` is the stored list itself: moved out, written back below.
+        let mut values = match self.state.take_value(&mut self.backend.keys, key, now) {
             TtlRead::Fresh(values) => values,
             TtlRead::Absent => Vec::new(),
             TtlRead::Expired { last_access_ms, expired_at_ms, returned } => {
@@ -111,6 +112,8 @@ impl StreamOperator for SinkUpsertMaterializer {
         // retractRow
         let last = values.len().wrapping_sub(1);
         let Some(i) = self.find_first(&values, &input.row) else {
+            // No write: the list stays as it was, its TTL stamp too.
+            self.state.put_back(key, values);
             ctx.record(&key_row, || TraceEvent::Dropped { message: input.clone(), reason: STATE_CLEARED_MSG });
             return Ok(());
         };

@@ -188,6 +188,14 @@ fn the_json_form_keeps_the_materializer() {
         json!({"operator": "SinkUpsertMaterializer", "id": "Sink[3]", "table": "snk", "fields": ["k", "v"],
                "primary_key": ["v"], "conflict_strategy": "DEDUPLICATE"})
     );
+    // Written by hand it must stay the last operator.
+    let mut misplaced = form.clone();
+    let pipeline = misplaced["pipeline"].as_array_mut().unwrap();
+    pipeline.push(json!({"operator": "Calc", "id": "after", "select": ["k"]}));
+    let at = pipeline.len() - 2;
+    let e = Scenario::from_json(&misplaced.to_string()).unwrap_err();
+    assert_eq!(e.path, format!("pipeline[{at}].operator"));
+    assert!(e.message.contains("'Sink[3]' is the sink's own operator"), "{e}");
     let scenario = Scenario::from_json(&json_form).unwrap();
     assert_eq!(
         scenario.operators.last().unwrap().spec.plan(),

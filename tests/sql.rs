@@ -76,7 +76,9 @@ fn refusals_name_line_and_column() {
     );
     assert!(e.contains("RANK() on streaming table is not supported currently"), "{e}");
     let (e, _) = refusal("SELECT k FROM src JOIN src AS s2 ON src.k = s2.k;");
-    assert!(e.contains("JOIN is not modelled"), "{e}");
+    assert!(e.contains("Column 'k' is ambiguous"), "{e}");
+    let (e, _) = refusal("SELECT src.k FROM src JOIN src AS s2 ON src.k < s2.k;");
+    assert!(e.contains("needs an equality of a left and a right field in ON"), "{e}");
 }
 
 #[wasm_bindgen_test(unsupported = test)]

@@ -167,7 +167,7 @@ fn features(v: &Value, s: &Scenario) -> Vec<String> {
         }),
         "calc-case",
     );
-    add(s.source.proctime.is_some(), "proctime");
+    add(s.source().proctime.is_some(), "proctime");
     add(v["source"]["changelog"] == "all", "changelog-all");
     add(s.state_backend != Default::default(), "rocksdb");
     f

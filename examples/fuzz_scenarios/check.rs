@@ -243,7 +243,7 @@ pub fn valid_case(text: &str, s: &Scenario, rng: &mut Rng, out: &mut Vec<Failure
     }
     // The page's what-if form: prefilled from the scenario, written back, read again.
     // (A scenario whose columns are all BOOLEAN has no key column: its refusal is right.)
-    let keyable = s.source.columns.iter().any(|c| c.data_type != flink_state_sim::engine::row::DataType::Boolean);
+    let keyable = s.source().columns.iter().any(|c| c.data_type != flink_state_sim::engine::row::DataType::Boolean);
     if rng.random_bool(0.05) && keyable {
         if let Ok(form) = WhatIf::for_scenario(text) {
             match what_if_scenario(text, &form).map(|t| Scenario::from_json(&t)) {

@@ -17,11 +17,11 @@
 //! emits deletions; an `Exchange` or a `Calc` keeps its input's.
 
 use super::operators::{Distribution, OperatorSpec};
-use super::scenario::{Scenario, Source, SourceChangelog};
+use super::scenario::{NodeInput, Scenario, Source, SourceChangelog};
 
 /// `TableSourceScan(table=[[default_catalog, default_database, tbl1]], fields=[devId, status])`.
 pub fn source_plan(scenario: &Scenario) -> String {
-    scan_plan(&scenario.source)
+    scan_plan(scenario.source())
 }
 
 /// The scan of `source`, as [`source_plan`].
@@ -95,11 +95,12 @@ pub struct Explained {
     pub execution: Vec<String>,
 }
 
-/// One node of both plans.
+/// One node of both plans, with its inputs.
 struct Node {
     physical: String,
     execution: String,
     mode: ChangelogMode,
+    inputs: Vec<Node>,
 }
 
 fn with_mode(text: &str, mode: ChangelogMode) -> String {
@@ -131,92 +132,144 @@ fn plan_lines(text: &str) -> Vec<String> {
     text.lines().map(|l| l.trim_start_matches([' ', '+', '-', ':']).to_string()).collect()
 }
 
-/// Both plans of `scenario`'s pipeline.
-pub fn explain_lines(scenario: &Scenario) -> Explained {
-    let mut nodes: Vec<Node> = Vec::new();
-    let scan = source_plan(scenario);
-    let source_mode = match scenario.source.changelog {
-        SourceChangelog::InsertOnly => ChangelogMode::INSERT_ONLY,
-        SourceChangelog::All => ChangelogMode { updates: true, update_before: true, deletes: true },
-    };
-    nodes.push(Node { physical: scan.clone(), execution: scan, mode: source_mode });
-    if let Some(mb) = scenario.mini_batch {
-        let text = format!("MiniBatchAssigner(interval=[{}ms], mode=[ProcTime])", mb.allow_latency_ms);
-        let mode = nodes.last().map_or(source_mode, |n| n.mode);
-        nodes.push(Node { physical: text.clone(), execution: text, mode });
-    }
-    for op in &scenario.operators {
-        let spec = op.spec.as_ref();
-        let input_mode = nodes.last().map_or(source_mode, |n| n.mode);
-        if let Some(distribution) = spec.distribution() {
-            let text = match distribution {
-                Distribution::Single => "Exchange(distribution=[single])".to_string(),
-                Distribution::Hash(keys) => format!("Exchange(distribution=[hash[{}]])", keys.join(", ")),
+/// The plan of what feeds `input`: a source's scan (and the mini-batch assigner), or an
+/// operator's subtree.
+fn input_node(scenario: &Scenario, input: NodeInput) -> Node {
+    match input {
+        NodeInput::Source(s) => {
+            let source = &scenario.sources[s];
+            let scan = scan_plan(source);
+            let mode = match source.changelog {
+                SourceChangelog::InsertOnly => ChangelogMode::INSERT_ONLY,
+                SourceChangelog::All => ChangelogMode { updates: true, update_before: true, deletes: true },
             };
-            nodes.push(Node { physical: text.clone(), execution: text, mode: input_mode });
+            let node = Node { physical: scan.clone(), execution: scan, mode, inputs: Vec::new() };
+            match scenario.mini_batch {
+                Some(mb) => {
+                    let text = format!("MiniBatchAssigner(interval=[{}ms], mode=[ProcTime])", mb.allow_latency_ms);
+                    Node { physical: text.clone(), execution: text, mode, inputs: vec![node] }
+                }
+                None => node,
+            }
         }
-        let mode = ChangelogMode::of(spec);
-        let physical = plan_lines(&spec.physical_plan());
-        let execution: Vec<String> = plan_lines(&spec.plan()).iter().map(|l| without_hints(l)).collect();
-        let n = physical.len().max(execution.len());
-        // A node of several lines (local → exchange → global): the lower ones pass on inserts
-        // of accumulators (`[I]`), the top one emits the operator's changelog.
-        for i in (0..n).rev() {
-            let physical = physical.get(i).cloned().unwrap_or_default();
-            let execution = execution.get(i).cloned().unwrap_or_default();
-            let node_mode = if i == 0 { mode } else { ChangelogMode::INSERT_ONLY };
-            nodes.push(Node { physical, execution, mode: node_mode });
-        }
+        NodeInput::Operator(i) => operator_node(scenario, i),
     }
-    // A sink materializer's plan is the `Sink` node itself (`upsertMaterialize=[true]`).
-    let materialized = scenario.operators.last().is_some_and(|n| n.spec.is_sink());
-    if let (Some((table, columns)), false) = (&scenario.sink_table, materialized) {
+}
+
+/// `Exchange(distribution=[hash[k]])` over `node`, when the operator needs one.
+fn exchange(distribution: Option<Distribution>, node: Node) -> Node {
+    let Some(distribution) = distribution else { return node };
+    let text = match distribution {
+        Distribution::Single => "Exchange(distribution=[single])".to_string(),
+        Distribution::Hash(keys) => format!("Exchange(distribution=[hash[{}]])", keys.join(", ")),
+    };
+    let mode = node.mode;
+    Node { physical: text.clone(), execution: text, mode, inputs: vec![node] }
+}
+
+/// Operator `i`'s node(s) over its inputs.
+fn operator_node(scenario: &Scenario, i: usize) -> Node {
+    let op = &scenario.operators[i];
+    let spec = op.spec.as_ref();
+    let mut inputs: Vec<Node> = Vec::new();
+    for (port, &input) in op.inputs.iter().enumerate() {
+        let distribution = if port == 0 { spec.distribution() } else { spec.right_distribution() };
+        inputs.push(exchange(distribution, input_node(scenario, input)));
+    }
+    let mode = ChangelogMode::of(spec);
+    let physical = plan_lines(&spec.physical_plan());
+    let execution: Vec<String> = plan_lines(&spec.plan()).iter().map(|l| without_hints(l)).collect();
+    let n = physical.len().max(execution.len());
+    // A node of several lines (local → exchange → global): the lower ones pass on inserts of
+    // accumulators (`[I]`), the top one emits the operator's changelog.
+    for k in (0..n).rev() {
+        let physical = physical.get(k).cloned().unwrap_or_default();
+        let execution = execution.get(k).cloned().unwrap_or_default();
+        let node_mode = if k == 0 { mode } else { ChangelogMode::INSERT_ONLY };
+        inputs = vec![Node { physical, execution, mode: node_mode, inputs }];
+    }
+    inputs.pop().unwrap_or(Node { physical: String::new(), execution: String::new(), mode, inputs: Vec::new() })
+}
+
+/// Whether the last operator is the sink's own ([`OperatorSpec::is_sink`]): its plan is the
+/// `Sink` node (`upsertMaterialize=[true]`).
+fn materialized(scenario: &Scenario) -> bool {
+    scenario.operators.last().is_some_and(|n| n.spec.is_sink())
+}
+
+/// The whole plan: the sink (for `INSERT INTO`) over the last operator.
+fn plan_tree(scenario: &Scenario) -> Option<Node> {
+    let last = scenario.operators.len().checked_sub(1)?;
+    let root = operator_node(scenario, last);
+    Some(match (&scenario.sink_table, materialized(scenario)) {
         // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing);
         // `conflictStrategy` when an `ON CONFLICT` clause was given (`explainTerms`).
-        let conflict = scenario.sink_conflict.map(|c| format!(", conflictStrategy=[{}]", c.name())).unwrap_or_default();
-        let text = format!(
-            "Sink(table=[default_catalog.default_database.{table}], fields=[{}]{conflict})",
-            columns.join(", ")
+        (Some((table, columns)), false) => {
+            let conflict =
+                scenario.sink_conflict.map(|c| format!(", conflictStrategy=[{}]", c.name())).unwrap_or_default();
+            let text = format!(
+                "Sink(table=[default_catalog.default_database.{table}], fields=[{}]{conflict})",
+                columns.join(", ")
+            );
+            Node { physical: text.clone(), execution: text, mode: ChangelogMode::INSERT_ONLY, inputs: vec![root] }
+        }
+        _ => root,
+    })
+}
+
+/// The two plans' lines, Calcite's tree drawn: `+- ` before a node's last input, `:- ` before
+/// the others, and `:  ` / `   ` continuing each branch.
+fn draw(node: &Node, sink: bool, physical: bool, prefix: &str, first: &str, out: &mut Vec<(String, String)>) {
+    let text = if physical {
+        match node.physical.strip_suffix(')') {
+            Some(head) if sink => format!("{head}, changelogMode=[NONE])"),
+            _ => with_mode(&node.physical, node.mode),
+        }
+    } else {
+        node.execution.clone()
+    };
+    out.push((format!("{prefix}{first}"), text));
+    let n = node.inputs.len();
+    for (k, input) in node.inputs.iter().enumerate() {
+        let last = k + 1 == n;
+        let child_prefix = format!(
+            "{prefix}{}",
+            if first.is_empty() {
+                ""
+            } else if first == ":- " {
+                ":  "
+            } else {
+                "   "
+            }
         );
-        nodes.push(Node { physical: text.clone(), execution: text, mode: ChangelogMode::INSERT_ONLY });
+        draw(input, false, physical, &child_prefix, if last { "+- " } else { ":- " }, out);
     }
-    nodes.reverse();
-    let sink = scenario.sink_table.is_some() || materialized;
+}
+
+/// Both plans of `scenario`'s pipeline, one node per line, output side first, without the
+/// tree's drawing (the form `shared/oracle`'s `plan_changelog` and `plan_ops` hold).
+pub fn explain_lines(scenario: &Scenario) -> Explained {
+    let tree = |physical: bool| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Some(root) = plan_tree(scenario) {
+            draw(&root, scenario.sink_table.is_some() || materialized(scenario), physical, "", "", &mut out);
+        }
+        out
+    };
     Explained {
-        physical: nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| match n.physical.strip_suffix(')') {
-                Some(head) if sink && i == 0 => format!("{head}, changelogMode=[NONE])"),
-                _ => with_mode(&n.physical, n.mode),
-            })
-            .collect(),
-        execution: nodes.iter().map(|n| n.execution.clone()).collect(),
+        physical: tree(true).into_iter().map(|(_, t)| t).collect(),
+        execution: tree(false).into_iter().map(|(_, t)| t).collect(),
     }
 }
 
 /// Flink's `EXPLAIN CHANGELOG_MODE` text of `scenario`'s pipeline: both plans as trees.
 pub fn explain(scenario: &Scenario) -> String {
-    let lines = explain_lines(scenario);
-    let tree = |nodes: &[String]| -> String {
-        nodes
-            .iter()
-            .enumerate()
-            .map(
-                |(depth, node)| {
-                    if depth == 0 {
-                        node.clone()
-                    } else {
-                        format!("{}+- {node}", "   ".repeat(depth - 1))
-                    }
-                },
-            )
-            .collect::<Vec<_>>()
-            .join("\n")
+    let tree = |physical: bool| -> String {
+        let mut out = Vec::new();
+        if let Some(root) = plan_tree(scenario) {
+            draw(&root, scenario.sink_table.is_some() || materialized(scenario), physical, "", "", &mut out);
+        }
+        out.into_iter().map(|(prefix, text)| format!("{prefix}{text}")).collect::<Vec<_>>().join("\n")
     };
-    format!(
-        "== Optimized Physical Plan ==\n{}\n\n== Optimized Execution Plan ==\n{}\n",
-        tree(&lines.physical),
-        tree(&lines.execution)
-    )
+    format!("== Optimized Physical Plan ==\n{}\n\n== Optimized Execution Plan ==\n{}\n", tree(true), tree(false))
 }

@@ -1,17 +1,18 @@
-//! A chain of operators, each consuming the previous one's changelog, ending in a result table.
+//! A tree of operators, each consuming its input's changelog (a join two of them), ending in a
+//! result table. A source row goes to every operator that reads its source, in plan order.
 //!
 //! Between two group aggregations Flink shuffles by the next operator's key (a network
 //! exchange, FIFO per channel), so with parallelism 1 the next operator sees the previous one's
 //! messages in emission order. The simulator runs each operator over the whole batch a record
-//! caused before moving to the next operator, which gives the same per-operator order and a
+//! caused before moving to the operator it feeds, which gives the same per-operator order and a
 //! readable trace. All of it happens at the same processing time.
 
 use super::error::{escape_line, quote, StepError};
 use super::metrics::{OperatorSample, Sample};
 use super::operators::{Context, EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
 use super::result_table::ResultTable;
-use super::row::{Message, Row, Value};
-use super::scenario::{Scenario, StateBackend};
+use super::row::{Change, Message, Row, RowKind, Value};
+use super::scenario::{NodeInput, Scenario, StateBackend};
 use super::state::StateSize;
 use super::time::Millis;
 use super::trace::{TraceEntry, TraceEvent};
@@ -36,6 +37,9 @@ pub struct Node {
     pub emitted: EmitCounts,
     /// The largest its state has been.
     pub peaks: Peaks,
+    /// The operator its output feeds and on which input (0, or 1 for a join's right input);
+    /// `None` for the last operator, which feeds the result.
+    pub consumer: Option<(usize, usize)>,
 }
 
 /// The largest value a gauge reached, and when it first did.
@@ -65,9 +69,9 @@ pub struct Peaks {
 /// The operators and the result table of a scenario.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
-    source_name: Rc<str>,
-    /// Whether the source has a processing-time attribute to append to each row.
-    proctime: bool,
+    /// Per source: its name, whether it has a processing-time attribute to append to each row,
+    /// and the operators reading it (operator, input).
+    sources: Vec<SourceTap>,
     nodes: Vec<Node>,
     pub result: ResultTable,
     /// A loss of the last operator's state marks result rows stale ([`loss_makes_rows_stale`]).
@@ -78,6 +82,14 @@ pub struct Pipeline {
     buffers: Vec<Vec<Message>>,
     /// `ProcTimeMiniBatchAssignerOperator` after the source, when mini-batch is on.
     assigner: Option<ProcTimeMiniBatchAssigner>,
+}
+
+/// A source as the pipeline feeds it.
+#[derive(Debug, Clone)]
+struct SourceTap {
+    name: Rc<str>,
+    proctime: bool,
+    readers: Vec<(usize, usize)>,
 }
 
 /// Whose timer is due next.
@@ -149,7 +161,7 @@ fn end_call(node: &mut Node, start: usize, now: Millis, action: usize, trace: Op
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
-        let nodes: Vec<Node> = scenario
+        let mut nodes: Vec<Node> = scenario
             .operators
             .iter()
             .enumerate()
@@ -160,8 +172,22 @@ impl Pipeline {
                 retracts: n.spec.output_retracts(),
                 emitted: EmitCounts::default(),
                 peaks: Peaks::default(),
+                consumer: None,
             })
             .collect();
+        let mut sources: Vec<SourceTap> = scenario
+            .sources
+            .iter()
+            .map(|s| SourceTap { name: Rc::from(s.name.as_str()), proctime: s.proctime.is_some(), readers: Vec::new() })
+            .collect();
+        for (i, n) in scenario.operators.iter().enumerate() {
+            for (port, input) in n.inputs.iter().enumerate() {
+                match *input {
+                    NodeInput::Source(s) => sources[s].readers.push((i, port)),
+                    NodeInput::Operator(j) => nodes[j].consumer = Some((i, port)),
+                }
+            }
+        }
         let last = scenario.operators.last().map(|n| &n.spec);
         let columns: Vec<String> =
             last.map(|s| s.output_columns().iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
@@ -174,7 +200,6 @@ impl Pipeline {
         let key_columns = last.map(|s| s.state_key_columns()).unwrap_or_default();
         let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
         let upsert = last.is_some_and(|s| !s.generates_update_before());
-        let mut nodes = nodes;
         if scenario.state_backend == StateBackend::HashMap {
             for (node, spec) in nodes.iter_mut().zip(&scenario.operators) {
                 node.op.backend_mut().keys.use_heap_backend(spec.spec.key_types());
@@ -184,8 +209,7 @@ impl Pipeline {
             last.op.backend_mut().keys.track_invisible();
         }
         Pipeline {
-            source_name: Rc::from(scenario.source.name.as_str()),
-            proctime: scenario.source.proctime.is_some(),
+            sources,
             stale_on_loss: nodes.last().is_some_and(loss_makes_rows_stale),
             nodes,
             result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
@@ -201,28 +225,32 @@ impl Pipeline {
         &self.nodes
     }
 
-    /// Feeds one source message at processing time `now` (ms) through every operator.
+    /// Feeds one message of source `source` at processing time `now` (ms) through every
+    /// operator reading it, in plan order, and on downstream.
     ///
     /// # Errors
     /// When an operator fails, or the record causes more than [`MAX_MESSAGES_PER_RECORD`] messages.
     pub fn process_input(
         &mut self,
+        source: usize,
         message: Message,
         now: Millis,
         action: usize,
         mut trace: TraceSink,
     ) -> Result<(), StepError> {
+        let tap = &self.sources[source];
+        let (proctime, readers) = (tap.proctime, tap.readers.len());
         if let Some(t) = trace.as_deref_mut() {
             t.push(TraceEntry {
                 action,
                 time_ms: now,
-                op: self.source_name.clone(),
+                op: tap.name.clone(),
                 key: None,
                 event: TraceEvent::Input { message: message.clone() },
             });
         }
         let mut message = message;
-        if self.proctime {
+        if proctime {
             // `PROCTIME()`: the time the row is processed at.
             message.row.0.push(Value::Int(now));
         }
@@ -233,9 +261,20 @@ impl Pipeline {
                 return Err(e);
             }
         }
-        let mut input = self.buffers.pop().unwrap_or_default();
-        input.push(message);
-        let outcome = self.flow(0, input, now, action, trace);
+        let mut outcome = Ok(());
+        for k in 0..readers {
+            let reader = self.sources[source].readers[k];
+            let mut input = self.buffers.pop().unwrap_or_default();
+            input.push(if k + 1 < readers {
+                message.clone()
+            } else {
+                std::mem::replace(&mut message, Message::new(Change::Kind(RowKind::Insert), Row::default()))
+            });
+            outcome = self.flow(Some(reader), input, now, action, trace.as_deref_mut());
+            if outcome.is_err() {
+                break;
+            }
+        }
         self.track_peaks(now);
         outcome
     }
@@ -274,7 +313,8 @@ impl Pipeline {
             if out.is_empty() {
                 self.buffers.push(out);
             } else {
-                self.flow(i + 1, out, now, action, trace.as_deref_mut())?;
+                let consumer = self.nodes[i].consumer;
+                self.flow(consumer, out, now, action, trace.as_deref_mut())?;
             }
         }
         Ok(())
@@ -313,10 +353,11 @@ impl Pipeline {
         }
     }
 
-    /// Runs `messages` through operators `from..` and into the result table.
+    /// Runs `messages` into `target` (an operator and its input; `None`: the result table), and
+    /// what each operator emits on to the operator it feeds, down to the result table.
     fn flow(
         &mut self,
-        from: usize,
+        mut target: Option<(usize, usize)>,
         mut messages: Vec<Message>,
         now: Millis,
         action: usize,
@@ -324,7 +365,8 @@ impl Pipeline {
     ) -> Result<(), StepError> {
         let last = self.nodes.len().saturating_sub(1);
         let mut total = messages.len();
-        for (i, node) in self.nodes.iter_mut().enumerate().skip(from) {
+        while let Some((i, port)) = target {
+            let node = &mut self.nodes[i];
             let mut out = self.buffers.pop().unwrap_or_default();
             for m in &messages {
                 let start = begin_call(node, now, &trace);
@@ -337,7 +379,11 @@ impl Pipeline {
                     lost: &mut self.lost,
                     emitted: &mut node.emitted,
                 };
-                let outcome = node.op.process_element(m, &mut ctx);
+                let outcome = if port == 0 {
+                    node.op.process_element(m, &mut ctx)
+                } else {
+                    node.op.process_element2(m, &mut ctx)
+                };
                 node.op.backend_mut().keys.finish();
                 end_call(node, start, now, action, trace.as_deref_mut());
                 outcome.map_err(|e| {
@@ -352,6 +398,7 @@ impl Pipeline {
                     quote(&node.id)
                 )));
             }
+            target = node.consumer;
             // Rows whose state the last operator lost go stale before this batch's new rows arrive.
             settle_lost(&mut self.lost, &mut self.result, i == last && self.stale_on_loss);
             messages.clear();
@@ -458,7 +505,8 @@ impl Pipeline {
         })?;
         settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
         if !out.is_empty() {
-            self.flow(i + 1, out, ts, action, trace)?;
+            let consumer = self.nodes[i].consumer;
+            self.flow(consumer, out, ts, action, trace)?;
         }
         self.track_peaks(ts);
         Ok(true)

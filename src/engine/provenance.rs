@@ -325,7 +325,7 @@ impl Provenance {
         let mut b = Builder {
             trace,
             ops: scenario.operators.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
-            source: &scenario.source.name,
+            source: &scenario.source().name,
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
             state: vec![HashMap::default(); n_ops],
@@ -348,7 +348,7 @@ impl Provenance {
             if current.is_some_and(|(a, _)| a != action) {
                 current = None;
             }
-            if matches!(trace[e].event, TraceEvent::Input { .. }) && *trace[e].op == *scenario.source.name {
+            if matches!(trace[e].event, TraceEvent::Input { .. }) && *trace[e].op == *scenario.source().name {
                 current = Some((action, b.out.inputs.len() as u32));
             }
             b.out.caused_by[e] = current.map(|(_, n)| n);

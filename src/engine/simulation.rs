@@ -396,12 +396,14 @@ impl Simulation {
             _ => None,
         };
         let step_index = step.as_ref().map(|(i, _)| *i);
+        let input_source = step.as_ref().and_then(|(_, m)| m.as_ref()).map_or(0, |(s, _)| *s);
+        let step = step.map(|(i, m)| (i, m.map(|(_, m)| m)));
         let mut sink: TraceSink = if self.options.trace == TraceLevel::Full { Some(&mut self.trace) } else { None };
         let engine = &mut self.engine;
         let mut outcome = engine.advance(to, index, sink.as_deref_mut());
         if let (Ok(()), Some((_, Some(m)))) = (&outcome, &step) {
             engine.inputs += 1;
-            outcome = engine.pipeline.process_input(m.clone(), to, index, sink);
+            outcome = engine.pipeline.process_input(input_source, m.clone(), to, index, sink);
         }
         if let (Err(e), Some(i)) = (&mut outcome, step_index) {
             e.0 = format!("{}: {}", self.step_name(i), e.0);
@@ -426,20 +428,21 @@ impl Simulation {
         outcome
     }
 
-    /// Consumes the next scenario step: its index and the input it feeds, if it is an input.
-    fn take_step(&mut self) -> (u64, Option<Message>) {
+    /// Consumes the next scenario step: its index and the input it feeds (its source and
+    /// message), if it is an input.
+    fn take_step(&mut self) -> (u64, Option<(usize, Message)>) {
         let i = self.engine.next_step;
         self.engine.next_step += 1;
         let explicit = self.scenario.steps.len() as u64;
         let input = if i < explicit {
             match &self.scenario.steps[i as usize] {
-                Step::Input { kind, row, .. } => Some(self.source_message(*kind, row.clone())),
+                Step::Input { kind, row, source, .. } => Some((*source, self.source_message(*kind, row.clone()))),
                 _ => None,
             }
         } else {
             let w = self.scenario.workload.as_ref();
             let event = w.zip(self.engine.cursor.as_mut()).and_then(|(w, c)| c.next_event(w));
-            event.map(|(_, row)| self.source_message(RowKind::Insert, row))
+            event.map(|(_, row)| (0, self.source_message(RowKind::Insert, row)))
         };
         (i, input)
     }

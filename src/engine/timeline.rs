@@ -289,7 +289,7 @@ pub fn input_marks(sim: &Simulation) -> Vec<InputMark> {
             Step::AdvanceTo(to) => *to,
             Step::AdvanceBy(by) => t.saturating_add(*by),
         };
-        if let Step::Input { at, kind, row } = step {
+        if let Step::Input { at, kind, row, .. } = step {
             let done = i < sim.next_step();
             let change = if scenario.flink.has_row_kind() {
                 super::row::Change::Kind(*kind)

@@ -113,7 +113,7 @@ pub fn export(text: &str) -> Result<Exported, Refused> {
     let value: serde_json::Value =
         serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| Refused(e.to_string()))?;
     check_expressible(&scenario)?;
-    let taken: Vec<String> = vec![scenario.source.name.clone()];
+    let taken: Vec<String> = vec![scenario.source().name.clone()];
     let (mut body, taken, feeding) = match &scenario.sql {
         Some(sql) => statements::body(sql, taken)?,
         None => pipeline::body(value.get("pipeline").unwrap_or(&serde_json::Value::Null), &scenario, taken)?,
@@ -204,7 +204,7 @@ fn check_expressible(scenario: &Scenario) -> Result<(), Refused> {
             scenario.flink.id()
         )));
     }
-    if scenario.source.changelog == SourceChangelog::All {
+    if scenario.source().changelog == SourceChangelog::All {
         return Err(Refused(
             "the source is a changelog (\"changelog\": \"all\"): Flink 2.3's SQL has no built-in source of literal \
              rows that emits -U/+U/-D (VALUES is insert-only; the `values` connector with changelog-mode is in the \

@@ -26,8 +26,8 @@ pub fn body(
     mut taken: Vec<String>,
 ) -> Result<(Vec<String>, Vec<String>, Feeding), Refused> {
     let ops = pipeline.as_array().ok_or_else(|| Refused("the scenario has no pipeline".into()))?;
-    let mut input = scenario.source.name.clone();
-    let mut input_columns: Vec<Column> = scenario.source.output_columns();
+    let mut input = scenario.source().name.clone();
+    let mut input_columns: Vec<Column> = scenario.source().output_columns();
     let mut views = Vec::new();
     for (op, node) in ops.iter().zip(&scenario.operators) {
         let kind = op.get("operator").and_then(Value::as_str).unwrap_or_default();
@@ -180,7 +180,7 @@ fn rank(
                 .into());
         }
         let pt = scenario
-            .source
+            .source()
             .proctime
             .as_ref()
             .ok_or("a deduplication orders by the processing-time attribute, and the source declares none")?;

@@ -43,7 +43,7 @@ pub fn view(scenario: &Scenario) -> Result<String, Refused> {
     if rows.is_empty() {
         return Err(Refused("the scenario has no input rows: a VALUES source needs at least one".into()));
     }
-    let columns = &scenario.source.columns;
+    let columns = &scenario.source().columns;
     let nullable: Vec<bool> =
         (0..columns.len()).map(|i| rows.iter().any(|(r, _)| matches!(r.get(i), Some(Value::Null)))).collect();
     let mut names: Vec<String> = Vec::new();
@@ -58,7 +58,7 @@ pub fn view(scenario: &Scenario) -> Result<String, Refused> {
         };
         casts.push(format!("CAST({value} AS {}) AS {}", sql_type(c.data_type), ident(&c.name)));
     }
-    if let Some(pt) = &scenario.source.proctime {
+    if let Some(pt) = &scenario.source().proctime {
         casts.push(format!("PROCTIME() AS {}", ident(&pt.name)));
     }
     if rows.iter().any(|(r, _)| r.contains(&Value::Int(i64::MIN))) {
@@ -87,7 +87,7 @@ pub fn view(scenario: &Scenario) -> Result<String, Refused> {
         .collect();
     Ok(format!(
         "CREATE TEMPORARY VIEW {} AS\nSELECT {}\nFROM (VALUES\n{}\n) AS t({});",
-        ident(&scenario.source.name),
+        ident(&scenario.source().name),
         casts.join(", "),
         lines.join("\n"),
         names.join(", ")

@@ -17,7 +17,7 @@
 //! Parsing is [`compile`]'s (with the `sqlparser` crate); this module holds the tree, its types,
 //! its evaluation and its plan text.
 
-mod compile;
+pub mod compile;
 
 pub use compile::{compile_predicate, compile_select_item, SelectItem, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_TOKENS};
 

@@ -9,29 +9,12 @@
 //! every watermark (`processWatermark`: the mini-batch marker of `ProcTimeMiniBatchAssignerOperator`),
 //! before a checkpoint barrier and at the end of input.
 //!
-//! **Iteration order.** The function sees the keys in `HashMap` order, which is what orders a
-//! flush's output. `java.util.HashMap` (JDK 8–25): `hash = h ^ (h >>> 16)` of the key's
-//! `hashCode()` ([`super::binary_row`]); the table is allocated at 16 buckets on the first put
-//! and doubles when the size passes 3/4 of it (`++size > threshold`), or when a bucket that
-//! already chains 8 keys gets a 9th while the table is smaller than 64 (`treeifyBin`); a resize
-//! splits each chain keeping its order, new keys append to their chain, and `clear()` keeps the
-//! table's size. So iteration is by bucket `hash & (n - 1)`, then insertion order, with `n`
-//! the largest table the map ever grew to. Not modelled: a chain of 9+ keys in a table of 64+
-//! buckets is turned into a red-black tree, whose order depends on `System.identityHashCode`
-//! (not reproducible; here such a bucket keeps insertion order — it needs 9 keys colliding in
-//! one of 64+ buckets).
+//! **Iteration order.** The function sees the keys in `HashMap` order
+//! ([`super::java_hash_map`]), which is what orders a flush's output.
 
+use super::java_hash_map::{bucket, capacity_after_put, spread};
 use crate::engine::state::{KeyId, KeyRegistry};
 use rustc_hash::FxHashMap;
-
-/// `HashMap.DEFAULT_INITIAL_CAPACITY`.
-const INITIAL_CAPACITY: usize = 16;
-/// `HashMap.TREEIFY_THRESHOLD`.
-const TREEIFY_THRESHOLD: u32 = 8;
-/// `HashMap.MIN_TREEIFY_CAPACITY`.
-const MIN_TREEIFY_CAPACITY: usize = 64;
-/// `HashMap.MAXIMUM_CAPACITY`.
-const MAXIMUM_CAPACITY: usize = 1 << 30;
 
 #[derive(Debug, Clone)]
 struct Entry<V> {
@@ -50,22 +33,14 @@ pub struct MapBundle<V> {
     index: FxHashMap<KeyId, usize>,
     /// `table.length`: 0 before the first put.
     capacity: usize,
-    /// Keys per bucket of the current table.
-    bin_len: Vec<u32>,
     /// `numOfElements`: records added since the bundle began.
     elements: u64,
 }
 
 impl<V> Default for MapBundle<V> {
     fn default() -> Self {
-        MapBundle { entries: Vec::new(), index: FxHashMap::default(), capacity: 0, bin_len: Vec::new(), elements: 0 }
+        MapBundle { entries: Vec::new(), index: FxHashMap::default(), capacity: 0, elements: 0 }
     }
-}
-
-/// `HashMap.hash(key)` for a key whose `hashCode()` is `hash_code`.
-pub fn spread(hash_code: i32) -> u32 {
-    let h = hash_code as u32;
-    h ^ (h >> 16)
 }
 
 impl<V> MapBundle<V> {
@@ -106,10 +81,10 @@ impl<V> MapBundle<V> {
             Some(&i) => i,
             None => {
                 let hash = spread(hash_code());
+                self.capacity = capacity_after_put(self.capacity, hash, self.entries.iter().map(|e| e.hash));
                 self.index.insert(key, self.entries.len());
                 self.entries.push(Entry { key, hash, elements: 0, value: create() });
                 keys.hold(key);
-                self.put_new(hash);
                 self.entries.len() - 1
             }
         };
@@ -118,46 +93,15 @@ impl<V> MapBundle<V> {
         fold(&mut entry.value)
     }
 
-    /// The table's growth when `putVal` links a new key (already pushed) into its bucket.
-    fn put_new(&mut self, hash: u32) {
-        if self.capacity == 0 {
-            self.resize();
-        } else {
-            let bin = hash as usize & (self.capacity - 1);
-            let before = self.bin_len[bin];
-            self.bin_len[bin] += 1;
-            if before >= TREEIFY_THRESHOLD && self.capacity < MIN_TREEIFY_CAPACITY {
-                // `treeifyBin` on a small table resizes instead of making a tree.
-                self.resize();
-            }
-        }
-        // `if (++size > threshold) resize()`, the threshold being 3/4 of the table.
-        if self.entries.len() > self.capacity / 4 * 3 {
-            self.resize();
-        }
-    }
-
-    /// `resize()`: allocates 16 buckets, or doubles, and recounts the keys per bucket.
-    fn resize(&mut self) {
-        self.capacity = if self.capacity == 0 { INITIAL_CAPACITY } else { (self.capacity * 2).min(MAXIMUM_CAPACITY) };
-        self.bin_len.clear();
-        self.bin_len.resize(self.capacity, 0);
-        let mask = self.capacity - 1;
-        for e in &self.entries {
-            self.bin_len[e.hash as usize & mask] += 1;
-        }
-    }
-
     /// `finishBundle` + `bundle.clear()`: each key with the number of records folded and its
     /// value, in `HashMap` iteration order; the bundle is left empty (keeping its table size).
     /// The keys are still held in `keys`: the caller releases each ([`KeyRegistry::unhold`])
     /// once it has handled it.
     pub fn drain(&mut self) -> Vec<(KeyId, u32, V)> {
-        let mask = self.capacity.saturating_sub(1);
+        let capacity = self.capacity;
         // Stable: within a bucket, insertion order.
-        self.entries.sort_by_key(|e| e.hash as usize & mask);
+        self.entries.sort_by_key(|e| bucket(e.hash, capacity));
         self.index.clear();
-        self.bin_len.iter_mut().for_each(|n| *n = 0);
         self.elements = 0;
         self.entries.drain(..).map(|e| (e.key, e.elements, e.value)).collect()
     }

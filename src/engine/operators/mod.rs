@@ -27,6 +27,8 @@ pub mod binary_row;
 mod calc;
 mod context;
 mod deduplicate;
+pub mod java_hash_map;
+mod join;
 mod map_bundle;
 mod mini_batch_assigner;
 pub mod monotonicity;
@@ -80,6 +82,16 @@ pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
     /// # Errors
     /// A message when Flink would throw (an aggregate function failing).
     fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String>;
+
+    /// `processElement2(input)`: a message of a two-input operator's second (right) input. Only
+    /// a two-input operator is ever given one.
+    ///
+    /// # Errors
+    /// As [`StreamOperator::process_element`].
+    fn process_element2(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
+        let _ = (input, ctx);
+        Err(format!("{} reads one input", self.flink_class()))
+    }
 
     /// `onTimer(timestamp, ctx, out)` for a processing-time timer of `key`, already polled (the
     /// key is the backend's current key). Operators that register no timers keep the default.
@@ -180,6 +192,9 @@ pub struct CompileInput<'a> {
     /// The input column that is the source's processing-time attribute, when the input is the
     /// source: the scan does not produce it, the operator computes `PROCTIME()` (a `Calc`).
     pub source_proctime: Option<usize>,
+    /// A two-input operator's right input (its fields as above; `path` and the settings are the
+    /// left's). `None` for a one-input operator.
+    pub right: Option<&'a CompileInput<'a>>,
 }
 
 /// How an operator needs its input distributed (`FlinkRelDistribution`): by a hash of these
@@ -251,6 +266,10 @@ pub trait OperatorSpec: fmt::Debug {
     fn distribution(&self) -> Option<Distribution> {
         None
     }
+    /// How a two-input operator needs its right input distributed.
+    fn right_distribution(&self) -> Option<Distribution> {
+        None
+    }
     /// Whether its output can hold deletions (`D` in its changelog mode) besides updates.
     fn output_deletes(&self) -> bool {
         self.output_retracts()
@@ -278,6 +297,8 @@ pub type Compile = fn(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorS
 pub struct OperatorKind {
     pub name: &'static str,
     pub compile: Compile,
+    /// How many inputs it reads: 1, or 2 for a join (`left`, `right`).
+    pub inputs: usize,
     /// `json_schema` of the serde type `compile` reads. Native only: the page never prints the
     /// schema, and a pointer here would keep the schema code in the wasm module.
     #[cfg(not(target_arch = "wasm32"))]
@@ -291,9 +312,16 @@ impl OperatorKind {
         OperatorKind {
             name,
             compile,
+            inputs: 1,
             #[cfg(not(target_arch = "wasm32"))]
             schema: T::json_schema,
         }
+    }
+
+    /// A two-input operator kind (a join): its object names its `left` and `right` inputs, and
+    /// `compile` gets the right one as [`CompileInput::right`].
+    pub const fn two_input<T: JsonSchema>(name: &'static str, compile: Compile) -> OperatorKind {
+        OperatorKind { inputs: 2, ..OperatorKind::new::<T>(name, compile) }
     }
 
     /// The JSON Schema of its object (its `"operator"` field is pinned to `name` by
@@ -315,6 +343,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     calc::calc::KIND,
     rank::rank::KIND,
     deduplicate::deduplicate::KIND,
+    join::join::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
     sink::upsert_materialize::KIND,
@@ -334,8 +363,24 @@ impl JsonSchema for AnyOperator {
             .map(|kind| {
                 let mut schema = kind.schema(generator);
                 schema.insert("title".into(), kind.name.into());
-                if let Some(operator) = schema.get_mut("properties").and_then(|p| p.get_mut("operator")) {
-                    *operator = json!({ "description": "The operator's kind.", "const": kind.name });
+                if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+                    props.insert(
+                        "operator".into(),
+                        json!({ "description": "The operator's kind.", "const": kind.name }),
+                    );
+                    let input = |what: &str| json!({ "type": "string", "description": what });
+                    if kind.inputs == 2 {
+                        props.insert("left".into(), input("The operator or source of its left input."));
+                        props.insert("right".into(), input("The operator or source of its right input."));
+                    } else {
+                        props.insert(
+                            "input".into(),
+                            input(
+                                "The operator or source whose changelog it consumes (default: the previous \
+                                 operator, or the only source).",
+                            ),
+                        );
+                    }
                 }
                 schema
             })

@@ -5,7 +5,7 @@
 
 use super::convert::{
     aggregate_or_window_call, at, expr, expr_with, function_name, item_expr, item_name, select_items, unsupported,
-    Item, Scope, AGG_FUNCTIONS,
+    FromNames, Item, Scope, AGG_FUNCTIONS,
 };
 use super::rel::{AggCall, Ex, Node, Rel};
 use super::script::err;
@@ -78,10 +78,10 @@ pub(super) fn aggregate(
     input: Rel,
     s: &ast::Select,
     group_by: &[ast::Expr],
-    qualifier: Option<&str>,
+    qualifier: &FromNames,
     hint_ttl: Option<String>,
 ) -> Result<Rel, SqlError> {
-    let scope = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
+    let scope = Scope::new(&input, qualifier);
     let mut pre: Vec<Ex> = Vec::new();
     let mut pre_names: Vec<String> = Vec::new();
     for g in group_by {

@@ -24,9 +24,9 @@ pub struct SourceTable {
     pub proctime: Option<String>,
 }
 
-/// What a query can read: the source and the views created so far.
+/// What a query can read: the sources and the views created so far.
 pub struct Catalog<'a> {
-    pub source: &'a SourceTable,
+    pub sources: &'a [SourceTable],
     pub views: HashMap<String, Rel>,
 }
 
@@ -37,6 +37,31 @@ pub(super) const AGG_FUNCTIONS: &[&str] = &["COUNT", "SUM", "MIN", "MAX", "LAST_
 pub(super) struct Scope<'r> {
     pub(super) rel: &'r Rel,
     pub(super) qualifier: Option<String>,
+    /// A join's inputs: each one's name and the range of its fields in `rel`.
+    pub(super) sides: Vec<(String, usize, usize)>,
+    /// A join's fields as each input names them (`rel`'s names are made unique).
+    pub(super) input_names: Vec<String>,
+}
+
+/// The names a FROM clause gives what it reads: one relation's (its table, view or alias), or
+/// a join's inputs', each with the range of its fields.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FromNames {
+    pub(super) qualifier: Option<String>,
+    pub(super) sides: Vec<(String, usize, usize)>,
+}
+
+impl FromNames {
+    pub(super) fn one(qualifier: Option<String>) -> FromNames {
+        FromNames { qualifier, sides: Vec::new() }
+    }
+}
+
+impl<'r> Scope<'r> {
+    pub(super) fn new(rel: &'r Rel, from: &FromNames) -> Scope<'r> {
+        let input_names = if from.sides.is_empty() { Vec::new() } else { super::join::join_input_names(rel) };
+        Scope { rel, qualifier: from.qualifier.clone(), sides: from.sides.clone(), input_names }
+    }
 }
 
 pub(super) fn at(node: &impl Spanned) -> Location {
@@ -87,11 +112,21 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     if let Some(q) = &s.qualify {
         return Err(unsupported(q, "QUALIFY"));
     }
-    let (input, qualifier) = from(s, catalog)?;
-    let hint_ttl = state_ttl_hint(s, qualifier.as_deref())?;
+    let (input, qualifier) = super::join::from(s, catalog)?;
+    let mut hint_ttl = state_ttl_hint(s, &qualifier)?;
     let mut rel = input;
+    // On a join the hint gives each side its TTL (`StateTtlHint.getStateTtlFromHintOnBiRel`).
+    if let Node::Join { hints, .. } = &mut rel.node {
+        for (key, value) in hint_ttl.take().unwrap_or_default() {
+            let is_left = qualifier.sides.first().is_some_and(|(n, _, _)| *n == key);
+            hints.retain(|(l, _)| *l != is_left);
+            hints.push((is_left, value));
+        }
+        hints.sort_by_key(|(l, _)| !*l);
+    }
+    let hint_ttl = hint_ttl.and_then(|pairs| pairs.into_iter().last().map(|(_, v)| v));
     if let Some(condition) = &s.selection {
-        rel = filter(rel, condition, qualifier.as_deref())?;
+        rel = filter(rel, condition, &qualifier)?;
     }
     let group_by = match &s.group_by {
         ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs.clone(),
@@ -99,7 +134,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     };
     let has_agg = s.projection.iter().any(|item| item_expr(item).is_some_and(contains_agg));
     if !group_by.is_empty() || has_agg {
-        return super::aggregate::aggregate(rel, s, &group_by, qualifier.as_deref(), hint_ttl);
+        return super::aggregate::aggregate(rel, s, &group_by, &qualifier, hint_ttl);
     }
     if let Some(h) = &hint_ttl {
         return Err(err(
@@ -110,21 +145,12 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
             ),
         ));
     }
-    super::window::project_with_windows(rel, s, qualifier.as_deref())
+    super::window::project_with_windows(rel, s, &qualifier)
 }
 
-/// `FROM t [AS a]` or `FROM (subquery) [AS a]`: one relation, no join.
-fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
-    let [table] = s.from.as_slice() else {
-        return Err(match s.from.get(1) {
-            Some(second) => unsupported(&second.relation, "a second FROM item (a join)"),
-            None => err(at(&s.select_token.0), "SELECT without FROM is not modelled: read the scenario's source"),
-        });
-    };
-    if let Some(join) = table.joins.first() {
-        return Err(unsupported(&join.relation, "JOIN"));
-    }
-    match &table.relation {
+/// One FROM item: a table or view by name, or a subquery; and the name it is referred to by.
+pub(super) fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(Rel, Option<String>), SqlError> {
+    match factor {
         ast::TableFactor::Table { name, alias, args: None, .. } => {
             for part in &name.0 {
                 if let ast::ObjectNamePart::Identifier(i) = part {
@@ -137,12 +163,14 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
             let table_name = super::script::object_name(name);
             let rel = if let Some(view) = catalog.views.get(&table_name) {
                 view.clone()
-            } else if table_name == catalog.source.name {
-                source(catalog.source)
+            } else if let Some(table) = catalog.sources.iter().find(|t| t.name == table_name) {
+                source(table)
             } else {
                 let mut known: Vec<&str> = catalog.views.keys().map(String::as_str).collect();
                 known.sort_unstable();
-                known.insert(0, &catalog.source.name);
+                for (i, t) in catalog.sources.iter().enumerate() {
+                    known.insert(i, &t.name);
+                }
                 return Err(err(
                     at(name),
                     format!(
@@ -169,7 +197,7 @@ fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, Option<String>), Sql
 /// computed by a projection above the scan (Flink expands a computed column `pt AS PROCTIME()`
 /// into the projection above the `TableSourceScan`).
 fn source(table: &SourceTable) -> Rel {
-    let scan = Rel { node: Node::Scan, names: table.columns.clone() };
+    let scan = Rel { node: Node::Scan(table.name.clone()), names: table.columns.clone() };
     match &table.proctime {
         None => scan,
         Some(pt) => {
@@ -184,8 +212,12 @@ fn source(table: &SourceTable) -> Rel {
 
 /// `/*+ STATE_TTL('input' = 'duration') */` on this SELECT: the TTL for its aggregation's input
 /// (`StateTtlHint`, Flink 1.19+: the key is the input's table, view or alias name).
-fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<String>, SqlError> {
-    let mut ttl = None;
+fn state_ttl_hint(s: &ast::Select, from: &FromNames) -> Result<Option<Vec<(String, String)>>, SqlError> {
+    let mut ttl: Option<Vec<(String, String)>> = None;
+    let names: Vec<&str> = match &from.qualifier {
+        Some(q) => vec![q.as_str()],
+        None => from.sides.iter().map(|(n, _, _)| n.as_str()).collect(),
+    };
     for hint in &s.optimizer_hints {
         let text = hint.text.trim();
         let location = at(&s.select_token.0);
@@ -204,17 +236,17 @@ fn state_ttl_hint(s: &ast::Select, qualifier: Option<&str>) -> Result<Option<Str
             let mut kv = pair.splitn(2, '=');
             let key = unquote(kv.next().unwrap_or(""));
             let value = unquote(kv.next().unwrap_or(""));
-            if Some(key.as_str()) != qualifier {
+            if !names.contains(&key.as_str()) {
                 return Err(err(
                     location,
                     format!(
                         "STATE_TTL key {} is not the input of this query ({}): the hint names the table, view or alias it reads",
                         quote(&key),
-                        qualifier.map_or("a subquery without an alias".to_string(), escaped)
+                        if names.is_empty() { "a subquery without an alias".to_string() } else { escaped(&names.join(", ")) }
                     ),
                 ));
             }
-            ttl = Some(value);
+            ttl.get_or_insert_with(Vec::new).push((key, value));
         }
     }
     Ok(ttl)
@@ -227,8 +259,8 @@ fn unquote(s: &str) -> String {
 
 /// `WHERE condition` over `input`: a rank when it filters a `ROW_NUMBER()` (`rn <= N`,
 /// `rn < N`, `rn = 1`), else a filter.
-fn filter(input: Rel, condition: &ast::Expr, qualifier: Option<&str>) -> Result<Rel, SqlError> {
-    let scope = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
+fn filter(input: Rel, condition: &ast::Expr, qualifier: &FromNames) -> Result<Rel, SqlError> {
+    let scope = Scope::new(&input, qualifier);
     let cond = expr(condition, &scope)?;
     if let Some(rank) = rank_filter(&input, &cond, condition)? {
         return Ok(rank);
@@ -504,6 +536,9 @@ pub fn check_ident(id: &ast::Ident) -> Result<(), SqlError> {
 /// is Calcite's `caseSensitive = true`).
 fn field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast::Ident) -> Result<Ex, SqlError> {
     check_ident(id)?;
+    if !scope.sides.is_empty() {
+        return super::join::join_field(scope, qualifier, id);
+    }
     if let Some(q) = qualifier {
         check_ident(q)?;
         if scope.qualifier.as_deref() != Some(q.value.as_str()) {

@@ -7,23 +7,65 @@
 use super::rel::{quote_ident, AggCall, Ex, Node, Rel};
 use serde_json::{json, Value};
 
-/// The pipeline, source side first, and each operator's id.
-pub fn pipeline(rel: &Rel) -> Vec<Value> {
-    let mut chain: Vec<&Rel> = Vec::new();
-    let mut at = Some(rel);
-    while let Some(r) = at {
-        chain.push(r);
-        at = r.input();
-    }
-    chain.reverse();
+/// The pipeline, inputs first (a join's left subtree, then its right), and each operator's
+/// id; `several_sources`: the scenario reads more than one table, so an operator reading one
+/// names it.
+pub fn pipeline(rel: &Rel, several_sources: bool) -> Vec<Value> {
     let mut out = Vec::new();
-    for r in chain {
-        let Some(input) = r.input() else { continue };
-        let inputs = &input.names;
+    let mut number = 0;
+    emit(rel, &mut out, &mut number, several_sources);
+    out
+}
+
+/// What `rel`'s output is read as: the id of its operator, or a scan's table.
+fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, several_sources: bool) -> String {
+    if let Node::Scan(table) = &rel.node {
         // Flink names its runtime operators `Kind[id]`, numbering the plan's nodes from the source.
-        let number = out.len() + 2;
-        let op = match &r.node {
-            Node::Scan => continue,
+        *number += 1;
+        return table.clone();
+    }
+    if let Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } = &rel.node {
+        let l = emit(left, out, number, several_sources);
+        let r = emit(right, out, number, several_sources);
+        *number += 1;
+        let on: Vec<Value> = left_keys
+            .iter()
+            .zip(right_keys)
+            .map(|(&a, &b)| json!([left.names[a].clone(), right.names[b].clone()]))
+            .collect();
+        let id = format!("Join[{number}]");
+        let mut op = json!({ "operator": "Join", "id": id, "left": l, "right": r, "join_type": join_type, "on": on });
+        if let Some(c) = condition {
+            op["where"] = Value::String(c.sql(&rel.names));
+        }
+        if !hints.is_empty() {
+            let mut ttl = serde_json::Map::new();
+            for (is_left, value) in hints {
+                ttl.insert(if *is_left { "left" } else { "right" }.into(), Value::String(value.clone()));
+            }
+            op["state_ttl"] = Value::Object(ttl);
+        }
+        out.push(op);
+        return id;
+    }
+    let Some(input) = rel.input() else { return String::new() };
+    let read = emit(input, out, number, several_sources);
+    if matches!(rel.node, Node::RowNumber { .. }) {
+        return read;
+    }
+    // The input is the previous operator, or the only source read by the first operator.
+    let previous = out.last().and_then(|op| op["id"].as_str()).map(str::to_string);
+    let implicit = match &input.node {
+        Node::Scan(_) => out.is_empty() && !several_sources,
+        _ => previous.as_deref() == Some(read.as_str()),
+    };
+    *number += 1;
+    let number = *number;
+    let r = rel;
+    let mut op = {
+        let inputs = &input.names;
+        match &r.node {
+            Node::Scan(_) | Node::Join { .. } | Node::RowNumber { .. } => return read,
             Node::Calc { items, condition, .. } => {
                 let select: Vec<String> = items
                     .iter()
@@ -75,11 +117,14 @@ pub fn pipeline(rel: &Rel) -> Vec<Value> {
                 }
                 op
             }
-            Node::RowNumber { .. } => continue,
-        };
-        out.push(op);
+        }
+    };
+    if !implicit {
+        op["input"] = Value::String(read);
     }
-    out
+    let id = op["id"].as_str().unwrap_or_default().to_string();
+    out.push(op);
+    id
 }
 
 /// The `aggregates` array: `{"function", "args", "as"}` per call.

@@ -17,6 +17,7 @@
 mod aggregate;
 mod convert;
 mod emit;
+mod join;
 mod optimize;
 mod rel;
 pub mod reserved_words;
@@ -62,10 +63,10 @@ pub struct PlannedQuery {
 ///
 /// # Errors
 /// The first construct that is not modelled or not valid, at its line and column.
-pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuery, SqlError> {
-    let mut catalog = Catalog { source, views: HashMap::new() };
+pub fn plan(script: &script::Script, sources: &[SourceTable]) -> Result<PlannedQuery, SqlError> {
+    let mut catalog = Catalog { sources, views: HashMap::new() };
     for view in &script.views {
-        if view.name == source.name {
+        if sources.iter().any(|s| s.name == view.name) {
             return Err(script::err(
                 view.at,
                 format!("Temporary table {} already exists (the source)", crate::engine::error::quote(&view.name)),
@@ -97,7 +98,7 @@ pub fn plan(script: &script::Script, source: &SourceTable) -> Result<PlannedQuer
         }
     }
     let optimized = optimize::optimize(rel);
-    let pipeline = emit::pipeline(&optimized);
+    let pipeline = emit::pipeline(&optimized, sources.len() > 1);
     if pipeline.is_empty() {
         return Err(script::err(
             script.query_at,
@@ -142,7 +143,7 @@ fn leftover_row_number(rel: &rel::Rel) -> Option<(sqlparser::tokenizer::Location
         };
         return Some((*at, message));
     }
-    rel.input().and_then(leftover_row_number)
+    rel.inputs().into_iter().find_map(leftover_row_number)
 }
 
 /// Whether field `i` of `rel` is the source's processing-time attribute, passed on unchanged.
@@ -156,6 +157,6 @@ fn is_proctime(rel: &rel::Rel, i: usize) -> bool {
         rel::Node::Over { input, .. } | rel::Node::Rank { input, .. } | rel::Node::RowNumber { input, .. } => {
             i < input.names.len() && is_proctime(input, i)
         }
-        rel::Node::Scan | rel::Node::Aggregate { .. } => false,
+        rel::Node::Scan(_) | rel::Node::Aggregate { .. } | rel::Node::Join { .. } => false,
     }
 }

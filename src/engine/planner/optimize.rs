@@ -33,7 +33,38 @@ fn trim(rel: Rel, needed: &[usize]) -> Rel {
 fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
     let Rel { node, names } = rel;
     match node {
-        Node::Scan => (Rel { node: Node::Scan, names }, needed.to_vec()),
+        node @ Node::Scan(_) => (Rel { node, names }, needed.to_vec()),
+        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => {
+            let width = left.names.len();
+            let mut used: Vec<usize> = needed.to_vec();
+            used.extend(&left_keys);
+            used.extend(right_keys.iter().map(|&r| width + r));
+            if let Some(c) = &condition {
+                c.columns(&mut used);
+            }
+            used.sort_unstable();
+            used.dedup();
+            let left_needed: Vec<usize> = used.iter().copied().filter(|&c| c < width).collect();
+            let right_needed: Vec<usize> = used.iter().filter(|&&c| c >= width).map(|&c| c - width).collect();
+            let left = trim(*left, &left_needed);
+            let right = trim(*right, &right_needed);
+            let pos = |c: usize| used.iter().position(|&u| u == c).unwrap_or(0);
+            let in_right = |r: usize| right_needed.iter().position(|&u| u == r).unwrap_or(0);
+            let names = super::rel::join_names(&left.names, &right.names);
+            let join = Rel {
+                node: Node::Join {
+                    left_keys: left_keys.iter().map(|&l| pos(l)).collect(),
+                    right_keys: right_keys.iter().map(|&r| in_right(r)).collect(),
+                    condition: condition.map(|c| c.map_columns(&|i| Ex::Col(pos(i)))),
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    join_type,
+                    hints,
+                },
+                names,
+            };
+            (join, needed.iter().map(|&i| pos(i)).collect())
+        }
         Node::Calc { input, items, condition } => {
             let kept: Vec<Ex> = needed.iter().map(|&i| items[i].clone()).collect();
             let mut used = Vec::new();
@@ -207,7 +238,16 @@ fn project(rel: Rel, fields: &[usize]) -> Rel {
 fn merge(rel: Rel) -> Rel {
     let Rel { node, names } = rel;
     let node = match node {
-        Node::Scan => Node::Scan,
+        node @ Node::Scan(_) => node,
+        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => Node::Join {
+            left: Box::new(merge(*left)),
+            right: Box::new(merge(*right)),
+            join_type,
+            left_keys,
+            right_keys,
+            condition,
+            hints,
+        },
         Node::Calc { input, items, condition } => {
             let input = merge(*input);
             if let Node::Calc { input: lower, items: lower_items, condition: lower_condition } = input.node {
@@ -258,7 +298,16 @@ fn remove_trivial(rel: Rel) -> Rel {
 fn dollar_names(rel: Rel) -> Rel {
     let Rel { node, mut names } = rel;
     let node = match node {
-        Node::Scan => Node::Scan,
+        node @ Node::Scan(_) => node,
+        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => Node::Join {
+            left: Box::new(dollar_names(*left)),
+            right: Box::new(dollar_names(*right)),
+            join_type,
+            left_keys,
+            right_keys,
+            condition,
+            hints,
+        },
         Node::Calc { input, items, condition } => {
             let input = dollar_names(*input);
             if let Node::Over { input: below, dollar_names: true, .. } = &input.node {

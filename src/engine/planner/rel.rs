@@ -133,8 +133,22 @@ pub struct Rel {
 /// The nodes.
 #[derive(Debug, Clone)]
 pub enum Node {
-    /// The source table's physical columns (its processing-time attribute is computed above it).
-    Scan,
+    /// The source table's physical columns (its processing-time attribute is computed above it):
+    /// the table's name.
+    Scan(String),
+    /// A regular join (`LogicalJoin`): output = left fields, then right fields (names made
+    /// unique, [`join_names`]). `left_keys[i] = right_keys[i]` is the join key (right fields
+    /// counted from the right input's first); `condition` is the rest of `ON`, over the output
+    /// fields; `hints`: `STATE_TTL` per side (`true`: left), as written.
+    Join {
+        left: Box<Rel>,
+        right: Box<Rel>,
+        join_type: &'static str,
+        left_keys: Vec<usize>,
+        right_keys: Vec<usize>,
+        condition: Option<Ex>,
+        hints: Vec<(bool, String)>,
+    },
     /// A projection with an optional condition (Calcite's `LogicalProject` / `LogicalFilter`,
     /// merged into Flink's `Calc`).
     Calc { input: Box<Rel>, items: Vec<Ex>, condition: Option<Ex> },
@@ -153,11 +167,35 @@ pub enum Node {
     Rank { input: Box<Rel>, partition: Vec<usize>, order: Vec<(usize, bool)>, rank_end: u64, output_rank: bool },
 }
 
+/// A join's output names: the left's, then the right's made unique as Calcite does
+/// (`SqlValidatorUtil.uniquify`: `k` becomes `k0`, then `k1`, …).
+pub fn join_names(left: &[String], right: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = left.to_vec();
+    for name in right {
+        let mut unique = name.clone();
+        let mut n = 0;
+        while out.contains(&unique) {
+            unique = format!("{name}{n}");
+            n += 1;
+        }
+        out.push(unique);
+    }
+    out
+}
+
 impl Rel {
-    /// Its single input (none for a scan).
+    /// Its inputs: none for a scan, two for a join.
+    pub fn inputs(&self) -> Vec<&Rel> {
+        match &self.node {
+            Node::Join { left, right, .. } => vec![left, right],
+            _ => self.input().into_iter().collect(),
+        }
+    }
+
+    /// Its single input (none for a scan or a join).
     pub fn input(&self) -> Option<&Rel> {
         match &self.node {
-            Node::Scan => None,
+            Node::Scan(_) | Node::Join { .. } => None,
             Node::Calc { input, .. }
             | Node::Aggregate { input, .. }
             | Node::Over { input, .. }

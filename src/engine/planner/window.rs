@@ -3,7 +3,9 @@
 //! `ROW_NUMBER()` that a filter may turn into a rank ([`super::convert`]), then the select list.
 
 use super::aggregate::agg_call;
-use super::convert::{at, expr, function_name, item_expr, item_name, select_items, unsupported, Item, Scope};
+use super::convert::{
+    at, expr, function_name, item_expr, item_name, select_items, unsupported, FromNames, Item, Scope,
+};
 use super::rel::{AggCall, Ex, Node, Rel};
 use super::script::err;
 use super::SqlError;
@@ -15,9 +17,9 @@ use sqlparser::tokenizer::Location;
 type SortKeys = Vec<(usize, bool)>;
 
 /// A SELECT without aggregation: window functions (`OVER`) first, then the select list.
-pub(super) fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Option<&str>) -> Result<Rel, SqlError> {
+pub(super) fn project_with_windows(input: Rel, s: &ast::Select, qualifier: &FromNames) -> Result<Rel, SqlError> {
     let items = select_items(s, &input)?;
-    let scope_in = Scope { rel: &input, qualifier: qualifier.map(str::to_string) };
+    let scope_in = Scope::new(&input, qualifier);
     // Window calls, numbered as Calcite numbers them (`w0$o0`, `w0$o1`, …: one window spec).
     let mut window: Option<(WindowKey, Location)> = None;
     let mut calls: Vec<AggCall> = Vec::new();
@@ -119,7 +121,7 @@ pub(super) fn project_with_windows(input: Rel, s: &ast::Select, qualifier: Optio
         };
     }
     // The select list over the input (and the window's fields after it).
-    let scope = Scope { rel: &rel, qualifier: qualifier.map(str::to_string) };
+    let scope = Scope::new(&rel, qualifier);
     let mut exprs = Vec::new();
     let mut names = Vec::new();
     for (ordinal, (item, placeholder)) in items.iter().zip(&placeholders).enumerate() {

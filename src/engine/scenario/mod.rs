@@ -8,6 +8,7 @@ pub(crate) mod raw;
 mod retention_conversion;
 pub mod schema;
 pub mod sql;
+mod topology;
 mod validate;
 pub mod what_if;
 
@@ -55,18 +56,31 @@ impl Source {
     }
 }
 
-/// One operator of the pipeline: its id and its validated spec.
+/// Where an operator's input comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeInput {
+    /// The scenario's source `i` (a scan of it: several operators may read one source).
+    Source(usize),
+    /// The output of operator `i`, which feeds no other operator.
+    Operator(usize),
+}
+
+/// One operator of the pipeline: its id, its validated spec and its inputs (one, or a join's
+/// left and right). Operators are in topological order: inputs come first, the last operator
+/// feeds the result.
 #[derive(Debug, Clone)]
 pub struct OperatorNode {
     pub id: String,
     pub spec: Rc<dyn OperatorSpec>,
+    pub inputs: Vec<NodeInput>,
 }
 
 /// One driving step of a scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// A source row arriving at processing time `at` (ms), or at the current time when `None`.
-    Input { at: Option<Millis>, kind: RowKind, row: Row },
+    /// A row of source `source` (its index in [`Scenario::sources`]) arriving at processing
+    /// time `at` (ms), or at the current time when `None`.
+    Input { at: Option<Millis>, kind: RowKind, row: Row, source: usize },
     /// Advance processing time to this time (ms), firing due timers.
     AdvanceTo(Millis),
     /// Advance processing time by this duration (ms).
@@ -103,7 +117,8 @@ pub struct Scenario {
     pub mini_batch: Option<MiniBatch>,
     /// `table.optimizer.agg-phase-strategy`.
     pub agg_phase_strategy: AggPhaseStrategy,
-    pub source: Source,
+    /// The source tables: one, or several (a join's inputs).
+    pub sources: Vec<Source>,
     pub operators: Vec<OperatorNode>,
     /// The explicit steps, run first.
     pub steps: Vec<Step>,
@@ -123,6 +138,11 @@ impl Scenario {
     /// that do not match the schema, processing time going backwards.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         validate::compile(parse_raw(text)?)
+    }
+
+    /// The first source: the only one of a scenario of one source, the one a workload feeds.
+    pub fn source(&self) -> &Source {
+        &self.sources[0]
     }
 
     /// How many steps the scenario drives: the explicit ones, then the workload's events.

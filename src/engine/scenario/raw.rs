@@ -20,6 +20,11 @@ use std::fmt;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a scenario object")]
 #[schemars(rename = "Scenario")]
+// Exactly one of `source` and `sources` (the rule `validate::compile_sources` applies).
+#[schemars(extend("oneOf" = [
+    { "required": ["source"], "properties": { "sources": false } },
+    { "required": ["sources"], "properties": { "source": false } }
+]))]
 pub(super) struct RawScenario {
     /// The JSON Schema this file follows, for editors (the output of `flink-state-sim schema`,
     /// saved next to the scenarios). Ignored by the simulator.
@@ -67,10 +72,16 @@ pub(super) struct RawScenario {
     #[serde(default)]
     #[schemars(schema_with = "super::AggPhaseStrategy::json_schema")]
     pub(super) agg_phase_strategy: Option<String>,
-    /// The source table.
-    pub(super) source: RawSource,
-    /// The operators, each consuming the previous one's changelog; the last one feeds the result
-    /// table. Give either `pipeline` or `sql`.
+    /// The source table (a scenario of one source). Give either `source` or `sources`.
+    #[serde(default)]
+    pub(super) source: Option<RawSource>,
+    /// The source tables, when there are several (a join's inputs): each input step names its
+    /// source.
+    #[serde(default)]
+    pub(super) sources: Option<Vec<RawSource>>,
+    /// The operators, each consuming the previous one's changelog unless it names its `input`
+    /// (or, for a join, its `left` and `right` inputs); the last one feeds the result table.
+    /// Give either `pipeline` or `sql`.
     // Each operator is kept as JSON text, read by its kind's compiler.
     #[serde(default)]
     #[schemars(with = "Option<Vec<crate::engine::operators::AnyOperator>>")]
@@ -161,6 +172,16 @@ pub(super) struct RawSource {
 pub(super) struct RawOperatorHeader {
     pub(super) operator: String,
     pub(super) id: String,
+    /// The operator or source whose changelog it consumes (default: the previous operator, or
+    /// the only source for the first operator).
+    #[serde(default)]
+    pub(super) input: Option<String>,
+    /// A two-input operator's left input.
+    #[serde(default)]
+    pub(super) left: Option<String>,
+    /// A two-input operator's right input.
+    #[serde(default)]
+    pub(super) right: Option<String>,
 }
 
 /// One step: an input row `{"at": T, "row": [...], "kind": "+I"}`, `{"advance_to": T}` or
@@ -172,10 +193,13 @@ pub(super) struct RawOperatorHeader {
 // `validate::compile_steps` applies).
 #[schemars(extend("oneOf" = [
     { "required": ["row"], "properties": { "advance_to": false, "advance_by": false } },
-    { "required": ["advance_to"], "properties": { "at": false, "kind": false, "row": false, "advance_by": false } },
-    { "required": ["advance_by"], "properties": { "at": false, "kind": false, "row": false, "advance_to": false } }
+    { "required": ["advance_to"], "properties": { "at": false, "kind": false, "row": false, "source": false, "advance_by": false } },
+    { "required": ["advance_by"], "properties": { "at": false, "kind": false, "row": false, "source": false, "advance_to": false } }
 ]))]
 pub(super) struct RawStep {
+    /// The source the row comes from (by name): needed when the scenario has several sources.
+    #[serde(default)]
+    pub(super) source: Option<String>,
     /// When the row arrives (default: the current processing time). Timers due at or before it
     /// fire first.
     #[serde(default)]

@@ -142,13 +142,16 @@ fn check_neutral(option: &SetOption) -> Result<(), String> {
 ///
 /// # Errors
 /// What the planner refuses, at its line and column.
-pub(super) fn plan(script: &Script, source: &Source) -> Result<planner::PlannedQuery, ScenarioError> {
-    let table = SourceTable {
-        name: source.name.clone(),
-        columns: source.columns.iter().map(|c| c.name.clone()).collect(),
-        proctime: source.proctime.as_ref().map(|c| c.name.clone()),
-    };
-    planner::plan(script, &table).map_err(|e| sql_error(&e))
+pub(super) fn plan(script: &Script, sources: &[Source]) -> Result<planner::PlannedQuery, ScenarioError> {
+    let tables: Vec<SourceTable> = sources
+        .iter()
+        .map(|source| SourceTable {
+            name: source.name.clone(),
+            columns: source.columns.iter().map(|c| c.name.clone()).collect(),
+            proctime: source.proctime.as_ref().map(|c| c.name.clone()),
+        })
+        .collect();
+    planner::plan(script, &tables).map_err(|e| sql_error(&e))
 }
 
 /// The JSON form of a SQL scenario (`text`): the same scenario with `"pipeline"` (the operators
@@ -252,7 +255,7 @@ pub(super) fn plan_sink(
     first: &[super::OperatorNode],
     script: &Script,
     target: Option<&sink::SinkTarget>,
-    source: &Source,
+    sources: &[Source],
 ) -> Result<Vec<serde_json::Value>, ScenarioError> {
     let (Some(target), Some(last)) = (target, first.last()) else { return Ok(pipeline) };
     let options = sink::options(script).map_err(|e| sql_error(&e))?;
@@ -260,8 +263,9 @@ pub(super) fn plan_sink(
     let key: Vec<usize> = spec.state_key_columns().into_iter().chain(spec.upsert_key_extra()).collect();
     let query =
         sink::QueryOutput { insert_only: !spec.output_retracts(), upsert_key: (!key.is_empty()).then_some(key) };
-    let materialize = sink::upsert_materialize(target, &query, options, std::slice::from_ref(&source.name))
-        .map_err(|e| sql_error(&e))?;
+    let mut scans = Vec::new();
+    scanned(first, first.len() - 1, sources, &mut scans);
+    let materialize = sink::upsert_materialize(target, &query, options, &scans).map_err(|e| sql_error(&e))?;
     if materialize {
         let primary_key: Vec<&String> = target.primary_key.iter().filter_map(|&i| target.columns.get(i)).collect();
         let mut op = serde_json::json!({
@@ -277,4 +281,15 @@ pub(super) fn plan_sink(
         pipeline.push(op);
     }
     Ok(pipeline)
+}
+
+/// The tables scanned under operator `i`, in the order Flink's `collectSourcesWithoutWatermarks`
+/// meets them (depth first, inputs left to right; a table scanned twice is named twice).
+fn scanned(nodes: &[super::OperatorNode], i: usize, sources: &[Source], out: &mut Vec<String>) {
+    for input in &nodes[i].inputs {
+        match *input {
+            super::NodeInput::Source(s) => out.extend(sources.get(s).map(|t| t.name.clone())),
+            super::NodeInput::Operator(j) => scanned(nodes, j, sources, out),
+        }
+    }
 }

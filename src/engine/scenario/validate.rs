@@ -1,14 +1,14 @@
 //! Validation: from the written form to a [`Scenario`], naming the field and the rule of every
 //! rejection.
 
-use super::raw::{RawCell, RawIdleStateRetention, RawMiniBatch, RawOperatorHeader, RawScenario, RawSource, RawStep};
-use super::{OperatorNode, Scenario, Source, SourceChangelog, Step};
+use super::raw::{RawCell, RawIdleStateRetention, RawMiniBatch, RawScenario, RawSource, RawStep};
+use super::topology::{compile_pipeline, Settings};
+use super::{Scenario, Source, SourceChangelog, Step};
 use crate::engine::error::{name_list, quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
-use crate::engine::format::{parse_part, DurationValue, TimeValue};
+use crate::engine::format::{DurationValue, TimeValue};
 use crate::engine::idle_state_retention::IdleStateRetention;
-use crate::engine::operators::{monotonicity, CompileInput, OPERATOR_KINDS};
-use crate::engine::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
+use crate::engine::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention};
 use crate::engine::row::{Column, DataType, Row, RowKind};
 use crate::engine::time::{check_time, Millis, TimeFormat};
 use crate::engine::workload::Workload;
@@ -34,13 +34,13 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let retention = compile_retention(raw.flink, raw.idle_state_retention.as_ref(), raw.state_ttl)?;
     let mini_batch = compile_mini_batch(raw.flink, raw.mini_batch.as_ref())?;
     let agg_phase_strategy = compile_agg_phase_strategy(raw.flink, raw.agg_phase_strategy.as_deref())?;
-    let source = compile_source(&raw.source)?;
+    let sources = compile_sources(&raw)?;
     let settings =
         Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy, planned: false };
     let mut sink_conflict = None;
     let (operators, output_names) = match &script {
         Some(script) => {
-            let planned = super::sql::plan(script, &source)?;
+            let planned = super::sql::plan(script, &sources)?;
             let raw = |ops: &[serde_json::Value]| -> Result<Vec<Box<RawValue>>, ScenarioError> {
                 ops.iter()
                     .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
@@ -52,23 +52,23 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 |e: ScenarioError| ScenarioError::new("sql", format!("{} (in the planned {})", e.message, e.path));
             // Two passes, as Flink infers changelog modes: what each operator produces, then
             // which UPDATE_BEFORE messages are needed downstream.
-            let first = compile_pipeline(&raw(&planned.pipeline)?, &source, Settings { planned: true, ..settings })
+            let first = compile_pipeline(&raw(&planned.pipeline)?, &sources, Settings { planned: true, ..settings })
                 .map_err(in_sql)?;
             let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
-            let pipeline = super::sql::plan_sink(pipeline, &first, script, planned.sink.as_ref(), &source)?;
+            let pipeline = super::sql::plan_sink(pipeline, &first, script, planned.sink.as_ref(), &sources)?;
             sink_conflict = planned.sink.as_ref().and_then(|s| s.on_conflict).map(|c| c.behavior);
-            let operators = compile_pipeline(&raw(&pipeline)?, &source, settings).map_err(in_sql)?;
+            let operators = compile_pipeline(&raw(&pipeline)?, &sources, settings).map_err(in_sql)?;
             (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
         }
-        None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &source, settings)?, None),
+        None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &sources, settings)?, None),
     };
     let (output_names, planned) = output_names.unzip();
     let (planned_pipeline, sink_table) = planned.unzip();
     let sink_table = sink_table.flatten();
     let no_steps = raw.steps.is_empty();
-    let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &source)?;
+    let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &sources)?;
     let workload = match &raw.workload {
-        Some(w) => Some(Workload::compile(w.get(), &source.columns, steps_end(&steps, start_ms))?),
+        Some(w) => Some(Workload::compile(w.get(), &sources[0].columns, steps_end(&steps, start_ms))?),
         None => None,
     };
     // A scenario of generated events only starts where they do.
@@ -105,7 +105,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         sink_conflict,
         mini_batch,
         agg_phase_strategy,
-        source,
+        sources,
         operators,
         steps,
         workload,
@@ -168,18 +168,6 @@ fn compile_retention(
     }
 }
 
-/// The planner settings every operator is compiled against.
-#[derive(Clone, Copy)]
-struct Settings {
-    flink: FlinkMode,
-    retention: Retention,
-    state_backend: StateBackend,
-    mini_batch: Option<MiniBatch>,
-    agg_phase_strategy: AggPhaseStrategy,
-    /// The pipeline was planned from SQL (first pass): see [`CompileInput::planned`].
-    planned: bool,
-}
-
 /// `table.exec.mini-batch.*`: the Blink planner's (Flink 1.9+); `allow-latency` is checked as
 /// `StreamCommonSubGraphBasedOptimizer` checks it when mini-batch is enabled (Flink 2.3).
 fn compile_mini_batch(flink: FlinkMode, raw: Option<&RawMiniBatch>) -> Result<Option<MiniBatch>, ScenarioError> {
@@ -223,24 +211,50 @@ fn compile_agg_phase_strategy(flink: FlinkMode, raw: Option<&str>) -> Result<Agg
     })
 }
 
-fn compile_source(raw: &RawSource) -> Result<Source, ScenarioError> {
+/// `source` or `sources`: the source tables, names unique.
+fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
+    match (&raw.source, &raw.sources) {
+        (Some(_), Some(_)) => Err(ScenarioError::new("sources", "a scenario gives either source or sources, not both")),
+        (None, None) => {
+            Err(ScenarioError::new("source", "missing: give the source table (source) or the source tables (sources)"))
+        }
+        (Some(source), None) => Ok(vec![compile_source(source, "source")?]),
+        (None, Some(list)) if list.is_empty() => Err(ScenarioError::new("sources", "needs at least one source")),
+        (None, Some(list)) => {
+            let mut sources: Vec<Source> = Vec::with_capacity(list.len());
+            for (i, source) in list.iter().enumerate() {
+                let source = compile_source(source, &format!("sources[{i}]"))?;
+                if sources.iter().any(|s| s.name == source.name) {
+                    return Err(ScenarioError::new(
+                        format!("sources[{i}].name"),
+                        format!("duplicate source name {}", quote(&source.name)),
+                    ));
+                }
+                sources.push(source);
+            }
+            Ok(sources)
+        }
+    }
+}
+
+fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> {
     if raw.name.trim().is_empty() {
-        return Err(ScenarioError::new("source.name", "must not be empty"));
+        return Err(ScenarioError::new(format!("{path}.name"), "must not be empty"));
     }
     if raw.schema.is_empty() {
-        return Err(ScenarioError::new("source.schema", "a source needs at least one column"));
+        return Err(ScenarioError::new(format!("{path}.schema"), "a source needs at least one column"));
     }
     let columns: Vec<Column> =
         raw.schema.iter().map(|(name, t)| Column { name: name.clone(), data_type: *t }).collect();
-    check_unique_names(&columns, "source.schema")?;
+    check_unique_names(&columns, &format!("{path}.schema"))?;
     let proctime = match &raw.proctime {
         None => None,
         Some(name) if name.trim().is_empty() => {
-            return Err(ScenarioError::new("source.proctime", "the processing-time attribute needs a name"))
+            return Err(ScenarioError::new(format!("{path}.proctime"), "the processing-time attribute needs a name"))
         }
         Some(name) if columns.iter().any(|c| c.name == *name) => {
             return Err(ScenarioError::new(
-                "source.proctime",
+                format!("{path}.proctime"),
                 format!("{} is already a column of the schema: the attribute needs a name of its own", quote(name)),
             ))
         }
@@ -265,119 +279,11 @@ fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioErro
     Ok(())
 }
 
-/// `unknown variant `X`, expected `A` or `B``, as serde words it for an enum.
-fn unknown_operator(name: &str) -> String {
-    let names: Vec<&str> = OPERATOR_KINDS.iter().map(|k| k.name).collect();
-    unknown_variant(name, &names)
-}
-
-fn compile_pipeline(
-    raw: &[Box<RawValue>],
-    source: &Source,
-    settings: Settings,
-) -> Result<Vec<OperatorNode>, ScenarioError> {
-    let Settings { flink, retention, state_backend, mini_batch, agg_phase_strategy, planned } = settings;
-    if raw.is_empty() {
-        return Err(ScenarioError::new("pipeline", "needs at least one operator"));
-    }
-    let mut nodes: Vec<OperatorNode> = Vec::new();
-    let mut changes_from = crate::engine::explain::scan_plan(source);
-    let mut ids: HashSet<String> = HashSet::new();
-    let source_columns = source.output_columns();
-    for (i, op) in raw.iter().enumerate() {
-        let path = format!("pipeline[{i}]");
-        let header: RawOperatorHeader = parse_part(op.get(), &path)?;
-        let id = header.id;
-        if id.trim().is_empty() || id == "result" || id == source.name {
-            return Err(ScenarioError::new(
-                format!("{path}.id"),
-                format!(
-                    "{} cannot name an operator: ids must be non-empty and differ from the source and 'result'",
-                    quote(&id)
-                ),
-            ));
-        }
-        if !ids.insert(id.clone()) {
-            return Err(ScenarioError::new(format!("{path}.id"), format!("duplicate operator id {}", quote(&id))));
-        }
-        let kind = OPERATOR_KINDS
-            .iter()
-            .find(|k| k.name == header.operator)
-            .ok_or_else(|| ScenarioError::new(format!("{path}.operator"), unknown_operator(&header.operator)))?;
-        let (columns, input_name, retracts, update_before, unique_key_len, mono, deletes) = match nodes.last() {
-            None => {
-                let all = source.changelog == SourceChangelog::All;
-                let mono = monotonicity::of_source(&source_columns, !all);
-                (&source_columns[..], format!("source {}", quote(&source.name)), all, all, 0, mono, all)
-            }
-            Some(prev) => (
-                prev.spec.output_columns(),
-                format!("the output of {}", quote(&prev.id)),
-                prev.spec.output_retracts(),
-                prev.spec.generates_update_before(),
-                prev.spec.unique_key_len(),
-                prev.spec.modified_monotonicity(),
-                prev.spec.output_retracts() && prev.spec.output_deletes(),
-            ),
-        };
-        let input = CompileInput {
-            path: &path,
-            flink,
-            retention,
-            state_backend,
-            mini_batch,
-            agg_phase_strategy,
-            columns,
-            input_name: &input_name,
-            retracts,
-            update_before,
-            deletes,
-            unique_key_len,
-            monotonicity: &mono,
-            source_proctime: source.proctime.as_ref().filter(|_| nodes.is_empty()).map(|_| source.columns.len()),
-            changes_from: &changes_from,
-            planned,
-        };
-        let spec = (kind.compile)(op.get(), input)?;
-        if header.operator != "Calc" {
-            changes_from = spec.physical_plan();
-        }
-        nodes.push(OperatorNode { id, spec });
-    }
-    if let Some(i) = nodes[..nodes.len() - 1].iter().position(|n| n.spec.is_sink()) {
-        return Err(ScenarioError::new(
-            format!("pipeline[{i}].operator"),
-            format!(
-                "{} is the sink's own operator (its plan is the Sink node): it can only be the pipeline's last \
-                 operator, and {} follows it",
-                quote(&nodes[i].id),
-                quote(&nodes[i + 1].id)
-            ),
-        ));
-    }
-    let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();
-    for (i, pair) in nodes.windows(2).enumerate() {
-        if lacks_update_before(&pair[0]) && pair[1].spec.needs_update_before() {
-            // Name the operator that dropped them, before any projection passing its output on.
-            let origin = (0..=i).rev().take_while(|&j| lacks_update_before(&nodes[j])).last().unwrap_or(i);
-            return Err(ScenarioError::new(
-                format!("pipeline[{origin}].generate_update_before"),
-                format!(
-                    "false, but {} consumes this output and needs UPDATE_BEFORE / retraction messages \
-                     to retract old rows (Flink's planner only drops them when nothing downstream needs them)",
-                    quote(&pair[1].id)
-                ),
-            ));
-        }
-    }
-    Ok(nodes)
-}
-
 /// The steps (consumed: a large scenario's written form is freed as it is compiled).
 fn compile_steps(
     raw: Vec<RawStep>,
     start: Option<TimeValue>,
-    source: &Source,
+    sources: &[Source],
 ) -> Result<(Vec<Step>, Millis, bool), ScenarioError> {
     let first_time = raw.iter().find_map(|s| s.at.or(s.advance_to));
     let start_ms = start.or(first_time).map_or(0, |t| t.ms);
@@ -404,9 +310,10 @@ fn compile_steps(
                     }
                     now = at.ms;
                 }
-                compile_input(values, s.at.map(|t| t.ms), s.kind.as_deref(), source, &path)?
+                let source = source_of_step(s.source.as_deref(), sources, &path)?;
+                compile_input(values, s.at.map(|t| t.ms), s.kind.as_deref(), sources, source, &path)?
             }
-            (None, Some(to), None) if s.at.is_none() && s.kind.is_none() => {
+            (None, Some(to), None) if s.at.is_none() && s.kind.is_none() && s.source.is_none() => {
                 wrote_date_times |= to.date_time;
                 if to.ms < now {
                     return backwards(to.ms, now, wrote_date_times, "advance_to");
@@ -414,14 +321,14 @@ fn compile_steps(
                 now = to.ms;
                 Step::AdvanceTo(to.ms)
             }
-            (None, None, Some(by)) if s.at.is_none() && s.kind.is_none() => {
+            (None, None, Some(by)) if s.at.is_none() && s.kind.is_none() && s.source.is_none() => {
                 now = check_time(now + by.0).map_err(|m| ScenarioError::new(format!("{}.advance_by", path()), m))?;
                 Step::AdvanceBy(by.0)
             }
             _ => {
                 return Err(ScenarioError::new(
                     path(),
-                    "a step is either an input {\"at\", \"row\", \"kind\"} or {\"advance_to\": time} or \
+                    "a step is either an input {\"at\", \"source\", \"row\", \"kind\"} or {\"advance_to\": time} or \
                      {\"advance_by\": duration}, exactly one of `row`, `advance_to`, `advance_by`",
                 ))
             }
@@ -431,13 +338,39 @@ fn compile_steps(
     Ok((steps, start_ms, wrote_date_times))
 }
 
+/// The source an input step names (by name), or the only one.
+fn source_of_step(name: Option<&str>, sources: &[Source], path: &dyn Fn() -> String) -> Result<usize, ScenarioError> {
+    match name {
+        Some(name) => sources.iter().position(|s| s.name == name).ok_or_else(|| {
+            ScenarioError::new(
+                format!("{}.source", path()),
+                format!(
+                    "{} is not a source of the scenario: {}",
+                    quote(name),
+                    name_list(sources.iter().map(|s| s.name.as_str()))
+                ),
+            )
+        }),
+        None if sources.len() == 1 => Ok(0),
+        None => Err(ScenarioError::new(
+            format!("{}.source", path()),
+            format!(
+                "missing: the scenario has several sources ({}); name the one this row comes from",
+                name_list(sources.iter().map(|s| s.name.as_str()))
+            ),
+        )),
+    }
+}
+
 fn compile_input(
     values: &[RawCell],
     at: Option<Millis>,
     kind: Option<&str>,
-    source: &Source,
+    sources: &[Source],
+    source_index: usize,
     path: &dyn Fn() -> String,
 ) -> Result<Step, ScenarioError> {
+    let source = &sources[source_index];
     let kind = match kind {
         None => RowKind::Insert,
         Some(k) => RowKind::parse(k).ok_or_else(|| {
@@ -473,5 +406,5 @@ fn compile_input(
         })?;
         row.0.push(value);
     }
-    Ok(Step::Input { at, kind, row })
+    Ok(Step::Input { at, kind, row, source: source_index })
 }

@@ -68,7 +68,7 @@ impl WhatIf {
     /// `base_json`'s own error when it is not a valid scenario.
     pub fn for_scenario(base_json: &str) -> Result<WhatIf, ScenarioError> {
         let (scenario, object) = scenario_object(base_json)?;
-        let columns = &scenario.source.columns;
+        let columns = &scenario.source().columns;
         let key_column = columns
             .iter()
             .find(|c| c.data_type == DataType::String)
@@ -162,7 +162,7 @@ pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, Scenar
     });
     // Only a STRING key column takes a prefix (an INT or BIGINT one gets the key's number).
     let string_key =
-        scenario.source.columns.iter().any(|c| c.name == form.key_column && c.data_type == DataType::String);
+        scenario.source().columns.iter().any(|c| c.name == form.key_column && c.data_type == DataType::String);
     if !string_key {
         if let Some(w) = workload.as_object_mut() {
             w.shift_remove("key_prefix");

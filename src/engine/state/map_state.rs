@@ -257,6 +257,11 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         true
     }
 
+    /// Whether the key has a user map stored (possibly empty), without the side effects of a read.
+    pub fn has_map(&self, key: KeyId) -> bool {
+        self.maps.get(key.index()).is_some_and(Option::is_some)
+    }
+
     /// The key's stored entries (expired or not), without the side effects of a read.
     pub fn peek(&self, key: KeyId) -> impl Iterator<Item = (&UK, &TtlValue<UV>)> {
         self.maps.get(key.index()).and_then(Option::as_ref).into_iter().flatten()

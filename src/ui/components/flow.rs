@@ -116,7 +116,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
             .filter(|&e| {
                 let entry = &trace[e];
                 if i == 0 {
-                    matches!(entry.event, TraceEvent::Input { .. }) && *entry.op == *scenario.source.name
+                    matches!(entry.event, TraceEvent::Input { .. }) && *entry.op == *scenario.source().name
                 } else {
                     matches!(entry.event, TraceEvent::Emitted { .. }) && *entry.op == *ops[i - 1]
                 }
@@ -180,7 +180,7 @@ pub fn RetractionFlow(props: &Props) -> Html {
                     </ul>
                 </li>
                 { for (0..=ops.len()).map(|i| {
-                    let edge = edge(trace, &edge_messages(i), &lit, if i == 0 { &scenario.source.name } else { ops[i - 1] },
+                    let edge = edge(trace, &edge_messages(i), &lit, if i == 0 { &scenario.source().name } else { ops[i - 1] },
                         ops.get(i).copied().unwrap_or("result"), i);
                     let node = if i < ops.len() {
                         operator_box(&sim, i, classes.get(i).copied().unwrap_or_default(), &step_entries, &lit)

@@ -1,0 +1,328 @@
+//! The `Join` operator of the scenario format: a regular (unbounded) streaming join of two
+//! inputs on equal columns, as Flink's `StreamPhysicalJoin` / `StreamExecJoin` plans it (2.3.0,
+//! read from the planner's bytecode):
+//!
+//! - **Input specs** (`JoinUtil.analyzeJoinInput`): an input whose unique key lies within the
+//!   join key is `JoinKeyContainsUniqueKey`, one with another unique key `HasUniqueKey`, else
+//!   `NoUniqueKey`. Here an input's unique key is its leading
+//!   [`CompileInput::unique_key_len`] columns.
+//! - **Changelog** (`FlinkChangelogModeInferenceProgram`): an `INNER` join emits what its
+//!   inputs do (their union); `LEFT`, `RIGHT` and `FULL` emit every kind, `[I,UB,UA,D]`.
+//! - **State TTL**: each side's records live for `table.exec.state.ttl`, or for the side's own
+//!   TTL from a `STATE_TTL` hint (`'l' = '5s'`; `StateTtlHint.getStateTtlFromHintOnBiRel`: the
+//!   left input's key is side 0, any other side 1; Flink 1.19+), passed to
+//!   `StreamingJoinOperator` as `leftStateRetentionTime` / `rightStateRetentionTime`.
+//! - **Plan text**: `Join(joinType=[LeftOuterJoin], where=[(k = k0)], select=[k, v, k0, v0],
+//!   leftInputSpec=[NoUniqueKey], rightInputSpec=[NoUniqueKey])`; the right input's names that
+//!   clash with the left's get Calcite's suffix (`SqlValidatorUtil.uniquify`: `k0`, `k1`, …).
+//!
+//! Mini-batch (`MiniBatchStreamingJoinOperator`), the async-state operator and the legacy
+//! planner's joins are not modelled: compiling refuses them.
+
+use super::join_record_state_view::InputSideSpec;
+use super::streaming_join_operator::StreamingJoinOperator;
+use crate::engine::error::{name_list, quote, ScenarioError};
+use crate::engine::expr::compile::compile_predicate;
+use crate::engine::expr::{CmpOp, Expr};
+use crate::engine::format::parse_part;
+use crate::engine::operators::state_ttl::{OperatorStateTtl, RawOperatorTtl};
+use crate::engine::operators::{CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::options::{FlinkMode, Retention};
+use crate::engine::row::{Column, DataType};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::rc::Rc;
+
+pub const KIND: OperatorKind = OperatorKind::two_input::<RawJoin>("Join", compile);
+
+/// A regular join of its `left` and `right` inputs.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a Join object")]
+struct RawJoin {
+    /// The operator's kind.
+    #[allow(dead_code)]
+    operator: String,
+    /// The operator's name.
+    #[allow(dead_code)]
+    id: String,
+    /// `INNER`, `LEFT`, `RIGHT` or `FULL`.
+    join_type: String,
+    /// The equality conditions, each `[left column, right column]` (the join key).
+    on: Vec<(String, String)>,
+    /// A further condition over the joined columns (left's, then right's as the output names
+    /// them), e.g. `v0 > v`.
+    #[serde(default, rename = "where")]
+    condition: Option<String>,
+    /// Each side's own state TTL, a `STATE_TTL` hint (Flink 1.19+): `{"left": "5s", "right": "1d"}`.
+    #[serde(default)]
+    state_ttl: Option<RawSideTtl>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "an object {\"left\": duration, \"right\": duration}")]
+struct RawSideTtl {
+    /// The left input's records' TTL.
+    #[serde(default)]
+    left: Option<RawOperatorTtl>,
+    /// The right input's records' TTL.
+    #[serde(default)]
+    right: Option<RawOperatorTtl>,
+}
+
+/// `FlinkJoinType`: which sides keep their rows when nothing matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+impl JoinType {
+    const ALL: [(&'static str, JoinType); 4] =
+        [("INNER", JoinType::Inner), ("LEFT", JoinType::Left), ("RIGHT", JoinType::Right), ("FULL", JoinType::Full)];
+
+    /// `JoinRelType` as the plan prints it.
+    pub fn plan_name(self) -> &'static str {
+        match self {
+            JoinType::Inner => "InnerJoin",
+            JoinType::Left => "LeftOuterJoin",
+            JoinType::Right => "RightOuterJoin",
+            JoinType::Full => "FullOuterJoin",
+        }
+    }
+    pub fn left_is_outer(self) -> bool {
+        matches!(self, JoinType::Left | JoinType::Full)
+    }
+    pub fn right_is_outer(self) -> bool {
+        matches!(self, JoinType::Right | JoinType::Full)
+    }
+}
+
+/// A validated join.
+#[derive(Debug, Clone)]
+pub struct JoinSpec {
+    pub join_type: JoinType,
+    pub left_keys: Vec<usize>,
+    /// Right input columns (not offset).
+    pub right_keys: Vec<usize>,
+    /// The non-equi condition over the joined row.
+    pub condition: Option<Expr>,
+    pub left_spec: InputSideSpec,
+    pub right_spec: InputSideSpec,
+    pub left_types: Vec<DataType>,
+    pub right_types: Vec<DataType>,
+    /// The right input's own column names (its exchange is by them).
+    right_names: Vec<String>,
+    output_columns: Vec<Column>,
+    left_ttl: Option<OperatorStateTtl>,
+    right_ttl: Option<OperatorStateTtl>,
+    retracts: bool,
+    deletes: bool,
+    /// The condition as the two plans print it.
+    where_rex: String,
+    where_infix: String,
+}
+
+/// Calcite's `SqlValidatorUtil.uniquify` of the right input's names against the left's.
+fn joined_columns(left: &[Column], right: &[Column]) -> Vec<Column> {
+    let mut out: Vec<Column> = left.to_vec();
+    for c in right {
+        let mut name = c.name.clone();
+        let mut n = 0;
+        while out.iter().any(|o| o.name == name) {
+            name = format!("{}{n}", c.name);
+            n += 1;
+        }
+        out.push(Column { name, data_type: c.data_type });
+    }
+    out
+}
+
+/// `JoinUtil.analyzeJoinInput`: the input's unique key is its leading `unique_key_len` columns.
+fn input_side_spec(unique_key_len: usize, join_keys: &[usize]) -> InputSideSpec {
+    if unique_key_len == 0 {
+        InputSideSpec::NoUniqueKey
+    } else if (0..unique_key_len).all(|c| join_keys.contains(&c)) {
+        InputSideSpec::JoinKeyContainsUniqueKey
+    } else {
+        InputSideSpec::HasUniqueKey((0..unique_key_len).collect())
+    }
+}
+
+fn column(columns: &[Column], name: &str, path: String, input_name: &str) -> Result<usize, ScenarioError> {
+    columns.iter().position(|c| c.name == name).ok_or_else(|| {
+        ScenarioError::new(
+            path,
+            format!(
+                "no column {} in {input_name} (columns: {})",
+                quote(name),
+                name_list(columns.iter().map(|c| c.name.as_str()))
+            ),
+        )
+    })
+}
+
+fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
+    let op: RawJoin = parse_part(raw, input.path)?;
+    let path = input.path;
+    let Some(right) = input.right else {
+        return Err(ScenarioError::new(path, "a Join reads two inputs: name them with left and right"));
+    };
+    if input.flink != FlinkMode::Flink2_3 && input.flink != FlinkMode::Flink1_12 {
+        return Err(ScenarioError::new(
+            format!("{path}.operator"),
+            format!(
+                "the regular join of the {} is not modelled yet: the simulator runs Flink 1.12+'s \
+                 StreamingJoinOperator (use \"flink\": \"2.3\")",
+                input.flink.label()
+            ),
+        ));
+    }
+    if input.mini_batch.is_some() {
+        return Err(ScenarioError::new(
+            format!("{path}.operator"),
+            "under mini-batch Flink runs a join as MiniBatchStreamingJoinOperator, which is not modelled: \
+             turn mini-batch off",
+        ));
+    }
+    let join_type =
+        JoinType::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(op.join_type.trim())).map(|&(_, t)| t).ok_or_else(
+            || {
+                ScenarioError::new(
+                    format!("{path}.join_type"),
+                    format!("{} is not a join type: INNER, LEFT, RIGHT or FULL", quote(&op.join_type)),
+                )
+            },
+        )?;
+    if op.on.is_empty() {
+        return Err(ScenarioError::new(
+            format!("{path}.on"),
+            "a regular streaming join needs at least one equality of a left and a right column (the join key)",
+        ));
+    }
+    let mut left_keys = Vec::new();
+    let mut right_keys = Vec::new();
+    for (i, (l, r)) in op.on.iter().enumerate() {
+        left_keys.push(column(input.columns, l, format!("{path}.on[{i}][0]"), input.input_name)?);
+        right_keys.push(column(right.columns, r, format!("{path}.on[{i}][1]"), right.input_name)?);
+    }
+    let output_columns = joined_columns(input.columns, right.columns);
+    let width = input.columns.len();
+    let condition = match &op.condition {
+        Some(text) => Some(compile_predicate(text, &output_columns, &format!("{path}.where"), "the joined row")?),
+        None => None,
+    };
+    let (left_ttl, right_ttl) = match op.state_ttl {
+        None => (None, None),
+        Some(t) => (OperatorStateTtl::hint(t.left, &input)?, OperatorStateTtl::hint(t.right, &input)?),
+    };
+    let col = |i: usize| Expr::Column { index: i, data_type: output_columns[i].data_type };
+    let mut cond: Option<Expr> = None;
+    for (&l, &r) in left_keys.iter().zip(&right_keys) {
+        let eq = Expr::Compare(CmpOp::Eq, Box::new(col(l)), Box::new(col(width + r)));
+        cond = Some(match cond {
+            None => eq,
+            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
+        });
+    }
+    if let Some(extra) = &condition {
+        cond = Some(match cond {
+            Some(c) => Expr::And(Box::new(c), Box::new(extra.clone())),
+            None => extra.clone(),
+        });
+    }
+    let names: Vec<String> = output_columns.iter().map(|c| c.name.clone()).collect();
+    let full = cond.unwrap_or(Expr::Literal { value: crate::engine::row::Value::Bool(true), data_type: None });
+    let outer = join_type != JoinType::Inner;
+    Ok(Rc::new(JoinSpec {
+        join_type,
+        left_spec: input_side_spec(input.unique_key_len, &left_keys),
+        right_spec: input_side_spec(right.unique_key_len, &right_keys),
+        left_types: input.columns.iter().map(|c| c.data_type).collect(),
+        right_types: right.columns.iter().map(|c| c.data_type).collect(),
+        right_names: right.columns.iter().map(|c| c.name.clone()).collect(),
+        left_keys,
+        right_keys,
+        condition,
+        output_columns,
+        left_ttl,
+        right_ttl,
+        retracts: outer || input.retracts || right.retracts,
+        deletes: outer || input.deletes || right.deletes,
+        where_rex: full.rex(&names),
+        where_infix: full.infix(&names),
+    }))
+}
+
+impl JoinSpec {
+    fn plan_with(&self, condition: &str, hints: bool) -> String {
+        let select: Vec<&str> = self.output_columns.iter().map(|c| c.name.as_str()).collect();
+        let mut text = format!(
+            "Join(joinType=[{}], where=[{condition}], select=[{}], leftInputSpec=[{}], rightInputSpec=[{}]",
+            self.join_type.plan_name(),
+            select.join(", "),
+            self.left_spec.plan_name(),
+            self.right_spec.plan_name()
+        );
+        if hints && (self.left_ttl.is_some() || self.right_ttl.is_some()) {
+            let mut options = Vec::new();
+            if let Some(t) = &self.left_ttl {
+                options.push(format!("LEFT={}", t.written));
+            }
+            if let Some(t) = &self.right_ttl {
+                options.push(format!("RIGHT={}", t.written));
+            }
+            text.push_str(&format!(", stateTtlHints=[[[STATE_TTL options:{{{}}}]]]", options.join(", ")));
+        }
+        text.push(')');
+        text
+    }
+
+    /// Each side's retention: its own TTL, else the scenario's (`StateMetadata`).
+    pub fn side_ttl_ms(&self, retention: Retention) -> (i64, i64) {
+        let scenario = match retention {
+            Retention::StateTtl(ms) => ms,
+            Retention::IdleState(_) => 0,
+        };
+        (self.left_ttl.as_ref().map_or(scenario, |t| t.ms), self.right_ttl.as_ref().map_or(scenario, |t| t.ms))
+    }
+}
+
+impl OperatorSpec for JoinSpec {
+    fn output_columns(&self) -> &[Column] {
+        &self.output_columns
+    }
+    fn unique_key_len(&self) -> usize {
+        0
+    }
+    fn state_key_columns(&self) -> Vec<usize> {
+        self.left_keys.clone()
+    }
+    fn output_retracts(&self) -> bool {
+        self.retracts
+    }
+    fn generates_update_before(&self) -> bool {
+        self.retracts
+    }
+    fn output_deletes(&self) -> bool {
+        self.deletes
+    }
+    fn plan(&self) -> String {
+        self.plan_with(&self.where_infix, false)
+    }
+    fn physical_plan(&self) -> String {
+        self.plan_with(&self.where_rex, true)
+    }
+    fn distribution(&self) -> Option<Distribution> {
+        let names = self.left_keys.iter().map(|&i| self.output_columns[i].name.clone()).collect();
+        Some(Distribution::by(names))
+    }
+    fn right_distribution(&self) -> Option<Distribution> {
+        let names = self.right_keys.iter().map(|&i| self.right_names[i].clone()).collect();
+        Some(Distribution::by(names))
+    }
+    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        Box::new(StreamingJoinOperator::new(Rc::new(self.clone()), retention))
+    }
+}

@@ -1,0 +1,253 @@
+//! Flink 2.3.0's `StreamingJoinOperator` (`flink-table-runtime/.../operators/join/stream/`,
+//! with `AbstractStreamingJoinOperator`), read from the 2.3.0 bytecode: a regular join of two
+//! inputs keyed by the join key, each side's records in a state view
+//! ([`super::join_record_state_view`]: `"left-records"`, `"right-records"`).
+//!
+//! `processElement1/2(input)` erase the input's `RowKind` before any state write, then:
+//!
+//! ```text
+//! accumulate (+I/+U), input side outer:
+//!     no match: emit +I[input+null]; inputState.add(input, 0)
+//!     per match o: if other outer { if o.n == 0: emit -D[null+o]; otherState.update(o, o.n + 1) }
+//!                  emit +I[input+o]
+//!     inputState.add(input, #matches)
+//! accumulate, input side inner:
+//!     inputState.add(input)
+//!     other outer: per match o: if o.n == 0: emit -D[null+o]; otherState.update(o, o.n + 1); emit +I[input+o]
+//!     else:        per match o: emit <input's kind>[input+o]         (+I or +U)
+//! retract (-U/-D):
+//!     inputState.retract(input)
+//!     no match: if input outer: emit -D[input+null]
+//!     per match o: emit (input outer ? -D : input's kind)[input+o]
+//!                  if other outer { if o.n == 1: emit +I[null+o]; otherState.update(o, o.n - 1) }
+//! ```
+//!
+//! 2.3.0 walks the other side lazily (`AbstractStreamingJoinOperator.iterator`), so the outputs
+//! of each matched record come together (`-D[in+o1], +I[null+o1], -D[in+o2], …`); Flink 2.0
+//! emitted all of one kind first. A match's `n` is read when the walk reaches it, after the
+//! updates of earlier records, which only touch other entries: walking a list read up front is
+//! the same. A retraction of a record the input side does not hold still emits, and can take a
+//! count to −1 (after the input side's record expired). A row whose `=` join key holds a NULL
+//! matches nothing (`JoinConditionWithNullFilters`) but is stored.
+//!
+//! An `+U` that replaces a record (an upsert input without `-U`) is counted as a new association
+//! on an outer other side, so a later `-D` leaves its null-padded row out: FLINK-40681, not
+//! fixed in 2.3.0.
+
+use super::join::JoinSpec;
+use super::join_record_state_view::JoinRecordStateView;
+use crate::engine::operators::{Context, StreamOperator};
+use crate::engine::options::Retention;
+use crate::engine::row::{Change, Message, Row, RowKind, Value};
+use crate::engine::state::{KeyId, KeyRegistry, KeyedStateBackend, StateSize};
+use crate::engine::time::Millis;
+use crate::engine::trace::TraceEvent;
+use crate::engine::view::StateCell;
+use std::rc::Rc;
+
+/// A side's view with the keys it writes under.
+struct Side<'a> {
+    view: &'a mut JoinRecordStateView,
+    keys: &'a mut KeyRegistry,
+}
+
+impl Side<'_> {
+    fn add_record(self, key: KeyId, record: &Row, num: i64, now: Millis) {
+        self.view.add_record(self.keys, key, record, num, now);
+    }
+    fn retract_record(self, key: KeyId, record: &Row, now: Millis) {
+        self.view.retract_record(self.keys, key, record, now);
+    }
+    fn update_num_of_associations(self, key: KeyId, record: &Row, num: i64, now: Millis) {
+        self.view.update_num_of_associations(self.keys, key, record, num, now);
+    }
+}
+
+/// `StreamingJoinOperator` with its keyed state.
+#[derive(Debug, Clone)]
+pub struct StreamingJoinOperator {
+    spec: Rc<JoinSpec>,
+    backend: KeyedStateBackend,
+    left: JoinRecordStateView,
+    right: JoinRecordStateView,
+}
+
+impl StreamingJoinOperator {
+    /// `new StreamingJoinOperator(…, leftIsOuter, rightIsOuter, filterNullKeys,
+    /// leftStateRetentionTime, rightStateRetentionTime)` and `open()`.
+    pub fn new(spec: Rc<JoinSpec>, retention: Retention) -> Self {
+        let (left_ms, right_ms) = spec.side_ttl_ms(retention);
+        let left = JoinRecordStateView::new(
+            "left-records",
+            spec.left_spec.clone(),
+            spec.join_type.left_is_outer(),
+            spec.left_types.clone(),
+            left_ms,
+        );
+        let right = JoinRecordStateView::new(
+            "right-records",
+            spec.right_spec.clone(),
+            spec.join_type.right_is_outer(),
+            spec.right_types.clone(),
+            right_ms,
+        );
+        // The keys' own TTL (when a key's whole state is invisible): the longer side's; a side
+        // that never expires keeps the key.
+        let key_ttl = if left_ms > 0 && right_ms > 0 { left_ms.max(right_ms) } else { 0 };
+        StreamingJoinOperator { spec, backend: KeyedStateBackend::new(key_ttl), left, right }
+    }
+
+    /// The joined row `left ++ right`, a missing side all NULL.
+    fn joined(&self, left: Option<&Row>, right: Option<&Row>) -> Row {
+        let mut out = Row::default();
+        match left {
+            Some(l) => out.0.extend(l.0.iter().copied()),
+            None => out.0.extend(std::iter::repeat_n(Value::Null, self.spec.left_types.len())),
+        }
+        match right {
+            Some(r) => out.0.extend(r.0.iter().copied()),
+            None => out.0.extend(std::iter::repeat_n(Value::Null, self.spec.right_types.len())),
+        }
+        out
+    }
+
+    fn process(&mut self, input: &Message, input_is_left: bool, ctx: &mut Context) -> Result<(), String> {
+        let keys = if input_is_left { &self.spec.left_keys } else { &self.spec.right_keys };
+        let key_row = input.row.project(keys);
+        let key = self.backend.keys.intern(&key_row);
+        let now = ctx.now;
+        ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
+        let Change::Kind(input_kind) = input.change else {
+            return Err("StreamingJoinOperator reads RowKind rows (Flink 1.11+)".into());
+        };
+        let accumulate = input_kind.is_accumulate();
+        let record = &input.row;
+        let (input_outer, other_outer) = if input_is_left {
+            (self.spec.join_type.left_is_outer(), self.spec.join_type.right_is_outer())
+        } else {
+            (self.spec.join_type.right_is_outer(), self.spec.join_type.left_is_outer())
+        };
+        // `JoinConditionWithNullFilters`: a NULL in the join key matches nothing.
+        let null_key = key_row.0.contains(&Value::Null);
+        let out = |this: &Self, kind: RowKind, other: &Row| {
+            let row = if input_is_left {
+                this.joined(Some(record), Some(other))
+            } else {
+                this.joined(Some(other), Some(record))
+            };
+            Message::new(Change::Kind(kind), row)
+        };
+        let padded = |this: &Self, kind: RowKind, row: &Row, is_left: bool| {
+            let row = if is_left { this.joined(Some(row), None) } else { this.joined(None, Some(row)) };
+            Message::new(Change::Kind(kind), row)
+        };
+        // The input side's write comes first, except for an accumulating outer input (below).
+        if !accumulate {
+            self.side(input_is_left).retract_record(key, record, now);
+        } else if !input_outer {
+            self.side(input_is_left).add_record(key, record, -1, now);
+        }
+        let matches = if null_key { Vec::new() } else { self.matches(input_is_left, key, record, now) };
+        if accumulate {
+            if input_outer && matches.is_empty() {
+                ctx.collect(&key_row, padded(self, RowKind::Insert, record, input_is_left));
+                self.side(input_is_left).add_record(key, record, 0, now);
+                return Ok(());
+            }
+            let kind = if input_outer || other_outer { RowKind::Insert } else { input_kind };
+            for (other, n) in &matches {
+                if other_outer {
+                    if *n == 0 {
+                        ctx.collect(&key_row, padded(self, RowKind::Delete, other, !input_is_left));
+                    }
+                    self.side(!input_is_left).update_num_of_associations(key, other, n + 1, now);
+                }
+                ctx.collect(&key_row, out(self, kind, other));
+            }
+            if input_outer {
+                let n = matches.len() as i64;
+                self.side(input_is_left).add_record(key, record, n, now);
+            }
+        } else {
+            if matches.is_empty() {
+                if input_outer {
+                    ctx.collect(&key_row, padded(self, RowKind::Delete, record, input_is_left));
+                }
+                return Ok(());
+            }
+            let kind = if input_outer { RowKind::Delete } else { input_kind };
+            for (other, n) in &matches {
+                ctx.collect(&key_row, out(self, kind, other));
+                if other_outer {
+                    if *n == 1 {
+                        ctx.collect(&key_row, padded(self, RowKind::Insert, other, !input_is_left));
+                    }
+                    self.side(!input_is_left).update_num_of_associations(key, other, n - 1, now);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One side's records, bound to the operator's keys.
+    fn side(&mut self, left: bool) -> Side<'_> {
+        let StreamingJoinOperator { backend, left: l, right: r, .. } = self;
+        Side { view: if left { l } else { r }, keys: &mut backend.keys }
+    }
+
+    /// The other side's records matching `record` (join key equal by the key; the further
+    /// condition checked on the joined row), with their number of associations, in the order
+    /// the heap walks them.
+    fn matches(&mut self, input_is_left: bool, key: KeyId, record: &Row, now: Millis) -> Vec<(Row, i64)> {
+        let StreamingJoinOperator { spec, backend, left, right } = self;
+        let other = if input_is_left { right } else { left };
+        let mut records = other.records(&mut backend.keys, key, now);
+        if let Some(condition) = &spec.condition {
+            records.retain(|(o, _)| {
+                let mut joined: Vec<Value> = Vec::with_capacity(spec.left_types.len() + spec.right_types.len());
+                let (l, r) = if input_is_left { (record, o) } else { (o, record) };
+                joined.extend(l.0.iter().copied());
+                joined.extend(r.0.iter().copied());
+                condition.try_eval(&joined, now).is_ok_and(|v| v == Value::Bool(true))
+            });
+        }
+        records
+    }
+}
+
+impl StreamOperator for StreamingJoinOperator {
+    fn flink_class(&self) -> &'static str {
+        "StreamingJoinOperator"
+    }
+
+    fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
+        self.process(input, true, ctx)
+    }
+
+    fn process_element2(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
+        self.process(input, false, ctx)
+    }
+
+    fn backend(&self) -> &KeyedStateBackend {
+        &self.backend
+    }
+    fn backend_mut(&mut self) -> &mut KeyedStateBackend {
+        &mut self.backend
+    }
+
+    fn state_names(&self) -> Vec<&'static str> {
+        vec![self.left.name, self.right.name]
+    }
+
+    fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
+        vec![self.left.cell(key, now), self.right.cell(key, now)]
+    }
+
+    fn entries_stored(&self) -> u64 {
+        self.left.entries_stored() + self.right.entries_stored()
+    }
+
+    fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
+        vec![(self.left.name, self.left.size(now)), (self.right.name, self.right.size(now))]
+    }
+}

@@ -24,6 +24,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("sql-min-max-distinct", include_str!("../../scenarios/sql-min-max-distinct.json")),
     ("dimension-expires-left-join", include_str!("../../scenarios/dimension-expires-left-join.json")),
     ("dimension-expires-left-join-hint", include_str!("../../scenarios/dimension-expires-left-join-hint.json")),
+    ("upsert-sink-on-conflict", include_str!("../../scenarios/upsert-sink-on-conflict.json")),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
     ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),

@@ -11,9 +11,10 @@
 //!
 //! The families: `aggregate/` (`GroupAggregate`), `rank/` (`Rank`), `deduplicate/`
 //! (`Deduplicate`), `over/` (`OverAggregate`), `window/` (`CountWindowAggregate`), `calc/`
-//! (`Calc`); each folder's `mod.rs` says which Flink classes are inside and which planner node
-//! builds them. What several families share stays here: [`Context`], [`binary_row`],
-//! [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
+//! (`Calc`), `sink/` (`SinkUpsertMaterializer`, the sink of a table with a primary key); each
+//! folder's `mod.rs` says which Flink classes are inside and which planner node builds them.
+//! What several families share stays here: [`Context`], [`binary_row`], [`monotonicity`],
+//! [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
 //!
 //! Adding an operator: one new file in its family's folder (a new folder with a `mod.rs` for a
 //! new family) with its spec, its compiler and its `StreamOperator` impl (or one file per Flink
@@ -33,6 +34,7 @@ mod mini_batch_assigner;
 pub mod monotonicity;
 mod over;
 mod rank;
+mod sink;
 pub mod state_ttl;
 mod window;
 
@@ -56,6 +58,7 @@ pub use rank::{
     AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, FastTop1Function, RetractableTopNFunction,
     UpdatableTopNFunction,
 };
+pub use sink::{ConflictBehavior, SinkUpsertMaterializer, SinkUpsertMaterializerSpec};
 
 use super::error::ScenarioError;
 use super::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
@@ -276,6 +279,12 @@ pub trait OperatorSpec: fmt::Debug {
     fn output_deletes(&self) -> bool {
         self.output_retracts()
     }
+    /// Whether it is the sink's own operator: its plan text is the `Sink` node (Flink's
+    /// `StreamExecSink` runs it before the sink function), so `EXPLAIN` prints no other `Sink`
+    /// line, and it can only be the pipeline's last operator.
+    fn is_sink(&self) -> bool {
+        false
+    }
     /// Its own state TTL (a `STATE_TTL` hint or a compiled plan's state metadata), which replaces
     /// `table.exec.state.ttl` for it alone ([`state_ttl::effective_retention`]).
     fn state_ttl(&self) -> Option<&state_ttl::OperatorStateTtl> {
@@ -342,6 +351,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     join::join::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
+    sink::upsert_materialize::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

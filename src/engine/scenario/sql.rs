@@ -5,7 +5,7 @@ use super::raw::{RawMiniBatch, RawScenario};
 use super::{Source, StateBackend};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::DurationValue;
-use crate::engine::planner::{self, script::Script, SetOption, SourceTable, SqlError};
+use crate::engine::planner::{self, script::Script, sink, SetOption, SourceTable, SqlError};
 use crate::engine::time::{check_duration, parse_duration};
 
 /// The options a script may `SET`, and the scenario field each one is.
@@ -42,7 +42,17 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                 check_neutral(option).map_err(err)?;
                 continue;
             }
-            let keys: Vec<&str> = MODELLED_OPTIONS.iter().map(|(k, _)| *k).collect();
+            if let Some(&key) = sink::OPTIONS.iter().find(|k| **k == option.key) {
+                // Read by the sink rule ([`plan_sink`]); checked here, where the SET is.
+                if seen.contains(&key) {
+                    return Err(err(format!("{key} is set twice")));
+                }
+                seen.push(key);
+                sink::read_option(&mut sink::SinkOptions::default(), option).map_err(err)?;
+                continue;
+            }
+            let keys: Vec<&str> =
+                MODELLED_OPTIONS.iter().map(|(k, _)| *k).chain(sink::OPTIONS.iter().copied()).collect();
             return Err(err(format!("option {} is not modelled (options: {})", quote(&option.key), keys.join(", "))));
         };
         let conflict =
@@ -240,4 +250,58 @@ pub fn drop_unneeded_update_before(
         }
     }
     pipeline
+}
+
+/// The sink rule (`analyzeUpsertMaterializeStrategy`, [`sink::upsert_materialize`]) on the
+/// compiled pipeline `first`: when Flink 2.3 materializes the `INSERT INTO` sink, the pipeline
+/// ends in a `SinkUpsertMaterializer` keyed by the sink's primary key (its id `Sink[N]`, the
+/// number Flink gives the sink node). The query's upsert key is what the last operator keys its
+/// output on ([`crate::engine::operators::OperatorSpec::state_key_columns`] and
+/// [`crate::engine::operators::OperatorSpec::upsert_key_extra`]); an updating output keyed on
+/// nothing (a global aggregation) counts as having no upsert key.
+///
+/// # Errors
+/// Flink's refusals, at the `INSERT`'s or the `ON CONFLICT`'s line and column.
+pub(super) fn plan_sink(
+    mut pipeline: Vec<serde_json::Value>,
+    first: &[super::OperatorNode],
+    script: &Script,
+    target: Option<&sink::SinkTarget>,
+    sources: &[Source],
+) -> Result<Vec<serde_json::Value>, ScenarioError> {
+    let (Some(target), Some(last)) = (target, first.last()) else { return Ok(pipeline) };
+    let options = sink::options(script).map_err(|e| sql_error(&e))?;
+    let spec = &last.spec;
+    let key: Vec<usize> = spec.state_key_columns().into_iter().chain(spec.upsert_key_extra()).collect();
+    let query =
+        sink::QueryOutput { insert_only: !spec.output_retracts(), upsert_key: (!key.is_empty()).then_some(key) };
+    let mut scans = Vec::new();
+    scanned(first, first.len() - 1, sources, &mut scans);
+    let materialize = sink::upsert_materialize(target, &query, options, &scans).map_err(|e| sql_error(&e))?;
+    if materialize {
+        let primary_key: Vec<&String> = target.primary_key.iter().filter_map(|&i| target.columns.get(i)).collect();
+        let mut op = serde_json::json!({
+            "operator": "SinkUpsertMaterializer",
+            "id": format!("Sink[{}]", pipeline.len() + 2),
+            "table": target.table,
+            "fields": target.columns,
+            "primary_key": primary_key,
+        });
+        if let Some(c) = target.on_conflict {
+            op["conflict_strategy"] = c.behavior.name().into();
+        }
+        pipeline.push(op);
+    }
+    Ok(pipeline)
+}
+
+/// The tables scanned under operator `i`, in the order Flink's `collectSourcesWithoutWatermarks`
+/// meets them (depth first, inputs left to right; a table scanned twice is named twice).
+fn scanned(nodes: &[super::OperatorNode], i: usize, sources: &[Source], out: &mut Vec<String>) {
+    for input in &nodes[i].inputs {
+        match *input {
+            super::NodeInput::Source(s) => out.extend(sources.get(s).map(|t| t.name.clone())),
+            super::NodeInput::Operator(j) => scanned(nodes, j, sources, out),
+        }
+    }
 }

@@ -268,6 +268,17 @@ pub(super) fn compile_pipeline(
             ),
         ));
     }
+    if let Some(i) = nodes[..last].iter().position(|n| n.spec.is_sink()) {
+        return Err(ScenarioError::new(
+            format!("pipeline[{i}].operator"),
+            format!(
+                "{} is the sink's own operator (its plan is the Sink node): it can only be the pipeline's last \
+                 operator, and it feeds {}",
+                quote(&nodes[i].id),
+                quote(consumer[i].as_deref().unwrap_or_default())
+            ),
+        ));
+    }
     for (s, source) in sources.iter().enumerate() {
         if !nodes.iter().any(|n| n.inputs.contains(&NodeInput::Source(s))) {
             return Err(ScenarioError::new(

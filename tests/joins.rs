@@ -106,3 +106,30 @@ fn null_keys_conditions_and_duplicates() {
     assert_eq!((left.entries, left.value.contains("[x, 1] ×2")), (2, true), "{}", left.value);
     assert!(view.keys.iter().any(|k| k.key == "null"), "the NULL-key rows are stored");
 }
+
+/// `IN (SELECT …)` and `[NOT] EXISTS (SELECT … WHERE inner = outer)` are semi and anti joins
+/// (`StreamingSemiAntiJoinOperator`): a left row comes out when its first match arrives (semi) or
+/// its last match goes (anti), and leaves the other way.
+#[wasm_bindgen_test(unsupported = test)]
+fn subqueries_are_semi_and_anti_joins() {
+    let scenario = |condition: &str| {
+        serde_json::json!({
+            "name": "semi", "flink": "2.3", "time_format": "millis",
+            "source": {"name": "src", "schema": [["side", "STRING"], ["k", "STRING"], ["v", "STRING"]], "changelog": "all"},
+            "sql": format!("CREATE TEMPORARY VIEW l AS SELECT k, v FROM src WHERE side = 'L';\n\
+                            CREATE TEMPORARY VIEW r AS SELECT k, v FROM src WHERE side = 'R';\n\
+                            SELECT k, v FROM l WHERE {condition};"),
+            "steps": [{"at": 0, "row": ["L", "k1", "a1"]}, {"at": 2, "row": ["R", "k1", "x1"]},
+                      {"at": 4, "row": ["R", "k1", "x2"]}, {"at": 6, "kind": "-D", "row": ["R", "k1", "x1"]},
+                      {"at": 8, "kind": "-D", "row": ["R", "k1", "x2"]}, {"at": 10, "kind": "-D", "row": ["L", "k1", "a1"]}]
+        })
+        .to_string()
+    };
+    let semi = ["+I[k1, a1]", "-D[k1, a1]"];
+    assert_eq!(emitted(&run(&scenario("EXISTS (SELECT * FROM r WHERE r.k = l.k)")), "Join[5]"), semi);
+    assert_eq!(emitted(&run(&scenario("k IN (SELECT k FROM r)")), "Join[5]"), semi);
+    assert_eq!(
+        emitted(&run(&scenario("NOT EXISTS (SELECT * FROM r WHERE r.k = l.k)")), "Join[5]"),
+        ["+I[k1, a1]", "-D[k1, a1]", "+I[k1, a1]", "-D[k1, a1]"]
+    );
+}

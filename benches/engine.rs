@@ -23,6 +23,7 @@ const C: &str = include_str!("scenarios/c-two-level-ttl.json");
 const E: &str = include_str!("scenarios/e-top-n-append-ttl.json");
 const F: &str = include_str!("scenarios/f-top-n-retract.json");
 const H: &str = include_str!("scenarios/h-distinct-keys-short-ttl.json");
+const J: &str = include_str!("scenarios/j-left-join-ttl.json");
 
 fn one_way(level: TraceLevel) -> SimOptions {
     SimOptions { trace: level, keep_actions: None, time_travel: false }
@@ -54,6 +55,7 @@ fn workloads(c: &mut Criterion) {
         ("e_top_n_append_ttl_metrics", E, TraceLevel::Metrics),
         ("f_top_n_retract_metrics", F, TraceLevel::Metrics),
         ("h_distinct_keys_incremental_cleanup_metrics", h.as_str(), TraceLevel::Metrics),
+        ("j_left_join_ttl_metrics", J, TraceLevel::Metrics),
     ] {
         let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
         g.throughput(Throughput::Elements(scenario.step_count()));

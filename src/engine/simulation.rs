@@ -442,7 +442,7 @@ impl Simulation {
         } else {
             let w = self.scenario.workload.as_ref();
             let event = w.zip(self.engine.cursor.as_mut()).and_then(|(w, c)| c.next_event(w));
-            event.map(|(_, row)| (0, self.source_message(RowKind::Insert, row)))
+            event.map(|(_, source, row)| (source, self.source_message(RowKind::Insert, row)))
         };
         (i, input)
     }

@@ -68,7 +68,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let no_steps = raw.steps.is_empty();
     let (steps, mut start_ms, mut wrote_date_times) = compile_steps(raw.steps, raw.start, &sources)?;
     let workload = match &raw.workload {
-        Some(w) => Some(Workload::compile(w.get(), &sources[0].columns, steps_end(&steps, start_ms))?),
+        Some(w) => Some(Workload::compile(w.get(), &sources, steps_end(&steps, start_ms))?),
         None => None,
     };
     // A scenario of generated events only starts where they do.

@@ -16,7 +16,8 @@
 
 use super::error::{quote, serde_message, ScenarioError};
 use super::format::parse_part;
-use super::row::{Column, DataType, Row, Value};
+use super::row::{DataType, Row, Value};
+use super::scenario::Source;
 use super::symbol::Sym;
 use super::time::{check_time, Millis};
 use super::zipf::ZipfSampler;
@@ -26,6 +27,8 @@ use rand_pcg::Pcg64Mcg;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
+
+mod feed;
 
 /// The largest key population.
 pub const MAX_KEYS: u64 = 10_000_000;
@@ -69,8 +72,10 @@ pub(crate) struct RawWorkload {
     /// The population of regular keys (1 to 10 000 000).
     keys: u64,
     /// The source column the key goes into: a STRING column gets `key_prefix` + the key's
-    /// number, an INT or BIGINT column the number.
-    key_column: String,
+    /// number, an INT or BIGINT column the number (one source; with several, each of
+    /// `sources` names its own).
+    #[serde(default)]
+    key_column: Option<String>,
     /// The prefix of STRING keys (at most 64 characters, `MAX_KEY_PREFIX_CHARS`).
     #[serde(default)]
     #[schemars(length(max = 64))]
@@ -90,11 +95,15 @@ pub(crate) struct RawWorkload {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, RawColumnGenerator>")]
     columns: BTreeMap<String, Box<serde_json::value::RawValue>>,
+    /// Events for several sources (a join's inputs), each with its share of the events, its key
+    /// column and its columns' generators; the keys are drawn from one population.
+    #[serde(default)]
+    sources: Option<Vec<feed::RawFeed>>,
 }
 
 /// Reads one enum-valued field (`raw`, its JSON text) as `T`; a value that is not one of its forms
 /// gets `expecting` and the value found, not serde's "expected value".
-fn parse_form<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_form<T: serde::de::DeserializeOwned>(
     raw: &serde_json::value::RawValue,
     path: &str,
     expecting: &str,
@@ -141,7 +150,7 @@ struct RawReturning {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(rename = "ColumnGenerator")]
-enum RawColumnGenerator {
+pub(crate) enum RawColumnGenerator {
     /// The event's processing time, ms (a BIGINT column).
     Proctime,
     /// The event's index, from 0 (a BIGINT column).
@@ -156,7 +165,7 @@ enum RawColumnGenerator {
 
 /// How a non-key column is filled.
 #[derive(Debug, Clone, PartialEq)]
-enum ColumnGenerator {
+pub(crate) enum ColumnGenerator {
     Proctime,
     Sequence,
     Constant(Value),
@@ -183,14 +192,12 @@ pub struct Workload {
     /// Whether `start` was written as a date-time (the scenario then shows date-times).
     pub start_written_as_date_time: bool,
     pub keys: u64,
-    key_column: usize,
-    key_type: DataType,
     key_prefix: String,
     distribution: Distribution,
     new_keys: f64,
     returning: Option<(f64, Millis)>,
-    /// One generator per source column (`None` for the key column).
-    generators: Vec<Option<ColumnGenerator>>,
+    /// The sources fed, with their shares of the events.
+    feeds: Vec<feed::Feed>,
 }
 
 impl Workload {
@@ -211,7 +218,7 @@ impl Workload {
     ///
     /// # Errors
     /// A [`ScenarioError`] naming the field and the rule.
-    pub fn compile(raw: &str, columns: &[Column], after_ms: Millis) -> Result<Workload, ScenarioError> {
+    pub fn compile(raw: &str, sources: &[Source], after_ms: Millis) -> Result<Workload, ScenarioError> {
         let w: RawWorkload = parse_part(raw, "workload")?;
         let err = |field: &str, msg: String| ScenarioError::new(format!("workload.{field}"), msg);
         if w.rate == 0 || w.rate > 1_000_000_000 {
@@ -262,27 +269,9 @@ impl Workload {
                 return Err(err("distribution", format!("Zipf exponent {s} is outside (0, 100]")));
             }
         };
-        let key_column = columns
-            .iter()
-            .position(|c| c.name == w.key_column)
-            .ok_or_else(|| err("key_column", format!("no column {} in the source", quote(&w.key_column))))?;
-        let key_type = columns[key_column].data_type;
         let fresh_max = w.keys.saturating_add(events);
-        match key_type {
-            DataType::String | DataType::BigInt => {}
-            DataType::Int if fresh_max <= i32::MAX as u64 => {}
-            other => {
-                return Err(err(
-                    "key_column",
-                    format!(
-                        "{} is {}: keys are numbered 0 ..= {fresh_max}; use STRING, BIGINT or INT",
-                        quote(&w.key_column),
-                        other.name()
-                    ),
-                ))
-            }
-        }
-        if w.key_prefix.is_some() && key_type != DataType::String {
+        let feeds = feed::compile(&w, sources, fresh_max)?;
+        if w.key_prefix.is_some() && feeds.iter().any(|f| f.key_type != DataType::String) {
             return Err(err("key_prefix", "only a STRING key column takes a prefix".into()));
         }
         if let Some(prefix) = w.key_prefix.as_deref().filter(|p| p.chars().nth(MAX_KEY_PREFIX_CHARS).is_some()) {
@@ -292,52 +281,6 @@ impl Workload {
                     "{} is longer than {MAX_KEY_PREFIX_CHARS} characters (each generated key is the prefix and a number)",
                     quote(prefix)
                 ),
-            ));
-        }
-        let mut generators = vec![None; columns.len()];
-        for (name, raw) in &w.columns {
-            let path = format!("columns.{}", super::error::name(name));
-            let g: RawColumnGenerator = parse_form(
-                raw,
-                &path,
-                "a column generator: \"proctime\", \"sequence\", {\"constant\": v}, {\"uniform\": [lo, hi]} or {\"one_of\": [v, ...]}",
-            )?;
-            let i = columns
-                .iter()
-                .position(|c| c.name == *name)
-                .ok_or_else(|| err(&path, format!("no column {} in the source", quote(name))))?;
-            if i == key_column {
-                return Err(err(&path, "the key column is generated from `keys`; give it no generator".into()));
-            }
-            let t = columns[i].data_type;
-            let value = |v: &serde_json::Value| t.value_from_json(v).map_err(|m| err(&path, m));
-            generators[i] = Some(match &g {
-                RawColumnGenerator::Proctime | RawColumnGenerator::Sequence if t != DataType::BigInt => {
-                    return Err(err(&path, format!("needs a BIGINT column, {} is {}", quote(name), t.name())));
-                }
-                RawColumnGenerator::Proctime => ColumnGenerator::Proctime,
-                RawColumnGenerator::Sequence => ColumnGenerator::Sequence,
-                RawColumnGenerator::Constant(v) => ColumnGenerator::Constant(value(v)?),
-                RawColumnGenerator::Uniform([lo, hi]) => {
-                    value(&serde_json::json!(lo))?;
-                    value(&serde_json::json!(hi))?;
-                    if lo > hi {
-                        return Err(err(&path, format!("uniform range [{lo}, {hi}] is empty")));
-                    }
-                    ColumnGenerator::Uniform(*lo, *hi)
-                }
-                RawColumnGenerator::OneOf(vs) if vs.is_empty() => {
-                    return Err(err(&path, "one_of needs at least one value".into()));
-                }
-                RawColumnGenerator::OneOf(vs) => {
-                    ColumnGenerator::OneOf(vs.iter().map(value).collect::<Result<_, _>>()?)
-                }
-            });
-        }
-        if let Some((_, c)) = columns.iter().enumerate().find(|(i, _)| *i != key_column && generators[*i].is_none()) {
-            return Err(err(
-                "columns",
-                format!("column {} has no generator (proctime, sequence, constant, uniform or one_of)", quote(&c.name)),
             ));
         }
         let start_ms = match w.start {
@@ -352,13 +295,11 @@ impl Workload {
             start_ms,
             start_written_as_date_time,
             keys: w.keys,
-            key_column,
-            key_type,
             key_prefix: w.key_prefix.unwrap_or_default(),
             distribution,
             new_keys,
             returning,
-            generators,
+            feeds,
         };
         check_time(workload.end_ms()).map_err(|m| err("events", format!("the last event would be at {m}")))?;
         if start_ms < after_ms {
@@ -395,26 +336,35 @@ impl WorkloadCursor {
         (self.next < w.events).then(|| w.time_of(self.next))
     }
 
-    fn key_value(w: &Workload, n: u64) -> Value {
-        match w.key_type {
+    fn key_value(w: &Workload, key_type: DataType, n: u64) -> Value {
+        match key_type {
             // A numbered symbol: nothing stored per key (engine::symbol).
             DataType::String => Value::Str(Sym::numbered(&w.key_prefix, n)),
             _ => Value::Int(n as i64),
         }
     }
 
-    /// The next event: (processing time ms, row), or `None` when all were generated.
-    pub fn next_event(&mut self, w: &Workload) -> Option<(Millis, Row)> {
+    /// The next event: (processing time ms, the source's index, row), or `None` when all were
+    /// generated.
+    pub fn next_event(&mut self, w: &Workload) -> Option<(Millis, usize, Row)> {
         let t = self.peek_time(w)?;
         let i = self.next;
         self.next += 1;
+        // With several sources, one draw picks the event's source first.
+        let feed = match w.feeds.as_slice() {
+            [only] => only,
+            feeds => {
+                let p = self.rng.random::<f64>();
+                feeds.iter().find(|f| p < f.share_end).unwrap_or(&feeds[feeds.len() - 1])
+            }
+        };
         let key = match self.returns.front() {
             Some((due, _)) if *due <= t => self.returns.pop_front().map(|(_, k)| k).unwrap_or(Value::Null),
             _ => {
                 let p = if w.new_keys > 0.0 || w.returning.is_some() { self.rng.random::<f64>() } else { 1.0 };
                 let returning = w.returning.map_or(0.0, |r| r.0);
                 if p < returning + w.new_keys {
-                    let key = Self::key_value(w, self.next_fresh);
+                    let key = Self::key_value(w, feed.key_type, self.next_fresh);
                     self.next_fresh += 1;
                     if let (true, Some((_, after))) = (p < returning, w.returning) {
                         self.returns.push_back((t.saturating_add(after), key));
@@ -425,11 +375,11 @@ impl WorkloadCursor {
                         Distribution::Uniform => self.rng.random_range(0..w.keys),
                         Distribution::Zipf(z) => z.sample(&mut self.rng) - 1,
                     };
-                    Self::key_value(w, n)
+                    Self::key_value(w, feed.key_type, n)
                 }
             }
         };
-        let row = w
+        let row = feed
             .generators
             .iter()
             .map(|g| match g {
@@ -441,7 +391,7 @@ impl WorkloadCursor {
                 Some(ColumnGenerator::OneOf(vs)) => vs[self.rng.random_range(0..vs.len() as u64) as usize],
             })
             .collect();
-        Some((t, row))
+        Some((t, feed.source, row))
     }
 }
 
@@ -449,11 +399,19 @@ impl WorkloadCursor {
 mod tests {
     use super::*;
 
-    fn columns() -> Vec<Column> {
-        vec![
-            Column { name: "user".into(), data_type: DataType::String },
-            Column { name: "ts".into(), data_type: DataType::BigInt },
-        ]
+    use crate::engine::row::Column;
+    use crate::engine::scenario::SourceChangelog;
+
+    fn columns() -> Vec<Source> {
+        vec![Source {
+            name: "src".into(),
+            columns: vec![
+                Column { name: "user".into(), data_type: DataType::String },
+                Column { name: "ts".into(), data_type: DataType::BigInt },
+            ],
+            changelog: SourceChangelog::InsertOnly,
+            proctime: None,
+        }]
     }
 
     fn workload(extra: &str) -> Workload {
@@ -473,7 +431,7 @@ mod tests {
         }
         assert!(a.next_event(&w).is_none());
         let mut c = WorkloadCursor::new(&w);
-        assert_eq!(c.next_event(&w), Some((0, Row::from(vec![Value::str("u34"), Value::Int(0)]))));
+        assert_eq!(c.next_event(&w), Some((0, 0, Row::from(vec![Value::str("u34"), Value::Int(0)]))));
         assert_eq!(w.time_of(999), 99_900, "10 events per second");
     }
 
@@ -482,7 +440,7 @@ mod tests {
         let w = workload(r#", "distribution": {"zipf": 1.1}"#);
         let mut cur = WorkloadCursor::new(&w);
         let mut counts = BTreeMap::new();
-        while let Some((_, row)) = cur.next_event(&w) {
+        while let Some((_, _, row)) = cur.next_event(&w) {
             *counts.entry(row.0[0].to_string()).or_insert(0) += 1;
         }
         assert!(counts["u0"] > counts["u1"] && counts["u1"] > counts.get("u40").copied().unwrap_or(0));
@@ -494,7 +452,7 @@ mod tests {
         let w = workload(r#", "returning": {"share": 0.05, "after": "10 s"}"#);
         let mut cur = WorkloadCursor::new(&w);
         let mut first: BTreeMap<String, Vec<Millis>> = BTreeMap::new();
-        while let Some((t, row)) = cur.next_event(&w) {
+        while let Some((t, _, row)) = cur.next_event(&w) {
             first.entry(row.0[0].to_string()).or_default().push(t);
         }
         let fresh: Vec<&Vec<Millis>> =

@@ -60,8 +60,8 @@ def main():
             print(f"DIFFERENT {name}:\n  " + "\n  ".join(diffs))
         else:
             cl = load(f"{new_dir}/{name}.expected.json")
-            what = "planner error" if cl is None else f"{len(cl)} changelog rows"
-            print(f"same      {name}: inputs, explain ({what}) identical")
+            what = "planner error" if cl is None else f"changelog of {len(cl)} rows"
+            print(f"same      {name}: inputs, explain and {what} identical")
     print(f"{len(names) - bad} of {len(names)} identical")
     sys.exit(1 if bad else 0)
 

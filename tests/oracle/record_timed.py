@@ -11,7 +11,8 @@ are ignored, so a recorded fixture is its own spec. The output NAME is SPEC's fi
 Each run is a separate process (its own JVM): streaming mode, parallelism 1, `hashmap` state
 backend, mini-batch off, the spec's `conf` set. `src` is a `filesystem` table over an empty
 temporary folder with `source.monitor-interval` = 1 s; each event is one file, written under a
-hidden name (`.` prefix: the file source's DefaultFileFilter skips it) and renamed at
+hidden name (`.` prefix: `DefaultFileFilter` of flink-connector-files-2.3.0.jar skips names
+starting with '.' or '_', checked with javap) and renamed at
 `T0 + offset_s`. The query's `collect()` is read in order until `stop_on` comes out, or
 `settle_s` after the last file; then the job is cancelled.
 
@@ -25,6 +26,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -138,7 +140,8 @@ def source_ddl(src, folder):
     opts = {"connector": "filesystem", "path": folder, "format": src["format"],
             "source.monitor-interval": MONITOR_INTERVAL}
     if csv_has_null(src):
-        # A csv NULL is an empty field; without this option Flink reads it as ''.
+        # A csv NULL is written as an empty field and read back as NULL with this option
+        # (join_left_multikey_nottl's recording shows null, not '').
         opts["csv.null-literal"] = ""
     with_ = ", ".join(f"'{k}' = '{v}'" for k, v in opts.items())
     return f"CREATE TEMPORARY TABLE `{src['name']}` ({cols}) WITH ({with_})"
@@ -204,6 +207,7 @@ def one_run(spec_path, out_path):
         result["explain"] = split_explain(stmts.explain(ExplainDetail.CHANGELOG_MODE))
     except Exception as e:  # the planner refused the query
         result["planner_error"] = root_message(e)
+        shutil.rmtree(folder, ignore_errors=True)
         write_and_exit(out_path, result)
 
     log, changelog, lock = [], [], threading.Lock()
@@ -262,6 +266,7 @@ def one_run(spec_path, out_path):
         result["runtime_error"] = error
     if timed_out:
         result["runtime_error"] = f"stop_on {spec['stop_on']} not emitted {STOP_ON_TIMEOUT_S} s after the last file"
+    shutil.rmtree(folder, ignore_errors=True)
     result["changelog"] = changelog
     result["emit_log"] = log
     write_and_exit(out_path, result)

@@ -393,6 +393,11 @@ pub(super) fn check_alias(item: &ast::SelectItem) -> Result<(), SqlError> {
 pub(super) fn item_name(item: &ast::SelectItem, converted: &Ex, input_names: &[String], ordinal: usize) -> String {
     match (item, converted) {
         (ast::SelectItem::ExprWithAlias { alias, .. }, _) => alias.value.clone(),
+        // `SqlValidatorUtil.getAlias`: an identifier's last part (`r.k` is `k`, even where the
+        // join's row names that field `k0`).
+        (ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(parts)), Ex::Col(_)) if !parts.is_empty() => {
+            parts[parts.len() - 1].value.clone()
+        }
         (_, Ex::Col(i)) => input_names[*i].clone(),
         _ => format!("EXPR${ordinal}"),
     }

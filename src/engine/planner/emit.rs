@@ -24,7 +24,7 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, several_sources: bo
         *number += 1;
         return table.clone();
     }
-    if let Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } = &rel.node {
+    if let Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } = &rel.node {
         let l = emit(left, out, number, several_sources);
         let r = emit(right, out, number, several_sources);
         *number += 1;
@@ -37,6 +37,9 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, several_sources: bo
         let mut op = json!({ "operator": "Join", "id": id, "left": l, "right": r, "join_type": join_type, "on": on });
         if let Some(c) = condition {
             op["where"] = Value::String(c.sql(&super::rel::join_names(&left.names, &right.names)));
+        }
+        if right_first.iter().any(|&r| r) {
+            op["on_right_first"] = json!(right_first);
         }
         if !hints.is_empty() {
             let mut ttl = serde_json::Map::new();

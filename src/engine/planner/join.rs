@@ -62,6 +62,7 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
                 join_type,
                 left_keys: Vec::new(),
                 right_keys: Vec::new(),
+                right_first: Vec::new(),
                 condition: None,
                 hints: Vec::new(),
             },
@@ -69,7 +70,7 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
         };
         let from = FromNames { qualifier: None, sides: sides.clone() };
         let condition = expr(on, &Scope::new(&joined, &from))?;
-        let (left_keys, right_keys, rest) = split_join_condition(condition, width);
+        let (left_keys, right_keys, right_first, rest) = split_join_condition(condition, width);
         if left_keys.is_empty() {
             return Err(err(
                 at(on),
@@ -79,14 +80,18 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
         let Rel { node: Node::Join { left, right, join_type, hints, .. }, names } = joined else {
             return Err(err(at(on), "internal: the join was lost"));
         };
-        rel = Rel { node: Node::Join { left, right, join_type, left_keys, right_keys, condition: rest, hints }, names };
+        rel = Rel {
+            node: Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition: rest, hints },
+            names,
+        };
     }
     Ok((rel, FromNames { qualifier: None, sides }))
 }
 
 /// The conjuncts of a join's `ON` that equal a left field (`< width`) and a right one: the join
 /// key (`JoinInfo.of`), and the rest.
-fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>, Option<Ex>) {
+#[allow(clippy::type_complexity)]
+fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>, Vec<bool>, Option<Ex>) {
     fn conjuncts(e: Ex, out: &mut Vec<Ex>) {
         match e {
             Ex::And(a, b) => {
@@ -98,18 +103,20 @@ fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>,
     }
     let mut all = Vec::new();
     conjuncts(condition, &mut all);
-    let (mut left, mut right, mut rest) = (Vec::new(), Vec::new(), None);
+    let (mut left, mut right, mut right_first, mut rest) = (Vec::new(), Vec::new(), Vec::new(), None);
     for c in all {
         if let Ex::Cmp("=", a, b) = &c {
             match (a.as_ref(), b.as_ref()) {
                 (Ex::Col(x), Ex::Col(y)) if *x < width && *y >= width => {
                     left.push(*x);
                     right.push(*y - width);
+                    right_first.push(false);
                     continue;
                 }
                 (Ex::Col(x), Ex::Col(y)) if *y < width && *x >= width => {
                     left.push(*y);
                     right.push(*x - width);
+                    right_first.push(true);
                     continue;
                 }
                 _ => {}
@@ -120,7 +127,7 @@ fn split_join_condition(condition: Ex, width: usize) -> (Vec<usize>, Vec<usize>,
             Some(r) => Ex::And(Box::new(r), Box::new(c)),
         });
     }
-    (left, right, rest)
+    (left, right, right_first, rest)
 }
 
 /// The fields of a join tree's inputs as each input names them, left to right.
@@ -217,18 +224,21 @@ pub(super) fn where_clause(
 fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> Result<Rel, SqlError> {
     let width = rel.names.len();
     let names = rel.names.clone();
-    let semi = |left: Rel, right: Rel, join_type: &'static str, keys: (Vec<usize>, Vec<usize>), condition| Rel {
-        node: Node::Join {
-            left: Box::new(left),
-            right: Box::new(right),
-            join_type,
-            left_keys: keys.0,
-            right_keys: keys.1,
-            condition,
-            hints: Vec::new(),
-        },
-        names: names.clone(),
-    };
+    #[allow(clippy::type_complexity)]
+    let semi =
+        |left: Rel, right: Rel, join_type: &'static str, keys: (Vec<usize>, Vec<usize>, Vec<bool>), condition| Rel {
+            node: Node::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                join_type,
+                left_keys: keys.0,
+                right_keys: keys.1,
+                right_first: keys.2,
+                condition,
+                hints: Vec::new(),
+            },
+            names: names.clone(),
+        };
     match sub {
         ast::Expr::In { expr: outer, target: ast::InTarget::Subquery(subquery), negated, .. } => {
             if *negated {
@@ -248,7 +258,7 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                     format!("the IN subquery selects {} columns: it must select one", right.names.len()),
                 ));
             }
-            Ok(semi(rel, right, "SEMI", (vec![key], vec![0]), None))
+            Ok(semi(rel, right, "SEMI", (vec![key], vec![0], vec![false]), None))
         }
         ast::Expr::Exists { subquery, negated } => {
             let ast::SetExpr::Select(select) = subquery.body.as_ref() else {
@@ -276,6 +286,7 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                     join_type: "SEMI",
                     left_keys: Vec::new(),
                     right_keys: Vec::new(),
+                    right_first: Vec::new(),
                     condition: None,
                     hints: Vec::new(),
                 },
@@ -299,9 +310,9 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                     others = and(others, e);
                 }
             }
-            let (left_keys, right_keys, rest) = match others {
+            let (left_keys, right_keys, right_first, rest) = match others {
                 Some(o) => split_join_condition(o, width),
-                None => (Vec::new(), Vec::new(), None),
+                None => (Vec::new(), Vec::new(), Vec::new(), None),
             };
             if left_keys.is_empty() {
                 return Err(err(
@@ -326,7 +337,7 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                 }
             };
             let join_type = if *negated { "ANTI" } else { "SEMI" };
-            Ok(semi(rel, right, join_type, (left_keys, right_keys), rest))
+            Ok(semi(rel, right, join_type, (left_keys, right_keys, right_first), rest))
         }
         other => Err(unsupported(other, "this subquery")),
     }

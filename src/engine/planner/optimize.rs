@@ -34,7 +34,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
     let Rel { node, names } = rel;
     match node {
         node @ Node::Scan(_) => (Rel { node, names }, needed.to_vec()),
-        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => {
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => {
             let width = left.names.len();
             let mut used: Vec<usize> = needed.to_vec();
             used.extend(&left_keys);
@@ -58,6 +58,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                 node: Node::Join {
                     left_keys: left_keys.iter().map(|&l| pos(l)).collect(),
                     right_keys: right_keys.iter().map(|&r| in_right(r)).collect(),
+                    right_first,
                     condition: condition.map(|c| c.map_columns(&|i| Ex::Col(pos(i)))),
                     left: Box::new(left),
                     right: Box::new(right),
@@ -242,12 +243,13 @@ fn merge(rel: Rel) -> Rel {
     let Rel { node, names } = rel;
     let node = match node {
         node @ Node::Scan(_) => node,
-        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => Node::Join {
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => Node::Join {
             left: Box::new(merge(*left)),
             right: Box::new(merge(*right)),
             join_type,
             left_keys,
             right_keys,
+            right_first,
             condition,
             hints,
         },
@@ -302,12 +304,13 @@ fn dollar_names(rel: Rel) -> Rel {
     let Rel { node, mut names } = rel;
     let node = match node {
         node @ Node::Scan(_) => node,
-        Node::Join { left, right, join_type, left_keys, right_keys, condition, hints } => Node::Join {
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => Node::Join {
             left: Box::new(dollar_names(*left)),
             right: Box::new(dollar_names(*right)),
             join_type,
             left_keys,
             right_keys,
+            right_first,
             condition,
             hints,
         },

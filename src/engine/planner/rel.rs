@@ -146,6 +146,8 @@ pub enum Node {
         join_type: &'static str,
         left_keys: Vec<usize>,
         right_keys: Vec<usize>,
+        /// Per key, whether `ON` wrote the right field first (printed as written).
+        right_first: Vec<bool>,
         condition: Option<Ex>,
         hints: Vec<(bool, String)>,
     },

@@ -51,6 +51,10 @@ struct RawJoin {
     join_type: String,
     /// The equality conditions, each `[left column, right column]` (the join key).
     on: Vec<(String, String)>,
+    /// Per `on` pair, whether the SQL wrote the right column first (`r.k = l.k`, as a correlated
+    /// `EXISTS` often does): the plan prints each equality as written.
+    #[serde(default)]
+    on_right_first: Vec<bool>,
     /// A further condition over the joined columns (left's, then right's as the output names
     /// them), e.g. `v0 > v`.
     #[serde(default, rename = "where")]
@@ -235,8 +239,16 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     };
     let col = |i: usize| Expr::Column { index: i, data_type: joined[i].data_type };
     let mut cond: Option<Expr> = None;
-    for (&l, &r) in left_keys.iter().zip(&right_keys) {
-        let eq = Expr::Compare(CmpOp::Eq, Box::new(col(l)), Box::new(col(width + r)));
+    if !op.on_right_first.is_empty() && op.on_right_first.len() != op.on.len() {
+        return Err(ScenarioError::new(
+            format!("{path}.on_right_first"),
+            format!("has {} entries for {} `on` pairs: give one per pair", op.on_right_first.len(), op.on.len()),
+        ));
+    }
+    for (i, (&l, &r)) in left_keys.iter().zip(&right_keys).enumerate() {
+        let (a, b) = (col(l), col(width + r));
+        let (a, b) = if op.on_right_first.get(i) == Some(&true) { (b, a) } else { (a, b) };
+        let eq = Expr::Compare(CmpOp::Eq, Box::new(a), Box::new(b));
         cond = Some(match cond {
             None => eq,
             Some(c) => Expr::And(Box::new(c), Box::new(eq)),

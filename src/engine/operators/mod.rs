@@ -11,7 +11,7 @@
 //!
 //! The families: `aggregate/` (`GroupAggregate`), `rank/` (`Rank`), `deduplicate/`
 //! (`Deduplicate`), `over/` (`OverAggregate`), `window/` (`CountWindowAggregate`), `calc/`
-//! (`Calc`); each folder's `mod.rs` says which Flink classes are inside and which planner node
+//! (`Calc`), `normalize/` (`ChangelogNormalize`); each folder's `mod.rs` says which Flink classes are inside and which planner node
 //! builds them. What several families share stays here: [`Context`], [`binary_row`],
 //! [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
 //!
@@ -31,6 +31,7 @@ mod join;
 mod map_bundle;
 mod mini_batch_assigner;
 pub mod monotonicity;
+mod normalize;
 mod over;
 mod rank;
 pub mod state_ttl;
@@ -46,6 +47,7 @@ pub use deduplicate::{
     ProcTimeDeduplicateKeepLastRowFunction,
 };
 pub use mini_batch_assigner::ProcTimeMiniBatchAssigner;
+pub use normalize::ProcTimeDeduplicateKeepLastRowOnChangelog;
 pub use over::{
     OverAggregateSpec, ProcTimeRangeBoundedPrecedingFunction, ProcTimeRowsBoundedPrecedingFunction,
     ProcTimeUnboundedPrecedingFunction,
@@ -263,6 +265,11 @@ pub trait OperatorSpec: fmt::Debug {
     fn distribution(&self) -> Option<Distribution> {
         None
     }
+    /// Whether the planner puts a `DropUpdateBefore` on its input, below the exchange
+    /// (`StreamPhysicalDropUpdateBefore`: a `ChangelogNormalize` over a changelog with `-U`).
+    fn input_drops_update_before(&self) -> bool {
+        false
+    }
     /// How a two-input operator needs its right input distributed.
     fn right_distribution(&self) -> Option<Distribution> {
         None
@@ -335,6 +342,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     rank::rank::KIND,
     deduplicate::deduplicate::KIND,
     join::join::KIND,
+    normalize::changelog_normalize::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
 ];

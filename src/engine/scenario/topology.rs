@@ -47,15 +47,16 @@ impl InputInfo {
         match input {
             NodeInput::Source(s) => {
                 let source = &sources[s];
-                let all = source.changelog == SourceChangelog::All;
+                let changes = source.changelog != SourceChangelog::InsertOnly;
                 let columns = source.output_columns();
                 InputInfo {
-                    monotonicity: monotonicity::of_source(&columns, !all),
+                    monotonicity: monotonicity::of_source(&columns, !changes),
                     columns,
                     name: format!("source {}", quote(&source.name)),
-                    retracts: all,
-                    update_before: all,
-                    deletes: all,
+                    retracts: changes,
+                    // An upsert source's updates come without UPDATE_BEFORE.
+                    update_before: source.changelog == SourceChangelog::All,
+                    deletes: changes,
                     unique_key_len: 0,
                     changes_from: crate::engine::explain::scan_plan(source),
                     source_proctime: source.proctime.as_ref().map(|_| source.columns.len()),

@@ -3,7 +3,7 @@
 
 use super::raw::{RawCell, RawIdleStateRetention, RawMiniBatch, RawScenario, RawSource, RawStep};
 use super::topology::{compile_pipeline, Settings};
-use super::{Scenario, Source, SourceChangelog, Step};
+use super::{Scenario, Source, Step};
 use crate::engine::error::{name_list, quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::format::{DurationValue, TimeValue};
@@ -39,7 +39,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy, planned: false };
     let (operators, output_names) = match &script {
         Some(script) => {
-            let planned = super::sql::plan(script, &sources)?;
+            let planned = super::sql::plan(script, &sources, raw.cdc_events_duplicate.unwrap_or(false))?;
             let raw = |ops: &[serde_json::Value]| -> Result<Vec<Box<RawValue>>, ScenarioError> {
                 ops.iter()
                     .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
@@ -53,9 +53,16 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
             // which UPDATE_BEFORE messages are needed downstream.
             let first = compile_pipeline(&raw(&planned.pipeline)?, &sources, Settings { planned: true, ..settings })
                 .map_err(in_sql)?;
-            let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
+            let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first, &sources);
             let operators = compile_pipeline(&raw(&pipeline)?, &sources, settings).map_err(in_sql)?;
             (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
+        }
+        None if raw.cdc_events_duplicate.is_some() => {
+            return Err(ScenarioError::new(
+                "cdc_events_duplicate",
+                "table.exec.source.cdc-events-duplicate is a planner option, for sql: a pipeline writes its \
+                 ChangelogNormalize operator itself",
+            ))
         }
         None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &sources, settings)?, None),
     };
@@ -256,7 +263,8 @@ fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> 
         }
         Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
     };
-    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, proctime })
+    let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path)?;
+    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, primary_key, proctime })
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {
@@ -373,16 +381,7 @@ fn compile_input(
             ScenarioError::new(format!("{}.kind", path()), format!("{} is not a row kind (+I, -U, +U, -D)", quote(k)))
         })?,
     };
-    if kind != RowKind::Insert && source.changelog == SourceChangelog::InsertOnly {
-        return Err(ScenarioError::new(
-            format!("{}.kind", path()),
-            format!(
-                "source {} is insert-only: set source.changelog to \"all\" to feed {} rows",
-                quote(&source.name),
-                kind.short_string()
-            ),
-        ));
-    }
+    super::source_changelog::check_row_kind(source, kind, format!("{}.kind", path()))?;
     if values.len() != source.columns.len() {
         return Err(ScenarioError::new(
             format!("{}.row", path()),
@@ -402,5 +401,6 @@ fn compile_input(
         })?;
         row.0.push(value);
     }
+    super::source_changelog::check_key_not_null(source, &row, &path())?;
     Ok(Step::Input { at, kind, row, source: source_index })
 }

@@ -1,0 +1,157 @@
+//! A source's changelog mode and primary key: which row kinds its steps may carry, and which
+//! primary keys Flink 2.3.0 accepts (the rules in one place).
+//!
+//! - `insert-only`: `+I` rows only (`ChangelogMode.insertOnly()`).
+//! - `all`: `+I`, `-U`, `+U`, `-D` (`ChangelogMode.all()`, a Debezium changelog), with or without
+//!   a primary key; with one and `table.exec.source.cdc-events-duplicate` the planner puts a
+//!   `ChangelogNormalize` over the scan ([`Source::planned_normalize`]).
+//! - `upsert`: `+I` and `+U` replace the key's row, `-D` deletes it, never `-U`
+//!   (`ChangelogMode.upsert()`: `UPDATE_AFTER` without `UPDATE_BEFORE`, what `upsert-kafka`
+//!   reads). It needs a primary key; the planner always puts a `ChangelogNormalize` over it
+//!   (`DynamicSourceUtils.isUpsertSource`, Flink 2.3.0 bytecode).
+//!
+//! The primary key is checked as `DefaultSchemaResolver.validatePrimaryKey` checks it (Flink
+//! 2.3.0, its messages read from `flink-table-api-java-uber-2.3.0.jar`): its columns exist, are
+//! physical (not the processing-time attribute) and appear once; the key is named
+//! `PK_<col>_<col>` (`Schema.Builder.primaryKey`). Its columns are NOT NULL (`Column '…' is
+//! nullable` for a column declared `NULL`): a step row with NULL in one is refused.
+
+use super::raw::RawSource;
+use super::{Source, SourceChangelog};
+use crate::engine::error::{quote, ScenarioError};
+use crate::engine::row::{Column, Row, RowKind, Value};
+
+/// The primary key's column indexes, checked against the source's mode and schema.
+///
+/// # Errors
+/// A key on an insert-only source, an upsert source without a key (the `upsert-kafka`
+/// connector's message), an unknown, non-physical or repeated column (Flink's messages).
+pub(super) fn compile_primary_key(
+    raw: &RawSource,
+    columns: &[Column],
+    path: &str,
+) -> Result<Vec<usize>, ScenarioError> {
+    let field = format!("{path}.primary_key");
+    let Some(names) = &raw.primary_key else {
+        if raw.changelog == SourceChangelog::Upsert {
+            // `UpsertKafkaDynamicTableFactory.validatePKConstraints` (flink-connector-kafka).
+            return Err(ScenarioError::new(
+                field,
+                "missing: 'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY \
+                 specifies which columns should be read from or write to the Kafka message key. The PRIMARY KEY \
+                 also defines records in the 'upsert-kafka' table should update or delete on which keys.",
+            ));
+        }
+        return Ok(Vec::new());
+    };
+    if raw.changelog == SourceChangelog::InsertOnly {
+        return Err(ScenarioError::new(
+            field,
+            "a primary key is modelled on a changelog source only: set changelog to \"upsert\" (upsert-kafka) or \
+             \"all\" (a Debezium changelog); an insert-only source's key changes nothing Flink plans",
+        ));
+    }
+    if names.is_empty() {
+        return Err(ScenarioError::new(field, "a primary key needs at least one column"));
+    }
+    let name = format!("PK_{}", names.join("_"));
+    let mut key = Vec::with_capacity(names.len());
+    for (i, column) in names.iter().enumerate() {
+        if names[..i].contains(column) {
+            return Err(ScenarioError::new(
+                format!("{field}[{i}]"),
+                format!(
+                    "Invalid primary key '{name}'. A primary key must not contain duplicate columns. Found: [{}]",
+                    column
+                ),
+            ));
+        }
+        match columns.iter().position(|c| c.name == *column) {
+            Some(at) => key.push(at),
+            None if raw.proctime.as_deref() == Some(column.as_str()) => {
+                return Err(ScenarioError::new(
+                    format!("{field}[{i}]"),
+                    format!("Invalid primary key '{name}'. Column '{column}' is not a physical column."),
+                ))
+            }
+            None => {
+                return Err(ScenarioError::new(
+                    format!("{field}[{i}]"),
+                    format!("Invalid primary key '{name}'. Column '{column}' does not exist."),
+                ))
+            }
+        }
+    }
+    Ok(key)
+}
+
+/// Whether `source` may emit a row of `kind`.
+///
+/// # Errors
+/// A kind the source's changelog mode does not contain, naming the mode to set.
+pub(super) fn check_row_kind(source: &Source, kind: RowKind, field: String) -> Result<(), ScenarioError> {
+    match (source.changelog, kind) {
+        (_, RowKind::Insert) | (SourceChangelog::All, _) => Ok(()),
+        (SourceChangelog::Upsert, RowKind::UpdateAfter | RowKind::Delete) => Ok(()),
+        (SourceChangelog::Upsert, _) => Err(ScenarioError::new(
+            field,
+            format!(
+                "source {} is an upsert source (changelog \"upsert\", ChangelogMode.upsert()): it emits +I, +U and \
+                 -D by key, never -U (ChangelogNormalize makes the -U from the stored row); use \"all\" for a \
+                 changelog with -U",
+                quote(&source.name)
+            ),
+        )),
+        (SourceChangelog::InsertOnly, _) => Err(ScenarioError::new(
+            field,
+            format!(
+                "source {} is insert-only: set source.changelog to \"all\" (or \"upsert\", without -U) to feed {} rows",
+                quote(&source.name),
+                kind.short_string()
+            ),
+        )),
+    }
+}
+
+/// A step row's primary key columns hold no NULL.
+///
+/// # Errors
+/// The first NULL key column, at `{path}.row[j]`.
+pub(super) fn check_key_not_null(source: &Source, row: &Row, path: &str) -> Result<(), ScenarioError> {
+    for &j in &source.primary_key {
+        if row.0.get(j) == Some(&Value::Null) {
+            return Err(ScenarioError::new(
+                format!("{path}.row[{j}]"),
+                format!(
+                    "NULL in primary key column {} of source {}: primary key columns are NOT NULL (Flink: \
+                     \"Invalid primary key 'PK_…'. Column '…' is nullable.\")",
+                    quote(&source.columns[j].name),
+                    quote(&source.name)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Source {
+    /// The primary key's column names.
+    pub fn primary_key_names(&self) -> Vec<String> {
+        self.primary_key.iter().map(|&i| self.columns[i].name.clone()).collect()
+    }
+
+    /// The key of the `ChangelogNormalize` Flink 2.3.0's `StreamPhysicalTableSourceScanRule` puts
+    /// over a scan of this source, if it puts one: `DynamicSourceUtils.changelogNormalizeEnabled`
+    /// = `isUpsertSource || isSourceChangeEventsDuplicate` — an upsert source (updates without
+    /// `UPDATE_BEFORE`, with a primary key), or a changelog source with a primary key when
+    /// `table.exec.source.cdc-events-duplicate` (`cdc_events_duplicate`) is on. (The third
+    /// condition, not being the versioned side of an event-time temporal join, always holds here.)
+    pub fn planned_normalize(&self, cdc_events_duplicate: bool) -> Option<Vec<String>> {
+        let normalize = match self.changelog {
+            SourceChangelog::Upsert => true,
+            SourceChangelog::All => cdc_events_duplicate,
+            SourceChangelog::InsertOnly => false,
+        };
+        (normalize && !self.primary_key.is_empty()).then(|| self.primary_key_names())
+    }
+}

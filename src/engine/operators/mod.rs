@@ -342,9 +342,9 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     rank::rank::KIND,
     deduplicate::deduplicate::KIND,
     join::join::KIND,
-    normalize::changelog_normalize::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
+    normalize::changelog_normalize::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

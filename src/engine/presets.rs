@@ -25,6 +25,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
     ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
+    ("upsert-source-normalize", include_str!("../../scenarios/upsert-source-normalize.json")),
+    ("upsert-source-normalize-ttl", include_str!("../../scenarios/upsert-source-normalize-ttl.json")),
 ];
 
 /// Pairs of presets written to be compared side by side (the page's Compare panel): (label, left,
@@ -42,6 +44,11 @@ pub const COMPARE_PAIRS: &[(&str, &str, &str)] = &[
     ),
     ("Legacy planner vs Flink 2.3 (seed 004)", "seed-004-device-status", "seed-004-device-status-flink-2.3"),
     ("Timer churn: min = max vs a wide gap", "timer-churn-min-equals-max", "timer-churn-wide-gap"),
+    (
+        "Upsert source: ChangelogNormalize without vs with state TTL",
+        "upsert-source-normalize",
+        "upsert-source-normalize-ttl",
+    ),
 ];
 
 /// The preset the page opens on.

@@ -239,8 +239,7 @@ pub fn drop_unneeded_update_before(
 ) -> Vec<serde_json::Value> {
     let kind = |op: &serde_json::Value| op.get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
     let kinds: Vec<String> = pipeline.iter().map(kind).collect();
-    let consumer =
-        |i: usize| first.iter().position(|n| n.inputs.iter().any(|input| *input == super::NodeInput::Operator(i)));
+    let consumer = |i: usize| first.iter().position(|n| n.inputs.contains(&super::NodeInput::Operator(i)));
     // Whether what consumes operator i's output needs UPDATE_BEFORE: the sink does; a Calc
     // passes on its own consumer's need.
     let needed = |mut i: usize| loop {

@@ -257,3 +257,42 @@ fn sql_a_filter_on_a_normalized_table_is_refused() {
     let e = refused(&sql("SELECT id, v FROM src WHERE v > 'b'", false, ""));
     assert!(e.contains("a filter on 'src', which Flink reads through a ChangelogNormalize"), "{e}");
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn an_upsert_source_is_read_through_a_normalize_on_flink_1_12_and_later() {
+    let legacy =
+        source("upsert", r#", "primary_key": ["id"]"#).replace(r#""flink": "2.3""#, r#""flink": "1.10-blink""#);
+    let e = refused(&legacy);
+    assert!(e.starts_with("source.changelog: the Flink 1.9–1.10.0 Blink planner has no upsert sources"), "{e}");
+    // An aggregation reading the upserts directly (or through a projection) would count every
+    // +U as a new row: Flink always reads them through a ChangelogNormalize.
+    let direct = r#"{"name": "n", "flink": "2.3",
+        "source": {"name": "src", "schema": [["id", "INT"], ["v", "STRING"]], "changelog": "upsert", "primary_key": ["id"]},
+        "pipeline": [{"operator": "Calc", "id": "p", "select": ["v"]},
+                     {"operator": "GroupAggregate", "id": "agg", "group_by": ["v"],
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}]}"#;
+    let e = refused(direct);
+    assert!(
+        e.starts_with("pipeline[1].input: 'agg' reads the upsert source 'src' directly, but needs UPDATE_BEFORE"),
+        "{e}"
+    );
+    assert!(e.contains("ChangelogNormalize(key=[id])"), "{e}");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_composite_key_that_does_not_lead_the_row() {
+    let text = r#"{"name": "n", "flink": "2.3",
+        "source": {"name": "src", "schema": [["v", "STRING"], ["a", "INT"], ["b", "INT"]], "changelog": "upsert",
+                   "primary_key": ["a", "b"]},
+        "pipeline": [{"operator": "ChangelogNormalize", "id": "n", "key": ["a", "b"]}],
+        "steps": [{"at": 1, "row": ["x", 1, 1]}, {"at": 2, "row": ["y", 1, 2]}, {"at": 3, "kind": "+U", "row": ["z", 1, 1]},
+                  {"at": 4, "kind": "-D", "row": [null, 1, 2]}]}"#;
+    let sim = run(text);
+    assert_eq!(emitted(&sim, "n"), ["+I[x, 1, 1]", "+I[y, 1, 2]", "-U[x, 1, 1]", "+U[z, 1, 1]", "-D[y, 1, 2]"]);
+    let view = &sim.operator_views()[0];
+    // `explainTerms`: the key's names joined by ", " (Flink 2.3.0 bytecode).
+    assert_eq!(view.plan, "ChangelogNormalize(key=[a, b])");
+    assert_eq!(view.keys.iter().map(|k| k.row.join(", ")).collect::<Vec<_>>(), ["1, 1"]);
+    let explained = explain(&Scenario::from_json(text).unwrap());
+    assert!(explained.contains("+- Exchange(distribution=[hash[a, b]], changelogMode=[I,UA,D])\n"), "{explained}");
+}

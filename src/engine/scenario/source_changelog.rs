@@ -19,18 +19,30 @@
 use super::raw::RawSource;
 use super::{Source, SourceChangelog};
 use crate::engine::error::{quote, ScenarioError};
+use crate::engine::options::FlinkMode;
 use crate::engine::row::{Column, Row, RowKind, Value};
 
 /// The primary key's column indexes, checked against the source's mode and schema.
 ///
 /// # Errors
-/// A key on an insert-only source, an upsert source without a key (the `upsert-kafka`
+/// An upsert source before Flink 1.12, a key on an insert-only source, an upsert source without a key (the `upsert-kafka`
 /// connector's message), an unknown, non-physical or repeated column (Flink's messages).
 pub(super) fn compile_primary_key(
     raw: &RawSource,
     columns: &[Column],
     path: &str,
+    flink: FlinkMode,
 ) -> Result<Vec<usize>, ScenarioError> {
+    if raw.changelog == SourceChangelog::Upsert && !flink.has_row_kind() {
+        return Err(ScenarioError::new(
+            format!("{path}.changelog"),
+            format!(
+                "the {} has no upsert sources: upsert-kafka and ChangelogNormalize came with Flink 1.12 (use \
+                 \"flink\": \"2.3\")",
+                flink.label()
+            ),
+        ));
+    }
     let field = format!("{path}.primary_key");
     let Some(names) = &raw.primary_key else {
         if raw.changelog == SourceChangelog::Upsert {
@@ -154,4 +166,26 @@ impl Source {
         };
         (normalize && !self.primary_key.is_empty()).then(|| self.primary_key_names())
     }
+}
+
+/// An operator that needs `UPDATE_BEFORE` (an aggregation, a join …) never reads an upsert source
+/// directly: Flink's planner always puts a `ChangelogNormalize` over its scan.
+///
+/// # Errors
+/// Naming the operator's input field and the normalize to put before it.
+pub(super) fn check_direct_read(source: &Source, reader: &str, field: String) -> Result<(), ScenarioError> {
+    if source.changelog != SourceChangelog::Upsert {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        field,
+        format!(
+            "{} reads the upsert source {} directly, but needs UPDATE_BEFORE to retract old rows and an upsert \
+             source has none: Flink reads it through ChangelogNormalize(key=[{}]) (put a ChangelogNormalize \
+             operator before it)",
+            quote(reader),
+            quote(&source.name),
+            source.primary_key_names().join(", ")
+        ),
+    ))
 }

@@ -277,8 +277,34 @@ pub(super) fn compile_pipeline(
             ));
         }
     }
+    check_upsert_reads(&nodes, sources)?;
     check_update_before(&nodes)?;
     Ok(nodes)
+}
+
+/// An operator that needs `UPDATE_BEFORE` must not read an upsert source, directly or through
+/// projections ([`super::source_changelog::check_direct_read`]).
+fn check_upsert_reads(nodes: &[OperatorNode], sources: &[Source]) -> Result<(), ScenarioError> {
+    for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.spec.needs_update_before()) {
+        for (port, &input) in node.inputs.iter().enumerate() {
+            let mut at = input;
+            while let NodeInput::Operator(j) = at {
+                match nodes[j].inputs.as_slice() {
+                    [below] if nodes[j].spec.plan().starts_with("Calc(") => at = *below,
+                    _ => break,
+                }
+            }
+            if let NodeInput::Source(s) = at {
+                let field = match (node.inputs.len(), port) {
+                    (1, _) => "input",
+                    (_, 0) => "left",
+                    _ => "right",
+                };
+                super::source_changelog::check_direct_read(&sources[s], &node.id, format!("pipeline[{i}].{field}"))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An operator that needs `UPDATE_BEFORE` must not read an input that drops them.

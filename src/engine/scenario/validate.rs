@@ -221,12 +221,12 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
         (None, None) => {
             Err(ScenarioError::new("source", "missing: give the source table (source) or the source tables (sources)"))
         }
-        (Some(source), None) => Ok(vec![compile_source(source, "source")?]),
+        (Some(source), None) => Ok(vec![compile_source(source, "source", raw.flink)?]),
         (None, Some(list)) if list.is_empty() => Err(ScenarioError::new("sources", "needs at least one source")),
         (None, Some(list)) => {
             let mut sources: Vec<Source> = Vec::with_capacity(list.len());
             for (i, source) in list.iter().enumerate() {
-                let source = compile_source(source, &format!("sources[{i}]"))?;
+                let source = compile_source(source, &format!("sources[{i}]"), raw.flink)?;
                 if sources.iter().any(|s| s.name == source.name) {
                     return Err(ScenarioError::new(
                         format!("sources[{i}].name"),
@@ -240,7 +240,7 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
     }
 }
 
-fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> {
+fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Source, ScenarioError> {
     if raw.name.trim().is_empty() {
         return Err(ScenarioError::new(format!("{path}.name"), "must not be empty"));
     }
@@ -263,7 +263,7 @@ fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> 
         }
         Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
     };
-    let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path)?;
+    let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path, flink)?;
     Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, primary_key, proctime })
 }
 

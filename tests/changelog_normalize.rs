@@ -233,9 +233,10 @@ fn sql_left_join_with_an_upsert_source() {
                      +- TableSourceScan(table=[[default_catalog, default_database, src]], fields=[id, v])\n"
     );
     let sim = run(&text);
-    // The normalize turns +U[1, b] into -U[1, a], +U[1, b]; the join answers a right -U / +U as
-    // real Flink 2.3.0 does in shared/oracle/joins/join_left_cdc_nottl (-U joined row, +I padded,
-    // then -D padded, +I joined), and the key-only -D retracts the joined row with the stored v.
+    // The normalize turns +U[1, b] into -U[1, a], +U[1, b]; the join answers a right -U / +U
+    // with -U joined row, +I padded, then -D padded, +I joined, and the key-only -D retracts the
+    // joined row with the stored v: the changelog real Flink 2.3.0 printed for the same events over
+    // a normalized CDC source (tests/oracle/normalize/cdcdup_leftjoin_nottl).
     assert_eq!(
         sink(&sim),
         [

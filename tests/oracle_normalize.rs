@@ -18,21 +18,35 @@ fn fixture(name: &str) -> (Value, Value) {
     (read(format!("{name}.json")), read(format!("{name}.expected.json")))
 }
 
-/// The fixture as a SQL scenario expecting Flink's changelog.
+/// The fixture as a SQL scenario expecting Flink's changelog: its tables (a debezium-json table
+/// is a changelog source with its primary key, a csv table insert-only), each event's rows at its
+/// offset from its table.
 fn scenario_of(name: &str, fixture: &Value, expected: &Value) -> String {
-    let source = &fixture["timed_source"];
     let mut steps = Vec::new();
-    for event in source["events"].as_array().unwrap() {
-        let at = event[0].as_i64().unwrap() * 1000;
-        for row in event[1].as_array().unwrap() {
+    for event in fixture["events"].as_array().unwrap() {
+        let (at, table) = (event[0].as_i64().unwrap() * 1000, &event[1]);
+        for row in event[2].as_array().unwrap() {
             if row[0] == "U" {
-                steps.push(json!({ "at": at, "kind": "-U", "row": row[1] }));
-                steps.push(json!({ "at": at, "kind": "+U", "row": row[2] }));
+                steps.push(json!({ "at": at, "source": table, "kind": "-U", "row": row[1] }));
+                steps.push(json!({ "at": at, "source": table, "kind": "+U", "row": row[2] }));
             } else {
-                steps.push(json!({ "at": at, "kind": row[0], "row": row[1] }));
+                steps.push(json!({ "at": at, "source": table, "kind": row[0], "row": row[1] }));
             }
         }
     }
+    let sources: Vec<Value> = fixture["timed_sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let mut source = json!({ "name": t["name"], "schema": t["schema"] });
+            if t["format"] == "debezium-json" {
+                source["changelog"] = json!("all");
+                source["primary_key"] = t["primary_key"].clone();
+            }
+            source
+        })
+        .collect();
     let mut sql: Vec<String> = fixture["conf"]
         .as_object()
         .unwrap()
@@ -44,12 +58,7 @@ fn scenario_of(name: &str, fixture: &Value, expected: &Value) -> String {
         "name": name,
         "flink": "2.3",
         "time_format": "millis",
-        "source": {
-            "name": source["name"],
-            "schema": source["schema"],
-            "changelog": "all",
-            "primary_key": source["primary_key"],
-        },
+        "sources": sources,
         "sql": sql.join("\n"),
         "steps": steps,
         "expect": { "changelog": { "sink": expected } },
@@ -89,4 +98,9 @@ fn group_aggregate_over_a_normalized_cdc_source_as_flink_2_3_0() {
 #[test]
 fn state_ttl_of_a_normalized_cdc_source_as_flink_2_3_0() {
     conform("cdcdup_select_ttl");
+}
+
+#[test]
+fn left_join_with_a_normalized_cdc_source_as_flink_2_3_0() {
+    conform("cdcdup_leftjoin_nottl");
 }

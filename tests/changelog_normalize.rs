@@ -297,3 +297,29 @@ fn a_composite_key_that_does_not_lead_the_row() {
     let explained = explain(&Scenario::from_json(text).unwrap());
     assert!(explained.contains("+- Exchange(distribution=[hash[a, b]], changelogMode=[I,UA,D])\n"), "{explained}");
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_json_form_of_a_cdc_query_holds_its_normalize() {
+    let text = r#"{"name": "q", "flink": "2.3",
+        "source": {"name": "src", "schema": [["id", "INT"], ["v", "STRING"]], "changelog": "all", "primary_key": ["id"]},
+        "sql": "SET 'table.exec.source.cdc-events-duplicate' = 'true';\nSELECT v, COUNT(*) AS c FROM src GROUP BY v;",
+        "steps": [{"at": 1, "row": [1, "a"]}, {"at": 2, "row": [1, "a"]}, {"at": 3, "kind": "-U", "row": [1, "a"]},
+                  {"at": 3, "kind": "+U", "row": [1, "b"]}]}"#;
+    let json_form = flink_state_sim::engine::scenario::sql::to_json_form(text).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json_form).unwrap();
+    assert_eq!(
+        value["pipeline"][0],
+        serde_json::json!({"operator": "ChangelogNormalize", "id": "ChangelogNormalize[2]", "key": ["id"]})
+    );
+    assert!(value.get("cdc_events_duplicate").is_none(), "{json_form}");
+    let expected = ["+I[a, 1]", "-D[a, 1]", "+I[b, 1]"];
+    for text in [text, json_form.as_str()] {
+        assert_eq!(sink(&run(text)), expected);
+    }
+    // Without the option Flink reads the CDC source as it comes: no normalize, and the duplicate
+    // +I counts twice.
+    let plain = text.replace("SET 'table.exec.source.cdc-events-duplicate' = 'true';\\n", "");
+    let plans: Vec<String> = Scenario::from_json(&plain).unwrap().operators.iter().map(|n| n.spec.plan()).collect();
+    assert!(plans.iter().all(|p| !p.starts_with("ChangelogNormalize")), "{plans:?}");
+    assert_eq!(sink(&run(&plain)), ["+I[a, 1]", "-U[a, 1]", "+U[a, 2]", "-U[a, 2]", "+U[a, 1]", "+I[b, 1]"]);
+}

@@ -17,7 +17,7 @@
 //! nullable` for a column declared `NULL`): a step row with NULL in one is refused.
 
 use super::raw::RawSource;
-use super::{Source, SourceChangelog};
+use super::{NodeInput, OperatorNode, Source, SourceChangelog};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::options::FlinkMode;
 use crate::engine::row::{Column, Row, RowKind, Value};
@@ -188,4 +188,76 @@ pub(super) fn check_direct_read(source: &Source, reader: &str, field: String) ->
             source.primary_key_names().join(", ")
         ),
     ))
+}
+
+/// Removes the `ChangelogNormalize` operators at `removed` (indexes into `pipeline`, each reading
+/// a source, as the planner emits them) from a planned pipeline, their consumers reading the
+/// source instead: what Flink 2.3.0's `FlinkChangelogModeInferenceProgram` does with a normalize
+/// nothing downstream needs `UPDATE_BEFORE` from (`sql::drop_unneeded_update_before` decides
+/// which). `first` is the pipeline compiled once.
+pub(super) fn remove_normalizes(
+    pipeline: &mut Vec<serde_json::Value>,
+    removed: &[usize],
+    first: &[OperatorNode],
+    sources: &[Source],
+) {
+    for &i in removed.iter().rev() {
+        let Some(NodeInput::Source(s)) = first[i].inputs.first() else { continue };
+        let source = serde_json::Value::String(sources[*s].name.clone());
+        let id = pipeline[i]["id"].clone();
+        pipeline.remove(i);
+        for (j, op) in pipeline.iter_mut().enumerate().skip(i) {
+            // Its consumer read it by name, or implicitly as the operator listed before it.
+            let implicit = j == i && ["input", "left", "right"].iter().all(|f| op.get(*f).is_none());
+            for field in ["input", "left", "right"] {
+                if op.get(field) == Some(&id) {
+                    op[field] = source.clone();
+                }
+            }
+            if implicit {
+                op["input"] = source.clone();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Scenario;
+    use serde_json::json;
+
+    /// A normalize nobody needs `UPDATE_BEFORE` from is taken out, its consumer reading the
+    /// source by name, whether it named the normalize or read it implicitly.
+    #[test]
+    fn a_removed_normalize_hands_its_source_to_its_consumer() {
+        let pipeline = json!([
+            { "operator": "ChangelogNormalize", "id": "n1", "key": ["id"] },
+            { "operator": "Calc", "id": "c1", "select": ["id", "v"] },
+            { "operator": "ChangelogNormalize", "id": "n2", "key": ["id"], "input": "src2" },
+            { "operator": "Calc", "id": "c2", "select": ["id"], "input": "n2" },
+            { "operator": "Join", "id": "j", "left": "c1", "right": "c2", "join_type": "INNER", "on": [["id", "id"]] }
+        ]);
+        let source = |name: &str| {
+            json!({ "name": name, "schema": [["id", "INT"], ["v", "STRING"]],
+                                          "changelog": "upsert", "primary_key": ["id"] })
+        };
+        let text = json!({ "name": "t", "flink": "2.3", "sources": [source("src1"), source("src2")],
+                           "pipeline": pipeline.clone() })
+        .to_string();
+        // `sources[0]` is the only source the first operator reads implicitly: name it.
+        let text = text.replacen(r#""key":["id"]}"#, r#""key":["id"],"input":"src1"}"#, 1);
+        let scenario = Scenario::from_json(&text).unwrap();
+        let mut planned: Vec<serde_json::Value> = pipeline.as_array().unwrap().clone();
+        remove_normalizes(&mut planned, &[0, 2], &scenario.operators, &scenario.sources);
+        assert_eq!(
+            planned,
+            [
+                json!({ "operator": "Calc", "id": "c1", "select": ["id", "v"], "input": "src1" }),
+                json!({ "operator": "Calc", "id": "c2", "select": ["id"], "input": "src2" }),
+                json!({ "operator": "Join", "id": "j", "left": "c1", "right": "c2", "join_type": "INNER",
+                        "on": [["id", "id"]] }),
+            ]
+        );
+    }
 }

@@ -260,26 +260,6 @@ pub fn drop_unneeded_update_before(
             _ => {}
         }
     }
-    for &i in removed.iter().rev() {
-        let id = pipeline[i]["id"].as_str().unwrap_or_default().to_string();
-        let source = match first[i].inputs.first() {
-            Some(super::NodeInput::Source(s)) => sources[*s].name.clone(),
-            _ => continue,
-        };
-        pipeline.remove(i);
-        // Its consumer names the source instead (it read the normalize by name, or implicitly
-        // as the operator listed before it).
-        for (j, op) in pipeline.iter_mut().enumerate().skip(i) {
-            let implicit = j == i && kinds.get(i + 1).is_some_and(|k| k != "Join") && op.get("input").is_none();
-            for field in ["input", "left", "right"] {
-                if op.get(field).and_then(|v| v.as_str()) == Some(id.as_str()) {
-                    op[field] = serde_json::Value::String(source.clone());
-                }
-            }
-            if implicit {
-                op["input"] = serde_json::Value::String(source.clone());
-            }
-        }
-    }
+    super::source_changelog::remove_normalizes(&mut pipeline, &removed, first, sources);
     pipeline
 }

@@ -8,6 +8,7 @@ mod common;
 
 use common::{emitted, run};
 use flink_state_sim::engine::explain::explain;
+use flink_state_sim::engine::inspector::{inspect, GoneWhy, KeyStatus};
 use flink_state_sim::engine::{Scenario, Simulation};
 use wasm_bindgen_test::*;
 
@@ -43,6 +44,16 @@ fn upserts_become_a_changelog_with_the_stored_rows() {
     assert_eq!(view.key_count, 1, "key 2 was deleted, key 3 never stored");
     assert_eq!(view.keys[0].states[0].as_ref().unwrap().value, "+I[1, c]");
     assert_eq!(view.sizes[0].stored, 1);
+    // The inspector keeps the deleted key, gone at 6 for its -D (key 3 was never stored).
+    let inspection = inspect(&sim, 0, "", 10).unwrap();
+    let statuses: Vec<(String, KeyStatus)> = inspection.keys.iter().map(|k| (k.key.clone(), k.status)).collect();
+    assert_eq!(
+        statuses,
+        [
+            ("1".to_string(), KeyStatus::Visible),
+            ("2".to_string(), KeyStatus::Gone { at_ms: 6, why: GoneWhy::RowDeleted })
+        ]
+    );
 }
 
 #[wasm_bindgen_test(unsupported = test)]

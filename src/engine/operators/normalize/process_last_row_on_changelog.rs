@@ -135,7 +135,7 @@ impl StreamOperator for ProcTimeDeduplicateKeepLastRowOnChangelog {
                 self.state.clear(&mut self.backend.keys, key);
                 ctx.record(&key_row, || TraceEvent::StateCleared {
                     states: STATES,
-                    cause: ClearCause::CountZero,
+                    cause: ClearCause::RowDeleted,
                     reason: "the key's row was deleted: -D with the stored row, state.clear()",
                 });
             }

@@ -133,11 +133,12 @@ fn check_neutral(option: &SetOption) -> Result<(), String> {
     }
 }
 
-/// Plans the script's query over `source`: the pipeline as the scenario format's JSON operators.
+/// Plans the script's query over `sources`: the pipeline as the scenario format's JSON operators.
+/// `cdc_events_duplicate`: `table.exec.source.cdc-events-duplicate` (which sources Flink reads
+/// through a `ChangelogNormalize`, [`Source::planned_normalize`]).
 ///
 /// # Errors
 /// What the planner refuses, at its line and column.
-/// `cdc_events_duplicate`: `table.exec.source.cdc-events-duplicate`.
 pub(super) fn plan(
     script: &Script,
     sources: &[Source],

@@ -225,3 +225,30 @@ fn seed_002_check_files_run_their_presets() {
         assert_eq!(run_part(preset_json(name).unwrap()), run_part(check), "{name}");
     }
 }
+
+/// `upsert-sink-on-conflict`: the sink's `SinkUpsertMaterializer` keeps one row per user
+/// currently in a city, under the city, and the result holds each city's latest user.
+#[wasm_bindgen_test(unsupported = test)]
+fn upsert_sink_on_conflict_keeps_every_row_per_primary_key() {
+    let mut sim = Simulation::new(load_preset("upsert-sink-on-conflict").unwrap());
+    let values = |sim: &Simulation, city: &str| -> Option<(String, usize)> {
+        let views = sim.operator_views();
+        let sink = views.last().unwrap();
+        assert_eq!(sink.state_names, ["values"]);
+        let key = sink.keys.iter().find(|k| k.key == city)?;
+        key.states[0].as_ref().map(|c| (c.value.clone(), c.entries))
+    };
+    let mut paris = Vec::new();
+    for _ in 0..3 {
+        sim.step().unwrap();
+        paris.push(values(&sim, "Paris").unwrap().1);
+    }
+    assert_eq!(paris, [1, 2, 3], "Paris's state grows with every user living there");
+    assert_eq!(values(&sim, "Paris").unwrap().0, "[u1, Paris], [u2, Paris], [u3, Paris]");
+    sim.run_to_end().unwrap();
+    assert_eq!(values(&sim, "Paris"), None, "the last user left Paris: -D, the key's state cleared");
+    assert_eq!(values(&sim, "Berlin").unwrap().0, "[u1, Berlin], [u2, Berlin], [u4, Berlin]");
+    assert_eq!(emitted(&sim, "Sink[3]").last().map(String::as_str), Some("+U[u4, Berlin]"));
+    let result: Vec<String> = sim.result().rows().map(|r| r.row.join(", ")).collect();
+    assert_eq!(result, ["u4, Berlin", "u3, Rome"]);
+}

@@ -138,3 +138,93 @@ fn the_json_form_simulates_as_the_sql_does() {
     assert!(a.0.len() > 10, "the run does something: {:?}", a.0);
     assert_eq!(a, b);
 }
+
+/// `snk (k, v, PRIMARY KEY (v) NOT ENFORCED)` fed by `SELECT k, LAST_VALUE(v) … GROUP BY k`
+/// (upsert key `k`), with `options` and the `INSERT`'s `tail`.
+fn pk_sink(options: &str, tail: &str) -> String {
+    format!(
+        "{options}CREATE TEMPORARY TABLE snk (k STRING, v INT, PRIMARY KEY (v) NOT ENFORCED) WITH ('connector' = \
+         'print');\nINSERT INTO snk SELECT k, LAST_VALUE(v) AS v FROM src GROUP BY k{tail};"
+    )
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_sink_with_a_primary_key_is_planned_as_flink_2_3_plans_it() {
+    let sink_line = |sql: &str| {
+        let s = Scenario::from_json(&scenario(sql, json!({}))).unwrap();
+        (explain_lines(&s).execution[0].clone(), s.operators.last().unwrap().spec.is_sink())
+    };
+    let table = "Sink(table=[default_catalog.default_database.snk], fields=[k, v]";
+    assert_eq!(
+        sink_line(&pk_sink("", " ON CONFLICT DO DEDUPLICATE")),
+        (format!("{table}, upsertMaterialize=[true], conflictStrategy=[DEDUPLICATE])"), true)
+    );
+    assert_eq!(
+        sink_line(&pk_sink("SET 'table.exec.sink.require-on-conflict' = 'false';\n", "")),
+        (format!("{table}, upsertMaterialize=[true])"), true)
+    );
+    // NONE: no materializer, the clause still printed.
+    assert_eq!(
+        sink_line(&pk_sink("SET 'table.exec.sink.upsert-materialize' = 'NONE';\n", " on conflict do deduplicate")),
+        (format!("{table}, conflictStrategy=[DEDUPLICATE])"), false)
+    );
+    // The upsert key inside the primary key: nothing to materialize.
+    let by_k = "CREATE TABLE snk (k STRING PRIMARY KEY NOT ENFORCED, v INT) WITH ('connector' = 'print');\n\
+                INSERT INTO snk SELECT k, LAST_VALUE(v) AS v FROM src GROUP BY k;";
+    assert_eq!(sink_line(by_k), (format!("{table})"), false));
+    // FORCE materializes an insert-only query: every row of a key stays in the state.
+    let forced = scenario(
+        "SET 'table.exec.sink.upsert-materialize' = 'FORCE';\nCREATE TABLE snk (k STRING, v INT, PRIMARY KEY (k) \
+         NOT ENFORCED) WITH ('connector' = 'print');\nINSERT INTO snk SELECT k, v FROM src WHERE v > 0;",
+        json!({"expect": {"changelog": {"sink": [["+I", ["a", 1]], ["+U", ["a", 2]], ["+I", ["b", 5]]]}}}),
+    );
+    let s = Scenario::from_json(&forced).unwrap();
+    let mut sim = Simulation::new(s.clone());
+    sim.run_to_end().unwrap();
+    let view = sim.operator_views().into_iter().last().unwrap();
+    let a = view.keys.iter().find(|k| k.key == "a").unwrap();
+    assert_eq!(a.states[0].as_ref().map(|c| (c.value.as_str(), c.entries)), Some(("[a, 1], [a, 2]", 2)));
+    flink_state_sim::engine::expect::check(s).unwrap();
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn the_sinks_refusals_are_flinks_at_their_place() {
+    let (e, at) = refusal(&pk_sink("", ""));
+    assert!(e.contains("The query has an upsert key that differs from the primary key of the sink table"), "{e}");
+    assert_eq!(at, Some((2, 1)), "the INSERT");
+    let (e, at) = refusal(&pk_sink("", "\nON CONFLICT DO NOTHING"));
+    assert!(e.contains("ON CONFLICT DO NOTHING requires all source tables to define watermarks, but the following source(s) do not: default_catalog.default_database.src."), "{e}");
+    assert_eq!(at, Some((3, 1)), "the ON CONFLICT");
+    let (e, _) = refusal(
+        "CREATE TABLE snk (k STRING, v INT, PRIMARY KEY (v) NOT ENFORCED) WITH ('connector' = 'print');\n\
+         INSERT INTO snk SELECT k, v FROM src WHERE v > 0 ON CONFLICT DO DEDUPLICATE;",
+    );
+    assert!(e.contains("ON CONFLICT clause is only allowed for upsert sinks. The sink 'default_catalog.default_database.snk' is not an upsert sink because it only accepts INSERT (append-only) changes."), "{e}");
+    // Flink's grammar: ON CONFLICT DO and one of three words, ending the statement.
+    let (e, at) = refusal(&pk_sink("", " ON CONFLICT DO UPDATE"));
+    assert!(e.contains("Encountered \"UPDATE\" at line 2, column 81. Was expecting one of \"DEDUPLICATE\""), "{e}");
+    assert_eq!(at, Some((2, 81)));
+    let (e, at) = refusal(&pk_sink("", " ON CONFLICT (v) DO NOTHING"));
+    assert!(e.contains("Encountered \"(\" at line 2, column 78. Was expecting \"DO\""), "{e}");
+    assert_eq!(at, Some((2, 78)));
+    let (e, _) = refusal(&pk_sink("", " ON CONFLICT DO NOTHING NOW"));
+    assert!(e.contains("Encountered \"NOW\""), "{e}");
+    // The key's DDL, as Flink checks it.
+    let (e, _) = refusal(
+        "CREATE TABLE snk (k STRING, v INT, PRIMARY KEY (v)) WITH ('connector' = 'print');\n\
+         INSERT INTO snk SELECT k, v FROM src;",
+    );
+    assert!(e.contains("Flink doesn't support ENFORCED mode for PRIMARY KEY constraint."), "{e}");
+    let (e, at) = refusal(
+        "CREATE TABLE snk (k STRING, v INT, PRIMARY KEY (x) NOT ENFORCED) WITH ('connector' = 'print');\n\
+         INSERT INTO snk SELECT k, v FROM src;",
+    );
+    assert!(e.contains("Primary key column 'x' is not defined in the schema at line 1, column 49"), "{e}");
+    assert_eq!(at, Some((1, 49)));
+    // The options' values.
+    let (e, at) = refusal(&pk_sink("SET 'table.exec.sink.upsert-materialize' = 'ALWAYS';\n", ""));
+    assert!(e.contains("Could not parse value 'ALWAYS' for key 'table.exec.sink.upsert-materialize'"), "{e}");
+    assert_eq!(at, Some((1, 1)));
+    let (e, _) = refusal(&pk_sink("SET 'table.exec.sink.upsert-materialize-strategy.type' = 'ADAPTIVE';\n", ""));
+    assert!(e.contains("SinkUpsertMaterializerV2"), "{e}");
+}

@@ -205,18 +205,29 @@ fn operator_node(scenario: &Scenario, i: usize) -> Node {
     inputs.pop().unwrap_or(Node { physical: String::new(), execution: String::new(), mode, inputs: Vec::new() })
 }
 
+/// Whether the last operator is the sink's own ([`OperatorSpec::is_sink`]): its plan is the
+/// `Sink` node (`upsertMaterialize=[true]`).
+fn materialized(scenario: &Scenario) -> bool {
+    scenario.operators.last().is_some_and(|n| n.spec.is_sink())
+}
+
 /// The whole plan: the sink (for `INSERT INTO`) over the last operator.
 fn plan_tree(scenario: &Scenario) -> Option<Node> {
     let last = scenario.operators.len().checked_sub(1)?;
     let root = operator_node(scenario, last);
-    Some(match &scenario.sink_table {
-        // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing).
-        Some((table, columns)) => {
-            let text =
-                format!("Sink(table=[default_catalog.default_database.{table}], fields=[{}])", columns.join(", "));
+    Some(match (&scenario.sink_table, materialized(scenario)) {
+        // `StreamPhysicalSink`: its changelog mode is `NONE` (it produces nothing);
+        // `conflictStrategy` when an `ON CONFLICT` clause was given (`explainTerms`).
+        (Some((table, columns)), false) => {
+            let conflict =
+                scenario.sink_conflict.map(|c| format!(", conflictStrategy=[{}]", c.name())).unwrap_or_default();
+            let text = format!(
+                "Sink(table=[default_catalog.default_database.{table}], fields=[{}]{conflict})",
+                columns.join(", ")
+            );
             Node { physical: text.clone(), execution: text, mode: ChangelogMode::INSERT_ONLY, inputs: vec![root] }
         }
-        None => root,
+        _ => root,
     })
 }
 
@@ -255,7 +266,7 @@ pub fn explain_lines(scenario: &Scenario) -> Explained {
     let tree = |physical: bool| -> Vec<(String, String)> {
         let mut out = Vec::new();
         if let Some(root) = plan_tree(scenario) {
-            draw(&root, scenario.sink_table.is_some(), physical, "", "", &mut out);
+            draw(&root, scenario.sink_table.is_some() || materialized(scenario), physical, "", "", &mut out);
         }
         out
     };
@@ -270,7 +281,7 @@ pub fn explain(scenario: &Scenario) -> String {
     let tree = |physical: bool| -> String {
         let mut out = Vec::new();
         if let Some(root) = plan_tree(scenario) {
-            draw(&root, scenario.sink_table.is_some(), physical, "", "", &mut out);
+            draw(&root, scenario.sink_table.is_some() || materialized(scenario), physical, "", "", &mut out);
         }
         out.into_iter().map(|(prefix, text)| format!("{prefix}{text}")).collect::<Vec<_>>().join("\n")
     };

@@ -22,6 +22,9 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("sql-top2-over-sum-ttl", include_str!("../../scenarios/sql-top2-over-sum-ttl.json")),
     ("sql-device-status-two-level-ttl", include_str!("../../scenarios/sql-device-status-two-level-ttl.json")),
     ("sql-min-max-distinct", include_str!("../../scenarios/sql-min-max-distinct.json")),
+    ("dimension-expires-left-join", include_str!("../../scenarios/dimension-expires-left-join.json")),
+    ("dimension-expires-left-join-hint", include_str!("../../scenarios/dimension-expires-left-join-hint.json")),
+    ("upsert-sink-on-conflict", include_str!("../../scenarios/upsert-sink-on-conflict.json")),
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
     ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
@@ -44,6 +47,11 @@ pub const COMPARE_PAIRS: &[(&str, &str, &str)] = &[
     ),
     ("Legacy planner vs Flink 2.3 (seed 004)", "seed-004-device-status", "seed-004-device-status-flink-2.3"),
     ("Timer churn: min = max vs a wide gap", "timer-churn-min-equals-max", "timer-churn-wide-gap"),
+    (
+        "LEFT JOIN: one global TTL vs STATE_TTL per side",
+        "dimension-expires-left-join",
+        "dimension-expires-left-join-hint",
+    ),
     (
         "Upsert source: ChangelogNormalize without vs with state TTL",
         "upsert-source-normalize",

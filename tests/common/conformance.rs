@@ -50,7 +50,8 @@ pub fn steps(spec: &Value) -> Vec<Value> {
     steps
 }
 
-/// The spec as a SQL script: its options as `SET`s, its views, its query.
+/// The spec as a SQL script: its options as `SET`s, its views, its sink's DDL (`sink_ddl`), its
+/// query (`query`, or the whole `INSERT` of `statement`).
 pub fn sql_of(spec: &Value) -> String {
     let mut sql = Vec::new();
     for (k, v) in spec["conf"].as_object().cloned().unwrap_or_default() {
@@ -59,7 +60,11 @@ pub fn sql_of(spec: &Value) -> String {
     for view in spec["views"].as_array().into_iter().flatten() {
         sql.push(format!("CREATE TEMPORARY VIEW {} AS {};", view[0].as_str().unwrap(), view[1].as_str().unwrap()));
     }
-    sql.push(format!("{};", spec["query"].as_str().unwrap()));
+    if let Some(ddl) = spec.get("sink_ddl").and_then(Value::as_str) {
+        sql.push(format!("{ddl};"));
+    }
+    let query = spec.get("statement").unwrap_or(&spec["query"]);
+    sql.push(format!("{};", query.as_str().unwrap()));
     sql.join("\n")
 }
 

@@ -469,7 +469,12 @@ fn settings(im: &Import, scenario: &mut Map<String, Value>) -> Result<(), Scenar
 fn sink_name(node: &Node) -> Result<String, ScenarioError> {
     for flag in ["requireUpsertMaterialize", "upsertMaterialize"] {
         if node.json.get(flag).and_then(Value::as_bool) == Some(true) {
-            return Err(node.err(flag, "the sink's SinkUpsertMaterializer (keyed state of its own) is not modelled"));
+            return Err(node.err(
+                flag,
+                "the sink's SinkUpsertMaterializer is not imported from a compiled plan yet (its primary key, upsert \
+                 key and state TTL are not read here); write it as the pipeline's last operator, \
+                 \"operator\": \"SinkUpsertMaterializer\"",
+            ));
         }
     }
     let identifier = node.json.get("dynamicTableSink").and_then(|s| s.get("table")).and_then(|t| t.get("identifier"));

@@ -92,6 +92,12 @@ pub fn body(
                 }
                 rank(op, kind, scenario, &input, &input_columns, output).map_err(|m| at(&m))?
             }
+            "SinkUpsertMaterializer" => {
+                return Err(at(
+                    "a sink with a primary key: the export writes into a print sink of its own, without a key, where \
+                     Flink would not materialize; not exported",
+                ));
+            }
             other => {
                 return Err(at(&format!(
                     "{other} has no Flink 2.3 SQL: it is simulated for the legacy planner's Table API only"

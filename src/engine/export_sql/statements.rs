@@ -12,6 +12,15 @@ use crate::engine::planner::script;
 /// The views of `sql`, the names now taken, and the query the `INSERT` reads.
 pub fn body(sql: &str, mut taken: Vec<String>) -> Result<(Vec<String>, Vec<String>, Feeding), Refused> {
     let parsed = script::parse(sql).map_err(|e| Refused(format!("sql: {e}")))?;
+    let target = parsed.insert_into.as_ref().and_then(|t| parsed.tables.iter().find(|s| s.name == *t));
+    if parsed.on_conflict.is_some() || target.is_some_and(|t| !t.primary_key.is_empty()) {
+        return Err(Refused(
+            "sql: the sink has a PRIMARY KEY (or the INSERT an ON CONFLICT clause): the export writes into a print \
+             sink of its own, without a key, where Flink would plan another sink (upsert materialization); not \
+             exported"
+                .into(),
+        ));
+    }
     taken.extend(parsed.views.iter().map(|v| v.name.clone()));
     taken.extend(parsed.tables.iter().map(|t| t.name.clone()));
     let mut views = Vec::new();

@@ -77,3 +77,24 @@ fn statements_split_outside_quotes_and_comments() {
 fn file_names_keep_safe_characters() {
     assert_eq!(file_name("seed-002 dau/ttl"), "seed-002_dau_ttl.sql");
 }
+
+#[test]
+fn a_sink_with_a_primary_key_is_not_exported() {
+    let source = r#"{"name": "src", "schema": [["k", "STRING"], ["v", "STRING"]]}"#;
+    let steps = r#"[{"at": 1, "row": ["a", "x"]}]"#;
+    let agg = r#"{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+        "aggregates": [{"function": "LAST_VALUE", "args": ["v"], "as": "v"}]}"#;
+    let materialized =
+        format!(r#"[{agg}, {{"operator": "SinkUpsertMaterializer", "id": "snk", "primary_key": ["v"]}}]"#);
+    let e = export(&scenario(source, &materialized, steps)).unwrap_err();
+    assert!(e.0.contains("operator `snk` (SinkUpsertMaterializer): a sink with a primary key"), "{e}");
+    let sql = serde_json::json!({
+        "name": "t", "flink": "2.3", "source": serde_json::from_str::<serde_json::Value>(source).unwrap(),
+        "sql": "SET 'table.exec.sink.upsert-materialize' = 'NONE';\nCREATE TABLE snk (k STRING, v STRING, \
+                PRIMARY KEY (v) NOT ENFORCED) WITH ('connector' = 'print');\nINSERT INTO snk SELECT k, \
+                LAST_VALUE(v) AS v FROM src GROUP BY k;",
+        "steps": serde_json::from_str::<serde_json::Value>(steps).unwrap(),
+    });
+    let e = export(&sql.to_string()).unwrap_err();
+    assert!(e.0.contains("the sink has a PRIMARY KEY"), "{e}");
+}

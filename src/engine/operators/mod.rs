@@ -11,9 +11,11 @@
 //!
 //! The families: `aggregate/` (`GroupAggregate`), `rank/` (`Rank`), `deduplicate/`
 //! (`Deduplicate`), `over/` (`OverAggregate`), `window/` (`CountWindowAggregate`), `calc/`
-//! (`Calc`), `normalize/` (`ChangelogNormalize`); each folder's `mod.rs` says which Flink classes are inside and which planner node
-//! builds them. What several families share stays here: [`Context`], [`binary_row`],
-//! [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
+//! (`Calc`), `sink/` (`SinkUpsertMaterializer`, the sink of a table with a primary key),
+//! `normalize/` (`ChangelogNormalize`); each folder's `mod.rs` says which Flink classes are inside
+//! and which planner node builds them. What several families share stays here: [`Context`],
+//! [`binary_row`], [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner`
+//! (mini-batch).
 //!
 //! Adding an operator: one new file in its family's folder (a new folder with a `mod.rs` for a
 //! new family) with its spec, its compiler and its `StreamOperator` impl (or one file per Flink
@@ -34,6 +36,7 @@ pub mod monotonicity;
 mod normalize;
 mod over;
 mod rank;
+mod sink;
 pub mod state_ttl;
 mod window;
 
@@ -58,6 +61,7 @@ pub use rank::{
     AppendOnlyTopNFunction, BlinkAppendOnlyTopNFunction, FastTop1Function, RetractableTopNFunction,
     UpdatableTopNFunction,
 };
+pub use sink::{ConflictBehavior, SinkUpsertMaterializer, SinkUpsertMaterializerSpec};
 
 use super::error::ScenarioError;
 use super::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
@@ -246,6 +250,11 @@ pub trait OperatorSpec: fmt::Debug {
     fn needs_update_before(&self) -> bool {
         true
     }
+    /// Whether it needs `UPDATE_BEFORE` from its input `port` (0, or 1 for a join's right input).
+    fn needs_update_before_from(&self, port: usize) -> bool {
+        let _ = port;
+        self.needs_update_before()
+    }
     /// How its output columns change (`FlinkRelMdModifiedMonotonicity`); `None` when the output
     /// can contain deletions, which is what an operator that does not say declares.
     fn modified_monotonicity(&self) -> monotonicity::ModifiedMonotonicity {
@@ -277,6 +286,12 @@ pub trait OperatorSpec: fmt::Debug {
     /// Whether its output can hold deletions (`D` in its changelog mode) besides updates.
     fn output_deletes(&self) -> bool {
         self.output_retracts()
+    }
+    /// Whether it is the sink's own operator: its plan text is the `Sink` node (Flink's
+    /// `StreamExecSink` runs it before the sink function), so `EXPLAIN` prints no other `Sink`
+    /// line, and it can only be the pipeline's last operator.
+    fn is_sink(&self) -> bool {
+        false
     }
     /// Its own state TTL (a `STATE_TTL` hint or a compiled plan's state metadata), which replaces
     /// `table.exec.state.ttl` for it alone ([`state_ttl::effective_retention`]).
@@ -344,6 +359,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     join::join::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
+    sink::upsert_materialize::KIND,
     normalize::changelog_normalize::KIND,
 ];
 

@@ -129,7 +129,7 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     }
     let hint_ttl = hint_ttl.and_then(|pairs| pairs.into_iter().last().map(|(_, v)| v));
     if let Some(condition) = &s.selection {
-        rel = filter(rel, condition, &qualifier)?;
+        rel = super::join::where_clause(rel, condition, &qualifier, catalog)?;
     }
     let group_by = match &s.group_by {
         ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs.clone(),
@@ -262,7 +262,7 @@ fn unquote(s: &str) -> String {
 
 /// `WHERE condition` over `input`: a rank when it filters a `ROW_NUMBER()` (`rn <= N`,
 /// `rn < N`, `rn = 1`), else a filter.
-fn filter(input: Rel, condition: &ast::Expr, qualifier: &FromNames) -> Result<Rel, SqlError> {
+pub(super) fn filter(input: Rel, condition: &ast::Expr, qualifier: &FromNames) -> Result<Rel, SqlError> {
     let scope = Scope::new(&input, qualifier);
     let cond = expr(condition, &scope)?;
     if let Some(rank) = rank_filter(&input, &cond, condition)? {

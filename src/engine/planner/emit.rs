@@ -50,7 +50,7 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, tables: &[SourceTab
         let id = format!("Join[{number}]");
         let mut op = json!({ "operator": "Join", "id": id, "left": l, "right": r, "join_type": join_type, "on": on });
         if let Some(c) = condition {
-            op["where"] = Value::String(c.sql(&rel.names));
+            op["where"] = Value::String(c.sql(&super::rel::join_names(&left.names, &right.names)));
         }
         if !hints.is_empty() {
             let mut ttl = serde_json::Map::new();

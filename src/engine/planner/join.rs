@@ -14,6 +14,11 @@ use sqlparser::ast;
 /// JOIN b ON …` (Calcite's `LogicalJoin`; the `ON` condition's equalities of a left and a right
 /// field are the join key, the rest its condition).
 pub(super) fn from(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), SqlError> {
+    from_clause(s, catalog)
+}
+
+/// [`from`] of any SELECT (a subquery's too).
+fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), SqlError> {
     let [table] = s.from.as_slice() else {
         return Err(match s.from.get(1) {
             Some(second) => unsupported(&second.relation, "a second FROM item (a comma join; write JOIN … ON)"),
@@ -157,5 +162,172 @@ pub(super) fn join_field(scope: &Scope, qualifier: Option<&ast::Ident>, id: &ast
             ),
         )),
         _ => Err(err(id.span.start, format!("Column {} is ambiguous", quote(&id.value)))),
+    }
+}
+
+/// The conjuncts of `e`'s `AND`s.
+fn conjuncts<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => {
+            conjuncts(inner, out)
+        }
+        e => out.push(e),
+    }
+}
+
+/// `WHERE condition` over `rel`: its subquery conjuncts (`k IN (SELECT …)`, `[NOT] EXISTS (…)`)
+/// become semi and anti joins of `rel` (Calcite's `SubQueryRemoveRule` and decorrelation, as
+/// Flink plans them: `Join(joinType=[LeftSemiJoin], …)`), the other conjuncts a filter below
+/// them (where Flink's filter push-down puts it). Without a subquery: [`super::convert::filter`].
+pub(super) fn where_clause(
+    rel: Rel,
+    condition: &ast::Expr,
+    from: &FromNames,
+    catalog: &Catalog,
+) -> Result<Rel, SqlError> {
+    let mut all = Vec::new();
+    conjuncts(condition, &mut all);
+    let is_subquery = |e: &&ast::Expr| {
+        matches!(e, ast::Expr::In { target: ast::InTarget::Subquery(_), .. } | ast::Expr::Exists { .. })
+    };
+    let (subqueries, plain): (Vec<&ast::Expr>, Vec<&ast::Expr>) = all.into_iter().partition(is_subquery);
+    if subqueries.is_empty() {
+        return super::convert::filter(rel, condition, from);
+    }
+    let mut rel = rel;
+    if let Some(first) = plain.first() {
+        let rest = plain[1..].iter().fold((*first).clone(), |acc, e| ast::Expr::BinaryOp {
+            left: Box::new(acc),
+            op: ast::BinaryOperator::And,
+            right: Box::new((*e).clone()),
+        });
+        rel = super::convert::filter(rel, &rest, from)?;
+    }
+    for sub in subqueries {
+        rel = semi_join(rel, sub, from, catalog)?;
+    }
+    Ok(rel)
+}
+
+/// One subquery conjunct as a semi or anti join of `rel`.
+fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> Result<Rel, SqlError> {
+    let width = rel.names.len();
+    let names = rel.names.clone();
+    let semi = |left: Rel, right: Rel, join_type: &'static str, keys: (Vec<usize>, Vec<usize>), condition| Rel {
+        node: Node::Join {
+            left: Box::new(left),
+            right: Box::new(right),
+            join_type,
+            left_keys: keys.0,
+            right_keys: keys.1,
+            condition,
+            hints: Vec::new(),
+        },
+        names: names.clone(),
+    };
+    match sub {
+        ast::Expr::In { expr: outer, target: ast::InTarget::Subquery(subquery), negated, .. } => {
+            if *negated {
+                return Err(unsupported(
+                    sub,
+                    "NOT IN (SELECT …) (Flink plans it as a null-aware anti join); NOT EXISTS (SELECT … WHERE …) \
+                     is modelled, and differs only where NULLs are involved",
+                ));
+            }
+            let Ex::Col(key) = expr(outer, &Scope::new(&rel, from))? else {
+                return Err(unsupported(outer.as_ref(), "IN over an expression (a column is modelled)"));
+            };
+            let right = super::convert::query(subquery, catalog)?;
+            if right.names.len() != 1 {
+                return Err(err(
+                    at(sub),
+                    format!("the IN subquery selects {} columns: it must select one", right.names.len()),
+                ));
+            }
+            Ok(semi(rel, right, "SEMI", (vec![key], vec![0]), None))
+        }
+        ast::Expr::Exists { subquery, negated } => {
+            let ast::SetExpr::Select(select) = subquery.body.as_ref() else {
+                return Err(unsupported(sub, "this EXISTS subquery (one SELECT … FROM … WHERE … is modelled)"));
+            };
+            if !matches!(&select.group_by, ast::GroupByExpr::Expressions(g, _) if g.is_empty())
+                || select.having.is_some()
+            {
+                return Err(unsupported(sub, "an EXISTS subquery with GROUP BY or HAVING"));
+            }
+            let (inner, inner_from) = from_clause(select, catalog)?;
+            // The outer fields, then the subquery's: how the correlated WHERE sees them.
+            let mut sides: Vec<(String, usize, usize)> = match (&from.qualifier, from.sides.is_empty()) {
+                (_, false) => from.sides.clone(),
+                (q, true) => vec![(q.clone().unwrap_or_default(), 0, width)],
+            };
+            match (&inner_from.qualifier, inner_from.sides.is_empty()) {
+                (_, false) => sides.extend(inner_from.sides.iter().map(|(n, s, l)| (n.clone(), s + width, *l))),
+                (q, true) => sides.push((q.clone().unwrap_or_default(), width, inner.names.len())),
+            }
+            let combined = Rel {
+                node: Node::Join {
+                    left: Box::new(rel.clone()),
+                    right: Box::new(inner.clone()),
+                    join_type: "SEMI",
+                    left_keys: Vec::new(),
+                    right_keys: Vec::new(),
+                    condition: None,
+                    hints: Vec::new(),
+                },
+                names: super::rel::join_names(&rel.names, &inner.names),
+            };
+            let Some(correlated) = &select.selection else {
+                return Err(unsupported(sub, "an EXISTS subquery without a WHERE that relates it to the outer row"));
+            };
+            let scope = Scope::new(&combined, &FromNames { qualifier: None, sides });
+            let mut all = Vec::new();
+            conjuncts(correlated, &mut all);
+            let (mut inner_only, mut others) = (None, None);
+            for c in all {
+                let e = expr(c, &scope)?;
+                let mut cols = Vec::new();
+                e.columns(&mut cols);
+                let and = |acc: Option<Ex>, e: Ex| Some(acc.map_or(e.clone(), |a| Ex::And(Box::new(a), Box::new(e))));
+                if !cols.is_empty() && cols.iter().all(|&c| c >= width) {
+                    inner_only = and(inner_only, e.map_columns(&|c| Ex::Col(c - width)));
+                } else {
+                    others = and(others, e);
+                }
+            }
+            let (left_keys, right_keys, rest) = match others {
+                Some(o) => split_join_condition(o, width),
+                None => (Vec::new(), Vec::new(), None),
+            };
+            if left_keys.is_empty() {
+                return Err(err(
+                    at(correlated),
+                    "the EXISTS subquery needs an equality of an outer and an inner field (its join key): \
+                     without one Flink plans a nested-loop join, which is not modelled",
+                ));
+            }
+            let right = match inner_only {
+                None => inner,
+                Some(c) => {
+                    let n = inner.names.len();
+                    let names = inner.names.clone();
+                    Rel {
+                        node: Node::Calc {
+                            input: Box::new(inner),
+                            items: (0..n).map(Ex::Col).collect(),
+                            condition: Some(c),
+                        },
+                        names,
+                    }
+                }
+            };
+            let join_type = if *negated { "ANTI" } else { "SEMI" };
+            Ok(semi(rel, right, join_type, (left_keys, right_keys), rest))
+        }
+        other => Err(unsupported(other, "this subquery")),
     }
 }

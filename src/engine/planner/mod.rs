@@ -22,6 +22,7 @@ mod optimize;
 mod rel;
 pub mod reserved_words;
 pub mod script;
+pub mod sink;
 mod window;
 
 pub use convert::SourceTable;
@@ -53,6 +54,9 @@ pub struct PlannedQuery {
     pub output_names: Vec<String>,
     /// The sink table of `INSERT INTO` and its columns, if any.
     pub insert_into: Option<(String, Vec<String>)>,
+    /// The same sink with its primary key and `ON CONFLICT` clause, for the sink rule
+    /// ([`sink::upsert_materialize`]), which needs the compiled pipeline's changelog.
+    pub sink: Option<sink::SinkTarget>,
 }
 
 /// Plans `script`'s query over `source`.
@@ -109,7 +113,16 @@ pub fn plan(script: &script::Script, sources: &[SourceTable]) -> Result<PlannedQ
             script.tables.iter().find(|t| t.name == *table).map_or_else(|| output_names.clone(), |t| t.columns.clone());
         (table.clone(), columns)
     });
-    Ok(PlannedQuery { pipeline, output_names, insert_into })
+    let sink = script.insert_into.as_ref().and_then(|table| script.tables.iter().find(|t| t.name == *table)).map(|t| {
+        sink::SinkTarget {
+            table: t.name.clone(),
+            columns: t.columns.clone(),
+            primary_key: t.primary_key.iter().filter_map(|k| t.columns.iter().position(|c| c == k)).collect(),
+            on_conflict: script.on_conflict,
+            at: script.query_at,
+        }
+    });
+    Ok(PlannedQuery { pipeline, output_names, insert_into, sink })
 }
 
 /// Where a `ROW_NUMBER()` that no filter turned into a rank was written, and why Flink refuses

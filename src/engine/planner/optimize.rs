@@ -50,7 +50,10 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
             let right = trim(*right, &right_needed);
             let pos = |c: usize| used.iter().position(|&u| u == c).unwrap_or(0);
             let in_right = |r: usize| right_needed.iter().position(|&u| u == r).unwrap_or(0);
-            let names = super::rel::join_names(&left.names, &right.names);
+            let names = match join_type {
+                "SEMI" | "ANTI" => left.names.clone(),
+                _ => super::rel::join_names(&left.names, &right.names),
+            };
             let join = Rel {
                 node: Node::Join {
                     left_keys: left_keys.iter().map(|&l| pos(l)).collect(),

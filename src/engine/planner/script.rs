@@ -8,6 +8,7 @@
 
 use super::SqlError;
 use crate::engine::error::quote;
+use crate::engine::operators::ConflictBehavior;
 use sqlparser::ast::{self, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -45,6 +46,17 @@ pub struct View {
 pub struct SinkTable {
     pub name: String,
     pub columns: Vec<String>,
+    /// `PRIMARY KEY (…) NOT ENFORCED`: its columns, in the key's order (empty: none).
+    pub primary_key: Vec<String>,
+    pub at: Location,
+}
+
+/// `ON CONFLICT DO DEDUPLICATE | NOTHING | ERROR` after an `INSERT INTO`'s query (Flink 2.3's
+/// `RichSqlInsert`: `ON CONFLICT DO` and one of the three words, ending the statement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnConflict {
+    pub behavior: ConflictBehavior,
+    /// Where `ON` was written.
     pub at: Location,
 }
 
@@ -57,6 +69,8 @@ pub struct Script {
     /// The query, and the table it is inserted into (`INSERT INTO`), if any.
     pub query: ast::Query,
     pub insert_into: Option<String>,
+    /// The `INSERT INTO`'s `ON CONFLICT` clause, if any.
+    pub on_conflict: Option<OnConflict>,
     pub query_at: Location,
 }
 
@@ -89,6 +103,7 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
     let mut views: Vec<View> = Vec::new();
     let mut tables: Vec<SinkTable> = Vec::new();
     let mut query: Option<(ast::Query, Option<String>, Location)> = None;
+    let mut on_conflict = None;
     for statement in split(tokens) {
         let Some(first) = statement.iter().find(|t| !matches!(t.token, Token::Whitespace(_))) else { continue };
         let at = first.span.start;
@@ -99,6 +114,8 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
         if query.is_some() {
             return Err(err(at, "only one query (SELECT or INSERT INTO) is simulated, and it comes last"));
         }
+        let (statement, conflict) = split_on_conflict(statement)?;
+        on_conflict = conflict;
         let dialect = dialect();
         let mut parser = Parser::new(&dialect).with_recursion_limit(MAX_DEPTH).with_tokens_with_locations(statement);
         let parsed = parser.parse_statement().map_err(|e| parse_error(&e, at))?;
@@ -117,7 +134,8 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
             }
             Statement::CreateTable(t) => {
                 let columns = t.columns.iter().map(|c| c.name.value.clone()).collect();
-                tables.push(SinkTable { name: object_name(&t.name), columns, at });
+                let primary_key = primary_key(&t, at)?;
+                tables.push(SinkTable { name: object_name(&t.name), columns, primary_key, at });
             }
             Statement::Query(q) => query = Some((*q, None, at)),
             Statement::Insert(insert) => {
@@ -130,6 +148,15 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
                         ))
                     }
                 };
+                if let Some(on) = &insert.on {
+                    return Err(err(
+                        at,
+                        format!(
+                            "{} is not Flink SQL: Flink 2.3 writes ON CONFLICT DO DEDUPLICATE, DO NOTHING or DO ERROR",
+                            quote(&on.to_string())
+                        ),
+                    ));
+                }
                 let Some(source) = insert.source else {
                     return Err(err(at, "INSERT INTO needs a query"));
                 };
@@ -160,7 +187,134 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
     let Some((query, insert_into, query_at)) = query else {
         return Err(err(start, "the SQL has no query: end it with SELECT … or INSERT INTO … SELECT …"));
     };
-    Ok(Script { options, views, tables, query, insert_into, query_at })
+    if let (Some(c), None) = (on_conflict, &insert_into) {
+        return Err(err(c.at, "ON CONFLICT belongs to an INSERT INTO … SELECT … statement"));
+    }
+    Ok(Script { options, views, tables, query, insert_into, on_conflict, query_at })
+}
+
+/// A token that is the keyword `word` (unquoted, any case).
+fn is_keyword(t: &TokenWithSpan, word: &str) -> bool {
+    matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+}
+
+/// Flink's parse error for an unexpected token (`ParseException`: `Encountered "X" at line L,
+/// column C.`), with what could come there.
+fn encountered(t: &TokenWithSpan, expecting: &str) -> SqlError {
+    let at = t.span.start;
+    let found = match &t.token {
+        Token::EOF => "<EOF>".to_string(),
+        other => crate::engine::error::escape_line(&other.to_string()).into_owned(),
+    };
+    err(at, format!("Encountered \"{found}\" at line {}, column {}. Was expecting {expecting}", at.line, at.column))
+}
+
+/// An `INSERT` statement's tokens without its trailing `ON CONFLICT DO <behavior>` (which
+/// sqlparser does not read as Flink writes it), and that clause. Flink 2.3's grammar
+/// (`FlinkSqlParserImpl.RichSqlInsert`, 2.3.0 bytecode): after the query, optionally `ON`
+/// `CONFLICT` `DO` and one of `ERROR`, `NOTHING`, `DEDUPLICATE`; nothing may follow. `ON
+/// CONFLICT` is looked for outside parentheses only (a join's `ON` is followed by a condition).
+fn split_on_conflict(statement: Vec<TokenWithSpan>) -> Result<(Vec<TokenWithSpan>, Option<OnConflict>), SqlError> {
+    let significant: Vec<usize> =
+        (0..statement.len()).filter(|&i| !matches!(statement[i].token, Token::Whitespace(_) | Token::EOF)).collect();
+    if !significant.first().is_some_and(|&i| is_keyword(&statement[i], "INSERT")) {
+        return Ok((statement, None));
+    }
+    let mut depth = 0usize;
+    let mut found = None;
+    for (n, &i) in significant.iter().enumerate() {
+        match statement[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let next_is_conflict = significant.get(n + 1).is_some_and(|&j| is_keyword(&statement[j], "CONFLICT"));
+        if depth == 0 && is_keyword(&statement[i], "ON") && next_is_conflict {
+            found = Some(n);
+            break;
+        }
+    }
+    let Some(n) = found else { return Ok((statement, None)) };
+    let at = statement[significant[n]].span.start;
+    let end = statement.last().map(|t| t.span.end).unwrap_or(at);
+    let eof = TokenWithSpan::at(Token::EOF, end, end);
+    let token = |k: usize| significant.get(k).map_or(&eof, |&i| &statement[i]);
+    if !is_keyword(token(n + 2), "DO") {
+        return Err(encountered(token(n + 2), "\"DO\""));
+    }
+    let word = token(n + 3);
+    let behavior = match &word.token {
+        Token::Word(w) if w.quote_style.is_none() => ConflictBehavior::parse(&w.value),
+        _ => None,
+    };
+    let Some(behavior) = behavior else {
+        return Err(encountered(word, "one of \"DEDUPLICATE\", \"ERROR\", \"NOTHING\""));
+    };
+    if significant.len() > n + 4 {
+        return Err(encountered(token(n + 4), "<EOF> or \";\" (ON CONFLICT DO … ends the INSERT)"));
+    }
+    let mut kept = statement;
+    kept.truncate(significant[n]);
+    Ok((kept, Some(OnConflict { behavior, at })))
+}
+
+/// The `PRIMARY KEY` of a `CREATE TABLE`, as a table constraint `PRIMARY KEY (a, b) NOT
+/// ENFORCED` or on a column `a STRING PRIMARY KEY NOT ENFORCED`, checked as Flink 2.3 checks it
+/// (`SqlConstraintValidator`, `SchemaBuilderUtil`; messages from the 2.3.0 bytecode).
+fn primary_key(t: &ast::CreateTable, at: Location) -> Result<Vec<String>, SqlError> {
+    const ENFORCED: &str = "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED \
+                            controls if the constraint checks are performed on the incoming/outgoing data. Flink does \
+                            not own the data therefore the only supported mode is the NOT ENFORCED mode";
+    let mut keys: Vec<(Vec<(String, Location)>, bool)> = Vec::new();
+    for c in &t.columns {
+        for option in &c.options {
+            if let ast::ColumnOption::PrimaryKey(pk) = &option.option {
+                let not_enforced = pk.characteristics.as_ref().is_some_and(|ch| ch.enforced == Some(false));
+                keys.push((vec![(c.name.value.clone(), c.name.span.start)], not_enforced));
+            }
+        }
+    }
+    for constraint in &t.constraints {
+        match constraint {
+            ast::TableConstraint::PrimaryKey(pk) => {
+                let not_enforced = pk.characteristics.as_ref().is_some_and(|ch| ch.enforced == Some(false));
+                let columns = pk
+                    .columns
+                    .iter()
+                    .map(|c| match &c.column.expr {
+                        ast::Expr::Identifier(i) => Ok((i.value.clone(), i.span.start)),
+                        other => Err(err(at, format!("PRIMARY KEY ({other}): a primary key lists column names"))),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                keys.push((columns, not_enforced));
+            }
+            ast::TableConstraint::Unique(_) => return Err(err(at, "UNIQUE constraint is not supported yet")),
+            other => {
+                return Err(err(at, format!("{} is not simulated: a sink table declares a PRIMARY KEY only", other)))
+            }
+        }
+    }
+    match keys.as_slice() {
+        [] => Ok(Vec::new()),
+        [_, _, ..] => Err(err(at, "Duplicate primary key definition")),
+        [(_, false)] => Err(err(at, ENFORCED)),
+        [(columns, true)] => {
+            for (name, where_) in columns {
+                if !t.columns.iter().any(|c| c.name.value == *name) {
+                    return Err(err(
+                        *where_,
+                        format!(
+                            "Primary key column {} is not defined in the schema at line {}, column {}",
+                            quote(name),
+                            where_.line,
+                            where_.column
+                        ),
+                    ));
+                }
+            }
+            Ok(columns.iter().map(|(n, _)| n.clone()).collect())
+        }
+    }
 }
 
 /// The statements of a token stream, split at top-level `;`.

@@ -122,6 +122,8 @@ pub struct Scenario {
     pub planned_pipeline: Option<Vec<serde_json::Value>>,
     /// The table the SQL's `INSERT INTO` writes, and its columns.
     pub sink_table: Option<(String, Vec<String>)>,
+    /// The `ON CONFLICT DO …` clause of the SQL's `INSERT INTO`, if any (the `Sink` node prints it).
+    pub sink_conflict: Option<crate::engine::operators::ConflictBehavior>,
     /// `table.exec.mini-batch.*`, when mini-batch is enabled.
     pub mini_batch: Option<MiniBatch>,
     /// `table.optimizer.agg-phase-strategy`.

@@ -5,7 +5,7 @@ use super::raw::{RawMiniBatch, RawScenario};
 use super::{Source, StateBackend};
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::format::DurationValue;
-use crate::engine::planner::{self, script::Script, SetOption, SourceTable, SqlError};
+use crate::engine::planner::{self, script::Script, sink, SetOption, SourceTable, SqlError};
 use crate::engine::time::{check_duration, parse_duration};
 
 /// The options a script may `SET`, and the scenario field each one is.
@@ -43,7 +43,17 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                 check_neutral(option).map_err(err)?;
                 continue;
             }
-            let keys: Vec<&str> = MODELLED_OPTIONS.iter().map(|(k, _)| *k).collect();
+            if let Some(&key) = sink::OPTIONS.iter().find(|k| **k == option.key) {
+                // Read by the sink rule ([`plan_sink`]); checked here, where the SET is.
+                if seen.contains(&key) {
+                    return Err(err(format!("{key} is set twice")));
+                }
+                seen.push(key);
+                sink::read_option(&mut sink::SinkOptions::default(), option).map_err(err)?;
+                continue;
+            }
+            let keys: Vec<&str> =
+                MODELLED_OPTIONS.iter().map(|(k, _)| *k).chain(sink::OPTIONS.iter().copied()).collect();
             return Err(err(format!("option {} is not modelled (options: {})", quote(&option.key), keys.join(", "))));
         };
         let conflict =
@@ -238,29 +248,87 @@ pub fn drop_unneeded_update_before(
     first: &[super::OperatorNode],
     sources: &[Source],
 ) -> Vec<serde_json::Value> {
-    let kind = |op: &serde_json::Value| op.get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
-    let kinds: Vec<String> = pipeline.iter().map(kind).collect();
-    let consumer = |i: usize| first.iter().position(|n| n.inputs.contains(&super::NodeInput::Operator(i)));
-    // Whether what consumes operator i's output needs UPDATE_BEFORE: the sink does; a Calc
-    // passes on its own consumer's need.
-    let needed = |mut i: usize| loop {
-        match consumer(i) {
-            None => return true,
-            Some(c) if kinds[c] == "Calc" => i = c,
-            Some(c) => return first[c].spec.needs_update_before(),
-        }
-    };
+    // Whether each operator's consumer needs its UPDATE_BEFORE; the last one's does (the sink
+    // of a retract stream).
+    let mut needed = vec![true; first.len()];
     let mut removed = Vec::new();
-    for (i, op) in pipeline.iter_mut().enumerate() {
-        if needed(i) {
-            continue;
+    for i in (0..first.len().min(pipeline.len())).rev() {
+        let kind = pipeline[i].get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
+        if !needed[i] && matches!(kind.as_str(), "GroupAggregate" | "Rank" | "Deduplicate") {
+            pipeline[i]["generate_update_before"] = serde_json::Value::Bool(false);
         }
-        match kinds[i].as_str() {
-            "GroupAggregate" | "Rank" | "Deduplicate" => op["generate_update_before"] = serde_json::Value::Bool(false),
-            "ChangelogNormalize" => removed.push(i),
-            _ => {}
+        if !needed[i] && kind == "ChangelogNormalize" {
+            removed.push(i);
+        }
+        for (port, input) in first[i].inputs.iter().enumerate() {
+            if let super::NodeInput::Operator(j) = *input {
+                let own = first[i].spec.needs_update_before_from(port);
+                needed[j] = match kind.as_str() {
+                    "Calc" => needed[i],
+                    // A join passes its consumer's need on (`SatisfyUpdateKindTraitVisitor`: an
+                    // input may drop UPDATE_BEFORE only when the join's consumer does not need
+                    // them and the input's unique key holds the join key).
+                    "Join" => needed[i] || own,
+                    _ => own,
+                };
+            }
         }
     }
+    removed.sort_unstable();
     super::source_changelog::remove_normalizes(&mut pipeline, &removed, first, sources);
     pipeline
+}
+
+/// The sink rule (`analyzeUpsertMaterializeStrategy`, [`sink::upsert_materialize`]) on the
+/// compiled pipeline `first`: when Flink 2.3 materializes the `INSERT INTO` sink, the pipeline
+/// ends in a `SinkUpsertMaterializer` keyed by the sink's primary key (its id `Sink[N]`, the
+/// number Flink gives the sink node). The query's upsert key is what the last operator keys its
+/// output on ([`crate::engine::operators::OperatorSpec::state_key_columns`] and
+/// [`crate::engine::operators::OperatorSpec::upsert_key_extra`]); an updating output keyed on
+/// nothing (a global aggregation) counts as having no upsert key.
+///
+/// # Errors
+/// Flink's refusals, at the `INSERT`'s or the `ON CONFLICT`'s line and column.
+pub(super) fn plan_sink(
+    mut pipeline: Vec<serde_json::Value>,
+    first: &[super::OperatorNode],
+    script: &Script,
+    target: Option<&sink::SinkTarget>,
+    sources: &[Source],
+) -> Result<Vec<serde_json::Value>, ScenarioError> {
+    let (Some(target), Some(last)) = (target, first.last()) else { return Ok(pipeline) };
+    let options = sink::options(script).map_err(|e| sql_error(&e))?;
+    let spec = &last.spec;
+    let key: Vec<usize> = spec.state_key_columns().into_iter().chain(spec.upsert_key_extra()).collect();
+    let query =
+        sink::QueryOutput { insert_only: !spec.output_retracts(), upsert_key: (!key.is_empty()).then_some(key) };
+    let mut scans = Vec::new();
+    scanned(first, first.len() - 1, sources, &mut scans);
+    let materialize = sink::upsert_materialize(target, &query, options, &scans).map_err(|e| sql_error(&e))?;
+    if materialize {
+        let primary_key: Vec<&String> = target.primary_key.iter().filter_map(|&i| target.columns.get(i)).collect();
+        let mut op = serde_json::json!({
+            "operator": "SinkUpsertMaterializer",
+            "id": format!("Sink[{}]", pipeline.len() + 2),
+            "table": target.table,
+            "fields": target.columns,
+            "primary_key": primary_key,
+        });
+        if let Some(c) = target.on_conflict {
+            op["conflict_strategy"] = c.behavior.name().into();
+        }
+        pipeline.push(op);
+    }
+    Ok(pipeline)
+}
+
+/// The tables scanned under operator `i`, in the order Flink's `collectSourcesWithoutWatermarks`
+/// meets them (depth first, inputs left to right; a table scanned twice is named twice).
+fn scanned(nodes: &[super::OperatorNode], i: usize, sources: &[Source], out: &mut Vec<String>) {
+    for input in &nodes[i].inputs {
+        match *input {
+            super::NodeInput::Source(s) => out.extend(sources.get(s).map(|t| t.name.clone())),
+            super::NodeInput::Operator(j) => scanned(nodes, j, sources, out),
+        }
+    }
 }

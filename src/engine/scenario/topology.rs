@@ -269,6 +269,17 @@ pub(super) fn compile_pipeline(
             ),
         ));
     }
+    if let Some(i) = nodes[..last].iter().position(|n| n.spec.is_sink()) {
+        return Err(ScenarioError::new(
+            format!("pipeline[{i}].operator"),
+            format!(
+                "{} is the sink's own operator (its plan is the Sink node): it can only be the pipeline's last \
+                 operator, and it feeds {}",
+                quote(&nodes[i].id),
+                quote(consumer[i].as_deref().unwrap_or_default())
+            ),
+        ));
+    }
     for (s, source) in sources.iter().enumerate() {
         if !nodes.iter().any(|n| n.inputs.contains(&NodeInput::Source(s))) {
             return Err(ScenarioError::new(
@@ -285,8 +296,10 @@ pub(super) fn compile_pipeline(
 /// An operator that needs `UPDATE_BEFORE` must not read an upsert source, directly or through
 /// projections ([`super::source_changelog::check_direct_read`]).
 fn check_upsert_reads(nodes: &[OperatorNode], sources: &[Source]) -> Result<(), ScenarioError> {
-    for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.spec.needs_update_before()) {
-        for (port, &input) in node.inputs.iter().enumerate() {
+    for (i, node) in nodes.iter().enumerate() {
+        for (port, &input) in
+            node.inputs.iter().enumerate().filter(|(port, _)| node.spec.needs_update_before_from(*port))
+        {
             let mut at = input;
             while let NodeInput::Operator(j) = at {
                 match nodes[j].inputs.as_slice() {
@@ -311,11 +324,11 @@ fn check_upsert_reads(nodes: &[OperatorNode], sources: &[Source]) -> Result<(), 
 fn check_update_before(nodes: &[OperatorNode]) -> Result<(), ScenarioError> {
     let lacks_update_before = |n: &OperatorNode| n.spec.output_retracts() && !n.spec.generates_update_before();
     for node in nodes {
-        if !node.spec.needs_update_before() {
-            continue;
-        }
-        for input in &node.inputs {
+        for (port, input) in node.inputs.iter().enumerate() {
             let NodeInput::Operator(j) = *input else { continue };
+            if !node.spec.needs_update_before_from(port) {
+                continue;
+            }
             if !lacks_update_before(&nodes[j]) {
                 continue;
             }

@@ -37,6 +37,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let sources = compile_sources(&raw)?;
     let settings =
         Settings { flink: raw.flink, retention, state_backend, mini_batch, agg_phase_strategy, planned: false };
+    let mut sink_conflict = None;
     let (operators, output_names) = match &script {
         Some(script) => {
             let planned = super::sql::plan(script, &sources, raw.cdc_events_duplicate.unwrap_or(false))?;
@@ -54,6 +55,8 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
             let first = compile_pipeline(&raw(&planned.pipeline)?, &sources, Settings { planned: true, ..settings })
                 .map_err(in_sql)?;
             let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first, &sources);
+            let pipeline = super::sql::plan_sink(pipeline, &first, script, planned.sink.as_ref(), &sources)?;
+            sink_conflict = planned.sink.as_ref().and_then(|s| s.on_conflict).map(|c| c.behavior);
             let operators = compile_pipeline(&raw(&pipeline)?, &sources, settings).map_err(in_sql)?;
             (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
         }
@@ -106,6 +109,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
         output_names,
         planned_pipeline,
         sink_table,
+        sink_conflict,
         mini_batch,
         agg_phase_strategy,
         sources,

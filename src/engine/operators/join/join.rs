@@ -21,6 +21,7 @@
 
 use super::join_record_state_view::InputSideSpec;
 use super::streaming_join_operator::StreamingJoinOperator;
+use super::streaming_semi_anti_join_operator::StreamingSemiAntiJoinOperator;
 use crate::engine::error::{name_list, quote, ScenarioError};
 use crate::engine::expr::compile::compile_predicate;
 use crate::engine::expr::{CmpOp, Expr};
@@ -45,7 +46,8 @@ struct RawJoin {
     /// The operator's name.
     #[allow(dead_code)]
     id: String,
-    /// `INNER`, `LEFT`, `RIGHT` or `FULL`.
+    /// `INNER`, `LEFT`, `RIGHT` or `FULL`; `SEMI` (`WHERE k IN (SELECT …)`, `EXISTS`) or `ANTI`
+    /// (`NOT EXISTS`), which emit left rows only.
     join_type: String,
     /// The equality conditions, each `[left column, right column]` (the join key).
     on: Vec<(String, String)>,
@@ -76,11 +78,19 @@ pub enum JoinType {
     Left,
     Right,
     Full,
+    Semi,
+    Anti,
 }
 
 impl JoinType {
-    const ALL: [(&'static str, JoinType); 4] =
-        [("INNER", JoinType::Inner), ("LEFT", JoinType::Left), ("RIGHT", JoinType::Right), ("FULL", JoinType::Full)];
+    const ALL: [(&'static str, JoinType); 6] = [
+        ("INNER", JoinType::Inner),
+        ("LEFT", JoinType::Left),
+        ("RIGHT", JoinType::Right),
+        ("FULL", JoinType::Full),
+        ("SEMI", JoinType::Semi),
+        ("ANTI", JoinType::Anti),
+    ];
 
     /// `JoinRelType` as the plan prints it.
     pub fn plan_name(self) -> &'static str {
@@ -89,6 +99,8 @@ impl JoinType {
             JoinType::Left => "LeftOuterJoin",
             JoinType::Right => "RightOuterJoin",
             JoinType::Full => "FullOuterJoin",
+            JoinType::Semi => "LeftSemiJoin",
+            JoinType::Anti => "LeftAntiJoin",
         }
     }
     pub fn left_is_outer(self) -> bool {
@@ -112,6 +124,9 @@ pub struct JoinSpec {
     pub right_spec: InputSideSpec,
     pub left_types: Vec<DataType>,
     pub right_types: Vec<DataType>,
+    /// Each input's unique key: its leading columns.
+    left_unique_key_len: usize,
+    right_unique_key_len: usize,
     /// The right input's own column names (its exchange is by them).
     right_names: Vec<String>,
     output_columns: Vec<Column>,
@@ -169,12 +184,13 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let Some(right) = input.right else {
         return Err(ScenarioError::new(path, "a Join reads two inputs: name them with left and right"));
     };
-    if input.flink != FlinkMode::Flink2_3 && input.flink != FlinkMode::Flink1_12 {
+    if input.flink.is_legacy_planner() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             format!(
-                "the regular join of the {} is not modelled yet: the simulator runs Flink 1.12+'s \
-                 StreamingJoinOperator (use \"flink\": \"2.3\")",
+                "the {}'s regular join (DataStreamJoin with NonWindowJoin and its cleanup timers) is not \
+                 modelled: the simulator runs the Blink planner's StreamingJoinOperator (\"flink\": \"1.10-blink\", \
+                 \"1.12\" or \"2.3\")",
                 input.flink.label()
             ),
         ));
@@ -191,7 +207,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             || {
                 ScenarioError::new(
                     format!("{path}.join_type"),
-                    format!("{} is not a join type: INNER, LEFT, RIGHT or FULL", quote(&op.join_type)),
+                    format!("{} is not a join type: INNER, LEFT, RIGHT, FULL, SEMI or ANTI", quote(&op.join_type)),
                 )
             },
         )?;
@@ -207,17 +223,17 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         left_keys.push(column(input.columns, l, format!("{path}.on[{i}][0]"), input.input_name)?);
         right_keys.push(column(right.columns, r, format!("{path}.on[{i}][1]"), right.input_name)?);
     }
-    let output_columns = joined_columns(input.columns, right.columns);
+    let joined = joined_columns(input.columns, right.columns);
     let width = input.columns.len();
     let condition = match &op.condition {
-        Some(text) => Some(compile_predicate(text, &output_columns, &format!("{path}.where"), "the joined row")?),
+        Some(text) => Some(compile_predicate(text, &joined, &format!("{path}.where"), "the joined row")?),
         None => None,
     };
     let (left_ttl, right_ttl) = match op.state_ttl {
         None => (None, None),
         Some(t) => (OperatorStateTtl::hint(t.left, &input)?, OperatorStateTtl::hint(t.right, &input)?),
     };
-    let col = |i: usize| Expr::Column { index: i, data_type: output_columns[i].data_type };
+    let col = |i: usize| Expr::Column { index: i, data_type: joined[i].data_type };
     let mut cond: Option<Expr> = None;
     for (&l, &r) in left_keys.iter().zip(&right_keys) {
         let eq = Expr::Compare(CmpOp::Eq, Box::new(col(l)), Box::new(col(width + r)));
@@ -232,15 +248,23 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             None => extra.clone(),
         });
     }
-    let names: Vec<String> = output_columns.iter().map(|c| c.name.clone()).collect();
+    let names: Vec<String> = joined.iter().map(|c| c.name.clone()).collect();
     let full = cond.unwrap_or(Expr::Literal { value: crate::engine::row::Value::Bool(true), data_type: None });
-    let outer = join_type != JoinType::Inner;
+    // `FlinkChangelogModeInferenceProgram` (2.3.0): INNER and SEMI emit what their inputs do,
+    // every other type every kind.
+    let all_changes = !matches!(join_type, JoinType::Inner | JoinType::Semi);
+    let output_columns = match join_type {
+        JoinType::Semi | JoinType::Anti => input.columns.to_vec(),
+        _ => joined,
+    };
     Ok(Rc::new(JoinSpec {
         join_type,
         left_spec: input_side_spec(input.unique_key_len, &left_keys),
         right_spec: input_side_spec(right.unique_key_len, &right_keys),
         left_types: input.columns.iter().map(|c| c.data_type).collect(),
         right_types: right.columns.iter().map(|c| c.data_type).collect(),
+        left_unique_key_len: input.unique_key_len,
+        right_unique_key_len: right.unique_key_len,
         right_names: right.columns.iter().map(|c| c.name.clone()).collect(),
         left_keys,
         right_keys,
@@ -248,8 +272,8 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         output_columns,
         left_ttl,
         right_ttl,
-        retracts: outer || input.retracts || right.retracts,
-        deletes: outer || input.deletes || right.deletes,
+        retracts: all_changes || input.retracts || right.retracts,
+        deletes: all_changes || input.deletes || right.deletes,
         where_rex: full.rex(&names),
         where_infix: full.infix(&names),
     }))
@@ -302,6 +326,17 @@ impl OperatorSpec for JoinSpec {
     fn output_retracts(&self) -> bool {
         self.retracts
     }
+    /// `SatisfyUpdateKindTraitVisitor` on a `StreamPhysicalJoin` (2.3.0): an input may drop its
+    /// `UPDATE_BEFORE` only when one of its unique keys holds the whole join key
+    /// (`inputUniqueKeyContainsJoinKey`); its `+U` then replaces the record of that key.
+    fn needs_update_before_from(&self, port: usize) -> bool {
+        let (uk, keys) = if port == 0 {
+            (self.left_unique_key_len, &self.left_keys)
+        } else {
+            (self.right_unique_key_len, &self.right_keys)
+        };
+        !(uk > 0 && keys.iter().all(|&k| k < uk))
+    }
     fn generates_update_before(&self) -> bool {
         self.retracts
     }
@@ -322,7 +357,13 @@ impl OperatorSpec for JoinSpec {
         let names = self.right_keys.iter().map(|&i| self.right_names[i].clone()).collect();
         Some(Distribution::by(names))
     }
-    fn build(&self, _flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
-        Box::new(StreamingJoinOperator::new(Rc::new(self.clone()), retention))
+    fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
+        let spec = Rc::new(self.clone());
+        match self.join_type {
+            JoinType::Semi | JoinType::Anti => {
+                Box::new(StreamingSemiAntiJoinOperator::new(spec, self.join_type == JoinType::Anti, retention))
+            }
+            _ => Box::new(StreamingJoinOperator::new(spec, flink, retention)),
+        }
     }
 }

@@ -81,8 +81,13 @@ pub struct JoinRecordStateView {
 
 impl JoinRecordStateView {
     /// `[Outer]JoinRecordStateViews.create(ctx, name, spec, type, retentionTime)`.
-    pub fn new(name: &'static str, spec: InputSideSpec, outer: bool, types: Vec<DataType>, ttl_ms: Millis) -> Self {
-        let config = StateTtlConfig::create_ttl_config(ttl_ms);
+    pub fn new(
+        name: &'static str,
+        spec: InputSideSpec,
+        outer: bool,
+        types: Vec<DataType>,
+        config: StateTtlConfig,
+    ) -> Self {
         JoinRecordStateView {
             name,
             spec,

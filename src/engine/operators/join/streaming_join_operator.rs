@@ -23,8 +23,11 @@
 //! ```
 //!
 //! 2.3.0 walks the other side lazily (`AbstractStreamingJoinOperator.iterator`), so the outputs
-//! of each matched record come together (`-D[in+o1], +I[null+o1], -D[in+o2], …`); Flink 2.0
-//! emitted all of one kind first. A match's `n` is read when the walk reaches it, after the
+//! of each matched record come together (`-D[in+o1], +I[null+o1], -D[in+o2], …`). Flink 1.10 to
+//! 2.0 read the matches first (`AssociatedRecords.of`, 2.0 source) and emitted all of one kind,
+//! then the other (`-D[in+o1], -D[in+o2], +I[null+o1], +I[null+o2]`): the `1.10-blink` and `1.12`
+//! modes do that (which release between 2.0 and 2.3 changed it is not known here; the `2.3` mode
+//! follows 2.3.0). A match's `n` is read when the walk reaches it, after the
 //! updates of earlier records, which only touch other entries: walking a list read up front is
 //! the same. A retraction of a record the input side does not hold still emits, and can take a
 //! count to −1 (after the input side's record expired). A row whose `=` join key holds a NULL
@@ -37,8 +40,9 @@
 use super::join::JoinSpec;
 use super::join_record_state_view::JoinRecordStateView;
 use crate::engine::operators::{Context, StreamOperator};
-use crate::engine::options::Retention;
+use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
+use crate::engine::state::ttl::{StateTtlConfig, StateVisibility};
 use crate::engine::state::{KeyId, KeyRegistry, KeyedStateBackend, StateSize};
 use crate::engine::time::Millis;
 use crate::engine::trace::TraceEvent;
@@ -67,6 +71,9 @@ impl Side<'_> {
 #[derive(Debug, Clone)]
 pub struct StreamingJoinOperator {
     spec: Rc<JoinSpec>,
+    /// Flink 2.3.0 walks the other side lazily, the outputs of each match together; 1.10 –
+    /// 2.0 read every match first (`AssociatedRecords.of`) and emitted each kind in turn.
+    lazy: bool,
     backend: KeyedStateBackend,
     left: JoinRecordStateView,
     right: JoinRecordStateView,
@@ -74,27 +81,49 @@ pub struct StreamingJoinOperator {
 
 impl StreamingJoinOperator {
     /// `new StreamingJoinOperator(…, leftIsOuter, rightIsOuter, filterNullKeys,
-    /// leftStateRetentionTime, rightStateRetentionTime)` and `open()`.
-    pub fn new(spec: Rc<JoinSpec>, retention: Retention) -> Self {
-        let (left_ms, right_ms) = spec.side_ttl_ms(retention);
+    /// leftStateRetentionTime, rightStateRetentionTime)` and `open()`. Each side's TTL is
+    /// `StateConfigUtil.createTtlConfig(retention)` (Flink 1.12+); Flink 1.10's Blink planner
+    /// built it from the idle state retention's `min` (`JoinRecordStateViews.createTtlConfig(
+    /// minRetentionTime, stateCleaningEnabled)`, 1.10.0): `ReturnExpiredIfNotCleanedUp`, and
+    /// no TTL unless `min > 1` ms; `max` is not used.
+    pub fn new(spec: Rc<JoinSpec>, flink: FlinkMode, retention: Retention) -> Self {
+        let (left_ms, right_ms, config): (Millis, Millis, fn(Millis) -> StateTtlConfig) = match retention {
+            Retention::IdleState(r) => {
+                let min = if r.state_cleaning_enabled() { r.min_ms } else { 0 };
+                (min, min, |ms| match StateTtlConfig::new_builder(ms) {
+                    Ok(c) => StateTtlConfig { state_visibility: StateVisibility::ReturnExpiredIfNotCleanedUp, ..c },
+                    Err(_) => StateTtlConfig::DISABLED,
+                })
+            }
+            Retention::StateTtl(_) => {
+                let (l, r) = spec.side_ttl_ms(retention);
+                (l, r, StateTtlConfig::create_ttl_config)
+            }
+        };
         let left = JoinRecordStateView::new(
             "left-records",
             spec.left_spec.clone(),
             spec.join_type.left_is_outer(),
             spec.left_types.clone(),
-            left_ms,
+            config(left_ms),
         );
         let right = JoinRecordStateView::new(
             "right-records",
             spec.right_spec.clone(),
             spec.join_type.right_is_outer(),
             spec.right_types.clone(),
-            right_ms,
+            config(right_ms),
         );
         // The keys' own TTL (when a key's whole state is invisible): the longer side's; a side
         // that never expires keeps the key.
         let key_ttl = if left_ms > 0 && right_ms > 0 { left_ms.max(right_ms) } else { 0 };
-        StreamingJoinOperator { spec, backend: KeyedStateBackend::new(key_ttl), left, right }
+        StreamingJoinOperator {
+            spec,
+            lazy: flink == FlinkMode::Flink2_3,
+            backend: KeyedStateBackend::new(key_ttl),
+            left,
+            right,
+        }
     }
 
     /// The joined row `left ++ right`, a missing side all NULL.
@@ -117,9 +146,16 @@ impl StreamingJoinOperator {
         let key = self.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
-        let Change::Kind(input_kind) = input.change else {
-            return Err("StreamingJoinOperator reads RowKind rows (Flink 1.11+)".into());
+        // Blink 1.10's rows reach the simulator as `(true, row)` / `(false, row)`: an accumulate is
+        // an insert, a retraction a delete, and the output is written the same way.
+        let input_kind = match input.change {
+            Change::Kind(kind) => kind,
+            Change::Legacy(true) => RowKind::Insert,
+            Change::Legacy(false) => RowKind::Delete,
         };
+        let legacy = matches!(input.change, Change::Legacy(_));
+        let change =
+            move |kind: RowKind| if legacy { Change::Legacy(kind.is_accumulate()) } else { Change::Kind(kind) };
         let accumulate = input_kind.is_accumulate();
         let record = &input.row;
         let (input_outer, other_outer) = if input_is_left {
@@ -135,11 +171,11 @@ impl StreamingJoinOperator {
             } else {
                 this.joined(Some(other), Some(record))
             };
-            Message::new(Change::Kind(kind), row)
+            Message::new(change(kind), row)
         };
         let padded = |this: &Self, kind: RowKind, row: &Row, is_left: bool| {
             let row = if is_left { this.joined(Some(row), None) } else { this.joined(None, Some(row)) };
-            Message::new(Change::Kind(kind), row)
+            Message::new(change(kind), row)
         };
         // The input side's write comes first, except for an accumulating outer input (below).
         if !accumulate {
@@ -155,12 +191,16 @@ impl StreamingJoinOperator {
                 return Ok(());
             }
             let kind = if input_outer || other_outer { RowKind::Insert } else { input_kind };
-            for (other, n) in &matches {
-                if other_outer {
-                    if *n == 0 {
-                        ctx.collect(&key_row, padded(self, RowKind::Delete, other, !input_is_left));
+            for (i, (other, _)) in matches.iter().enumerate() {
+                if other_outer && (self.lazy || i == 0) {
+                    // Before 2.3 every padded row of the other side goes first, then the joins.
+                    let batch = if self.lazy { i..i + 1 } else { 0..matches.len() };
+                    for (other, n) in &matches[batch] {
+                        if *n == 0 {
+                            ctx.collect(&key_row, padded(self, RowKind::Delete, other, !input_is_left));
+                        }
+                        self.side(!input_is_left).update_num_of_associations(key, other, n + 1, now);
                     }
-                    self.side(!input_is_left).update_num_of_associations(key, other, n + 1, now);
                 }
                 ctx.collect(&key_row, out(self, kind, other));
             }
@@ -176,13 +216,18 @@ impl StreamingJoinOperator {
                 return Ok(());
             }
             let kind = if input_outer { RowKind::Delete } else { input_kind };
-            for (other, n) in &matches {
+            for (i, (other, _)) in matches.iter().enumerate() {
                 ctx.collect(&key_row, out(self, kind, other));
-                if other_outer {
-                    if *n == 1 {
-                        ctx.collect(&key_row, padded(self, RowKind::Insert, other, !input_is_left));
+                // Before 2.3 every join is retracted first, then the other side's padded rows come.
+                let last = i + 1 == matches.len();
+                if other_outer && (self.lazy || last) {
+                    let batch = if self.lazy { i..i + 1 } else { 0..matches.len() };
+                    for (other, n) in &matches[batch] {
+                        if *n == 1 {
+                            ctx.collect(&key_row, padded(self, RowKind::Insert, other, !input_is_left));
+                        }
+                        self.side(!input_is_left).update_num_of_associations(key, other, n - 1, now);
                     }
-                    self.side(!input_is_left).update_num_of_associations(key, other, n - 1, now);
                 }
             }
         }
@@ -199,7 +244,7 @@ impl StreamingJoinOperator {
     /// condition checked on the joined row), with their number of associations, in the order
     /// the heap walks them.
     fn matches(&mut self, input_is_left: bool, key: KeyId, record: &Row, now: Millis) -> Vec<(Row, i64)> {
-        let StreamingJoinOperator { spec, backend, left, right } = self;
+        let StreamingJoinOperator { spec, backend, left, right, .. } = self;
         let other = if input_is_left { right } else { left };
         let mut records = other.records(&mut backend.keys, key, now);
         if let Some(condition) = &spec.condition {

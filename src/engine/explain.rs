@@ -142,6 +142,8 @@ fn input_node(scenario: &Scenario, input: NodeInput) -> Node {
             let mode = match source.changelog {
                 SourceChangelog::InsertOnly => ChangelogMode::INSERT_ONLY,
                 SourceChangelog::All => ChangelogMode { updates: true, update_before: true, deletes: true },
+                // `ChangelogMode.upsert()`: `[I,UA,D]`.
+                SourceChangelog::Upsert => ChangelogMode { updates: true, update_before: false, deletes: true },
             };
             let node = Node { physical: scan.clone(), execution: scan, mode, inputs: Vec::new() };
             match scenario.mini_batch {
@@ -167,6 +169,14 @@ fn exchange(distribution: Option<Distribution>, node: Node) -> Node {
     Node { physical: text.clone(), execution: text, mode, inputs: vec![node] }
 }
 
+/// `DropUpdateBefore` over `node` (`StreamPhysicalDropUpdateBefore`, Flink 2.3.0: no fields in
+/// either plan, `DropUpdateBefore(changelogMode=[I,UA,D])` in the physical one).
+fn drop_update_before(node: Node) -> Node {
+    let mode = ChangelogMode { update_before: false, ..node.mode };
+    let text = "DropUpdateBefore".to_string();
+    Node { physical: format!("{text}()"), execution: text, mode, inputs: vec![node] }
+}
+
 /// Operator `i`'s node(s) over its inputs.
 fn operator_node(scenario: &Scenario, i: usize) -> Node {
     let op = &scenario.operators[i];
@@ -174,7 +184,11 @@ fn operator_node(scenario: &Scenario, i: usize) -> Node {
     let mut inputs: Vec<Node> = Vec::new();
     for (port, &input) in op.inputs.iter().enumerate() {
         let distribution = if port == 0 { spec.distribution() } else { spec.right_distribution() };
-        inputs.push(exchange(distribution, input_node(scenario, input)));
+        let mut node = input_node(scenario, input);
+        if port == 0 && spec.input_drops_update_before() {
+            node = drop_update_before(node);
+        }
+        inputs.push(exchange(distribution, node));
     }
     let mode = ChangelogMode::of(spec);
     let physical = plan_lines(&spec.physical_plan());

@@ -32,6 +32,8 @@ pub enum GoneWhy {
     CountZero,
     /// A count window fired and purged its contents.
     WindowPurged,
+    /// The key's row was deleted: cleared after emitting its `-D`.
+    RowDeleted,
     /// A read found the TTL expired and removed the entry (no state was written again since).
     TtlRemoved,
     /// The TTL's background cleanup removed the expired entry (no state was written again since).
@@ -44,6 +46,7 @@ impl GoneWhy {
             GoneWhy::CleanupTimer => "cleanup timer fired: cleared without a message",
             GoneWhy::CountZero => "input count reached 0: cleared after emitting the delete",
             GoneWhy::WindowPurged => "window fired and purged",
+            GoneWhy::RowDeleted => "the key's row was deleted: cleared after emitting -D with the stored row",
             GoneWhy::TtlRemoved => "state TTL expired; a read removed it",
             GoneWhy::TtlCleanedUp => "state TTL expired; the incremental cleanup removed it",
         }
@@ -103,6 +106,7 @@ pub fn inspect(sim: &Simulation, op: usize, filter: &str, limit: usize) -> Optio
                     ClearCause::CleanupTimer => GoneWhy::CleanupTimer,
                     ClearCause::CountZero => GoneWhy::CountZero,
                     ClearCause::WindowPurged => GoneWhy::WindowPurged,
+                    ClearCause::RowDeleted => GoneWhy::RowDeleted,
                 };
                 removed.insert(key.clone(), (e.time_ms, why));
             }

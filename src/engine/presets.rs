@@ -28,6 +28,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("what-if-100k-logins", include_str!("../../scenarios/what-if-100k-logins.json")),
     ("timer-churn-min-equals-max", include_str!("../../scenarios/timer-churn-min-equals-max.json")),
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
+    ("upsert-source-normalize", include_str!("../../scenarios/upsert-source-normalize.json")),
+    ("upsert-source-normalize-ttl", include_str!("../../scenarios/upsert-source-normalize-ttl.json")),
 ];
 
 /// Pairs of presets written to be compared side by side (the page's Compare panel): (label, left,
@@ -49,6 +51,11 @@ pub const COMPARE_PAIRS: &[(&str, &str, &str)] = &[
         "LEFT JOIN: one global TTL vs STATE_TTL per side",
         "dimension-expires-left-join",
         "dimension-expires-left-join-hint",
+    ),
+    (
+        "Upsert source: ChangelogNormalize without vs with state TTL",
+        "upsert-source-normalize",
+        "upsert-source-normalize-ttl",
     ),
 ];
 

@@ -44,6 +44,8 @@ pub enum ClearMark {
     CleanedUp { at_ms: Millis },
     /// The record count reached 0 (a delete was emitted).
     CountZero { at_ms: Millis },
+    /// The key's row was deleted (a `-D` with the stored row was emitted).
+    RowDeleted { at_ms: Millis },
     /// State TTL expired at `at_ms` (found by a later read, which removed it).
     Expired { at_ms: Millis },
 }
@@ -217,6 +219,9 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
             }
             TraceEvent::StateCleared { cause: ClearCause::CountZero, .. } => {
                 lane.cleared.push(ClearMark::CountZero { at_ms: e.time_ms })
+            }
+            TraceEvent::StateCleared { cause: ClearCause::RowDeleted, .. } => {
+                lane.cleared.push(ClearMark::RowDeleted { at_ms: e.time_ms })
             }
             TraceEvent::StateExpired { expired_at_ms, .. } | TraceEvent::StateCleanedUp { expired_at_ms, .. } => {
                 lane.cleared.push(ClearMark::Expired { at_ms: *expired_at_ms })

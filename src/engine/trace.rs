@@ -279,6 +279,9 @@ pub enum ClearCause {
     CleanupTimer,
     /// The record count reached 0: the operator emitted the delete / retraction itself.
     CountZero,
+    /// The key's row was deleted (`ChangelogNormalize` on a `-D`): the operator emitted the `-D`
+    /// with the stored row, then cleared it.
+    RowDeleted,
     /// A window fired and was purged (`FIRE_AND_PURGE`): its contents went downstream as the
     /// window's result before they were cleared.
     WindowPurged,

@@ -212,6 +212,13 @@ fn check_expressible(scenario: &Scenario) -> Result<(), Refused> {
                 .into(),
         ));
     }
+    if scenario.source().changelog == SourceChangelog::Upsert {
+        return Err(Refused(
+            "the source is an upsert source (\"changelog\": \"upsert\"): its +U/-D rows come from an upsert \
+             connector (upsert-kafka), which Flink 2.3's distribution does not ship and VALUES cannot stand in for"
+                .into(),
+        ));
+    }
     if scenario.workload.is_some() {
         return Err(Refused(
             "the scenario generates its input (\"workload\"): only explicit steps are written out as rows; \

@@ -11,10 +11,11 @@
 //!
 //! The families: `aggregate/` (`GroupAggregate`), `rank/` (`Rank`), `deduplicate/`
 //! (`Deduplicate`), `over/` (`OverAggregate`), `window/` (`CountWindowAggregate`), `calc/`
-//! (`Calc`), `sink/` (`SinkUpsertMaterializer`, the sink of a table with a primary key); each
-//! folder's `mod.rs` says which Flink classes are inside and which planner node builds them.
-//! What several families share stays here: [`Context`], [`binary_row`], [`monotonicity`],
-//! [`state_ttl`], `map_bundle` and `mini_batch_assigner` (mini-batch).
+//! (`Calc`), `sink/` (`SinkUpsertMaterializer`, the sink of a table with a primary key),
+//! `normalize/` (`ChangelogNormalize`); each folder's `mod.rs` says which Flink classes are inside
+//! and which planner node builds them. What several families share stays here: [`Context`],
+//! [`binary_row`], [`monotonicity`], [`state_ttl`], `map_bundle` and `mini_batch_assigner`
+//! (mini-batch).
 //!
 //! Adding an operator: one new file in its family's folder (a new folder with a `mod.rs` for a
 //! new family) with its spec, its compiler and its `StreamOperator` impl (or one file per Flink
@@ -32,6 +33,7 @@ mod join;
 mod map_bundle;
 mod mini_batch_assigner;
 pub mod monotonicity;
+mod normalize;
 mod over;
 mod rank;
 mod sink;
@@ -48,6 +50,7 @@ pub use deduplicate::{
     ProcTimeDeduplicateKeepLastRowFunction,
 };
 pub use mini_batch_assigner::ProcTimeMiniBatchAssigner;
+pub use normalize::ProcTimeDeduplicateKeepLastRowOnChangelog;
 pub use over::{
     OverAggregateSpec, ProcTimeRangeBoundedPrecedingFunction, ProcTimeRowsBoundedPrecedingFunction,
     ProcTimeUnboundedPrecedingFunction,
@@ -271,6 +274,11 @@ pub trait OperatorSpec: fmt::Debug {
     fn distribution(&self) -> Option<Distribution> {
         None
     }
+    /// Whether the planner puts a `DropUpdateBefore` on its input, below the exchange
+    /// (`StreamPhysicalDropUpdateBefore`: a `ChangelogNormalize` over a changelog with `-U`).
+    fn input_drops_update_before(&self) -> bool {
+        false
+    }
     /// How a two-input operator needs its right input distributed.
     fn right_distribution(&self) -> Option<Distribution> {
         None
@@ -352,6 +360,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
     sink::upsert_materialize::KIND,
+    normalize::changelog_normalize::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

@@ -22,6 +22,9 @@ pub struct SourceTable {
     pub columns: Vec<String>,
     /// Its processing-time attribute (`pt AS PROCTIME()`), if it has one.
     pub proctime: Option<String>,
+    /// The primary key of the `ChangelogNormalize` Flink puts over its scan, when it puts one
+    /// ([`crate::engine::scenario::Source::planned_normalize`]).
+    pub normalize: Option<Vec<String>>,
 }
 
 /// What a query can read: the sources and the views created so far.

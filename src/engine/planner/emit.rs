@@ -4,29 +4,43 @@
 //! planner's physical rules decide from there: `Rank` becomes a `Deduplicate` on a
 //! processing-time order, a `GroupAggregate` splits into local and global under mini-batch).
 
+use super::convert::SourceTable;
 use super::rel::{quote_ident, AggCall, Ex, Node, Rel};
 use serde_json::{json, Value};
 
 /// The pipeline, inputs first (a join's left subtree, then its right), and each operator's
-/// id; `several_sources`: the scenario reads more than one table, so an operator reading one
-/// names it.
-pub fn pipeline(rel: &Rel, several_sources: bool) -> Vec<Value> {
+/// id; `tables`: the scenario's sources (when there are several, an operator reading one names
+/// it).
+pub fn pipeline(rel: &Rel, tables: &[SourceTable]) -> Vec<Value> {
     let mut out = Vec::new();
     let mut number = 0;
-    emit(rel, &mut out, &mut number, several_sources);
+    emit(rel, &mut out, &mut number, tables);
     out
 }
 
 /// What `rel`'s output is read as: the id of its operator, or a scan's table.
-fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, several_sources: bool) -> String {
+fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, tables: &[SourceTable]) -> String {
+    let several_sources = tables.len() > 1;
     if let Node::Scan(table) = &rel.node {
         // Flink names its runtime operators `Kind[id]`, numbering the plan's nodes from the source.
         *number += 1;
-        return table.clone();
+        let key = tables.iter().find(|t| t.name == *table).and_then(|t| t.normalize.as_ref());
+        let Some(key) = key else { return table.clone() };
+        // `StreamPhysicalTableSourceScanRule` (Flink 2.3.0): the scan of an upsert source, or of a
+        // CDC source with a primary key under `table.exec.source.cdc-events-duplicate`, is
+        // followed by `Exchange(hash[pk])` and `ChangelogNormalize(key=[pk])`.
+        *number += 1;
+        let id = format!("ChangelogNormalize[{number}]");
+        let mut op = json!({ "operator": "ChangelogNormalize", "id": id, "key": key });
+        if !out.is_empty() || several_sources {
+            op["input"] = Value::String(table.clone());
+        }
+        out.push(op);
+        return id;
     }
     if let Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } = &rel.node {
-        let l = emit(left, out, number, several_sources);
-        let r = emit(right, out, number, several_sources);
+        let l = emit(left, out, number, tables);
+        let r = emit(right, out, number, tables);
         *number += 1;
         let on: Vec<Value> = left_keys
             .iter()
@@ -52,14 +66,14 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, several_sources: bo
         return id;
     }
     let Some(input) = rel.input() else { return String::new() };
-    let read = emit(input, out, number, several_sources);
+    let read = emit(input, out, number, tables);
     if matches!(rel.node, Node::RowNumber { .. }) {
         return read;
     }
     // The input is the previous operator, or the only source read by the first operator.
     let previous = out.last().and_then(|op| op["id"].as_str()).map(str::to_string);
     let implicit = match &input.node {
-        Node::Scan(_) => out.is_empty() && !several_sources,
+        Node::Scan(_) if out.is_empty() => !several_sources,
         _ => previous.as_deref() == Some(read.as_str()),
     };
     *number += 1;

@@ -7,6 +7,7 @@
 pub(crate) mod raw;
 mod retention_conversion;
 pub mod schema;
+pub mod source_changelog;
 pub mod sql;
 mod topology;
 mod validate;
@@ -24,17 +25,24 @@ pub use crate::engine::format::parse_part;
 pub use crate::engine::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
 pub use retention_conversion::{idle_state_retention_as_state_ttl, RetentionConversion};
 
-/// Whether the source emits only inserts, or a full changelog.
+/// Whether the source emits only inserts, a full changelog, or upserts by its primary key
+/// ([`source_changelog`] has the rules).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(try_from = "String")]
 pub enum SourceChangelog {
     #[default]
     InsertOnly,
-    /// `+I`, `-U`, `+U` and `-D` rows.
+    /// `+I`, `-U`, `+U` and `-D` rows (a Debezium-style changelog, `ChangelogMode.all()`).
     All,
+    /// `+I` and `+U` rows that replace the key's row, `-D` rows that delete it, no `-U`
+    /// (`ChangelogMode.upsert()`, an `upsert-kafka` table with `PRIMARY KEY (…) NOT ENFORCED`).
+    Upsert,
 }
 
-crate::string_enum!(SourceChangelog, [("insert-only", SourceChangelog::InsertOnly), ("all", SourceChangelog::All)]);
+crate::string_enum!(
+    SourceChangelog,
+    [("insert-only", SourceChangelog::InsertOnly), ("all", SourceChangelog::All), ("upsert", SourceChangelog::Upsert)]
+);
 
 /// The source table.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +51,9 @@ pub struct Source {
     /// The columns its rows carry (the schema).
     pub columns: Vec<Column>,
     pub changelog: SourceChangelog,
+    /// `PRIMARY KEY (…) NOT ENFORCED`: the indexes of its columns in [`Source::columns`] (empty:
+    /// none). An upsert source has one; an `all` source may.
+    pub primary_key: Vec<usize>,
     /// A processing-time attribute `pt AS PROCTIME()`: a column after the schema's whose value
     /// is the processing time the row is processed at (Flink evaluates `PROCTIME()` in a `Calc`
     /// before the first exchange; it is materialized where an operator reads it).

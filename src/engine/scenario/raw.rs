@@ -72,6 +72,11 @@ pub(super) struct RawScenario {
     #[serde(default)]
     #[schemars(schema_with = "super::AggPhaseStrategy::json_schema")]
     pub(super) agg_phase_strategy: Option<String>,
+    /// `table.exec.source.cdc-events-duplicate` (default `false`): the SQL planner puts a
+    /// `ChangelogNormalize` over each `all` source with a primary key (a JSON pipeline writes its
+    /// `ChangelogNormalize` itself).
+    #[serde(default)]
+    pub(super) cdc_events_duplicate: Option<bool>,
     /// The source table (a scenario of one source). Give either `source` or `sources`.
     #[serde(default)]
     pub(super) source: Option<RawSource>,
@@ -149,16 +154,26 @@ fn yes() -> bool {
 
 /// The source table.
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a source object {\"name\", \"schema\", \"changelog\", \"proctime\"}")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\"}"
+)]
 #[schemars(rename = "Source")]
 pub(super) struct RawSource {
     /// The table's name.
     pub(super) name: String,
     /// Its columns, each `[name, type]`.
     pub(super) schema: Vec<(String, DataType)>,
-    /// `insert-only` (default), or `all`: steps may carry `-U`, `+U` and `-D` rows.
+    /// `insert-only` (default); `all`: steps may carry `-U`, `+U` and `-D` rows (Debezium);
+    /// `upsert`: `+I` / `+U` rows replace the row of their primary key, `-D` rows delete it, no
+    /// `-U` (`upsert-kafka`; needs `primary_key`).
     #[serde(default)]
     pub(super) changelog: SourceChangelog,
+    /// `PRIMARY KEY (cols) NOT ENFORCED`: its columns (NOT NULL). Needed by an `upsert` source;
+    /// on an `all` source, `table.exec.source.cdc-events-duplicate` plans a `ChangelogNormalize`
+    /// on it.
+    #[serde(default)]
+    pub(super) primary_key: Option<Vec<String>>,
     /// The name of a processing-time attribute (`pt AS PROCTIME()`), appended after the schema's
     /// columns; its value is the time the row is processed at.
     #[serde(default)]
@@ -208,7 +223,8 @@ pub(super) struct RawStep {
     #[serde(default)]
     #[schemars(with = "Option<Vec<RawCell>>")]
     pub(super) row: Option<SmallVec<[RawCell; 4]>>,
-    /// The row's kind: `+I` (default); `-U`, `+U`, `-D` need `source.changelog: "all"`.
+    /// The row's kind: `+I` (default); `-U`, `+U`, `-D` need `source.changelog: "all"`, `+U`
+    /// and `-D` `"upsert"`.
     #[serde(default)]
     #[schemars(schema_with = "RowKind::json_schema")]
     pub(super) kind: Option<String>,

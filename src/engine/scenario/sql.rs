@@ -16,6 +16,7 @@ pub const MODELLED_OPTIONS: &[(&str, &str)] = &[
     ("table.exec.mini-batch.size", "mini_batch.size"),
     ("table.optimizer.agg-phase-strategy", "agg_phase_strategy"),
     ("state.backend.type", "state_backend"),
+    ("table.exec.source.cdc-events-duplicate", "cdc_events_duplicate"),
 ];
 
 /// Options that change nothing the simulator shows, accepted as Flink accepts them.
@@ -76,6 +77,12 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                 }
                 raw.agg_phase_strategy = Some(value.to_string());
             }
+            "table.exec.source.cdc-events-duplicate" => {
+                if raw.cdc_events_duplicate.is_some() {
+                    return Err(conflict());
+                }
+                raw.cdc_events_duplicate = Some(parse_bool(key, value).map_err(err)?);
+            }
             "state.backend.type" => {
                 if raw.state_backend.is_some() {
                     return Err(conflict());
@@ -92,18 +99,7 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
                 }
                 let mb = raw.mini_batch.get_or_insert(RawMiniBatch { enabled: false, allow_latency: None, size: None });
                 match key {
-                    "table.exec.mini-batch.enabled" => {
-                        mb.enabled = match value.to_ascii_lowercase().as_str() {
-                            "true" => true,
-                            "false" => false,
-                            _ => {
-                                return Err(err(format!(
-                                    "{key}: Could not parse value {} for key '{key}' (true or false)",
-                                    quote(value)
-                                )))
-                            }
-                        }
-                    }
+                    "table.exec.mini-batch.enabled" => mb.enabled = parse_bool(key, value).map_err(err)?,
                     "table.exec.mini-batch.allow-latency" => {
                         let ms =
                             parse_duration(value).and_then(check_duration).map_err(|m| err(format!("{key}: {m}")))?;
@@ -124,6 +120,15 @@ pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, 
     Ok(script)
 }
 
+/// A boolean option's value, as Flink's `ConfigurationUtils` reads it.
+fn parse_bool(key: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{key}: Could not parse value {} for key '{key}' (true or false)", quote(value))),
+    }
+}
+
 fn check_neutral(option: &SetOption) -> Result<(), String> {
     let value = option.value.trim();
     match option.key.as_str() {
@@ -138,17 +143,24 @@ fn check_neutral(option: &SetOption) -> Result<(), String> {
     }
 }
 
-/// Plans the script's query over `source`: the pipeline as the scenario format's JSON operators.
+/// Plans the script's query over `sources`: the pipeline as the scenario format's JSON operators.
+/// `cdc_events_duplicate`: `table.exec.source.cdc-events-duplicate` (which sources Flink reads
+/// through a `ChangelogNormalize`, [`Source::planned_normalize`]).
 ///
 /// # Errors
 /// What the planner refuses, at its line and column.
-pub(super) fn plan(script: &Script, sources: &[Source]) -> Result<planner::PlannedQuery, ScenarioError> {
+pub(super) fn plan(
+    script: &Script,
+    sources: &[Source],
+    cdc_events_duplicate: bool,
+) -> Result<planner::PlannedQuery, ScenarioError> {
     let tables: Vec<SourceTable> = sources
         .iter()
         .map(|source| SourceTable {
             name: source.name.clone(),
             columns: source.columns.iter().map(|c| c.name.clone()).collect(),
             proctime: source.proctime.as_ref().map(|c| c.name.clone()),
+            normalize: source.planned_normalize(cdc_events_duplicate),
         })
         .collect();
     planner::plan(script, &tables).map_err(|e| sql_error(&e))
@@ -172,6 +184,10 @@ pub fn to_json_form(text: &str) -> Result<String, ScenarioError> {
     let script = planner::script::parse(sql).map_err(|e| sql_error(&e))?;
     let mut out = serde_json::Map::new();
     for (key, v) in fields {
+        // The planned pipeline holds the ChangelogNormalize this option asked for.
+        if key == "cdc_events_duplicate" {
+            continue;
+        }
         if key == "sql" {
             for option in &script.options {
                 let value = option.value.trim();
@@ -222,18 +238,27 @@ pub fn error_location(e: &ScenarioError) -> Option<(u64, u64)> {
 /// its consumer needs it (a `Calc` passes its consumer's need on; a `Rank` with
 /// `UpdateFastStrategy` needs `ONLY_UPDATE_AFTER`). `first` is the pipeline compiled once with
 /// every operator producing it; the operators whose consumer does not need it get
-/// `"generate_update_before": false`.
+/// `"generate_update_before": false`. A `ChangelogNormalize` whose consumer does not need it is
+/// removed instead (its delete-kind visitor, Flink 2.3.0 bytecode: not
+/// `ChangelogNormalizeRequirementResolver.isRequired` — no filter in it, no metadata column,
+/// `ONLY_UPDATE_AFTER` asked — and the scan satisfies the delete kind asked), and its consumer
+/// reads the source's upserts as they come.
 pub fn drop_unneeded_update_before(
     mut pipeline: Vec<serde_json::Value>,
     first: &[super::OperatorNode],
+    sources: &[Source],
 ) -> Vec<serde_json::Value> {
     // Whether each operator's consumer needs its UPDATE_BEFORE; the last one's does (the sink
     // of a retract stream).
     let mut needed = vec![true; first.len()];
+    let mut removed = Vec::new();
     for i in (0..first.len().min(pipeline.len())).rev() {
         let kind = pipeline[i].get("operator").and_then(|k| k.as_str()).unwrap_or_default().to_string();
         if !needed[i] && matches!(kind.as_str(), "GroupAggregate" | "Rank" | "Deduplicate") {
             pipeline[i]["generate_update_before"] = serde_json::Value::Bool(false);
+        }
+        if !needed[i] && kind == "ChangelogNormalize" {
+            removed.push(i);
         }
         for (port, input) in first[i].inputs.iter().enumerate() {
             if let super::NodeInput::Operator(j) = *input {
@@ -249,6 +274,8 @@ pub fn drop_unneeded_update_before(
             }
         }
     }
+    removed.sort_unstable();
+    super::source_changelog::remove_normalizes(&mut pipeline, &removed, first, sources);
     pipeline
 }
 

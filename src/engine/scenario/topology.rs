@@ -47,15 +47,16 @@ impl InputInfo {
         match input {
             NodeInput::Source(s) => {
                 let source = &sources[s];
-                let all = source.changelog == SourceChangelog::All;
+                let changes = source.changelog != SourceChangelog::InsertOnly;
                 let columns = source.output_columns();
                 InputInfo {
-                    monotonicity: monotonicity::of_source(&columns, !all),
+                    monotonicity: monotonicity::of_source(&columns, !changes),
                     columns,
                     name: format!("source {}", quote(&source.name)),
-                    retracts: all,
-                    update_before: all,
-                    deletes: all,
+                    retracts: changes,
+                    // An upsert source's updates come without UPDATE_BEFORE.
+                    update_before: source.changelog == SourceChangelog::All,
+                    deletes: changes,
                     unique_key_len: 0,
                     changes_from: crate::engine::explain::scan_plan(source),
                     source_proctime: source.proctime.as_ref().map(|_| source.columns.len()),
@@ -287,8 +288,36 @@ pub(super) fn compile_pipeline(
             ));
         }
     }
+    check_upsert_reads(&nodes, sources)?;
     check_update_before(&nodes)?;
     Ok(nodes)
+}
+
+/// An operator that needs `UPDATE_BEFORE` must not read an upsert source, directly or through
+/// projections ([`super::source_changelog::check_direct_read`]).
+fn check_upsert_reads(nodes: &[OperatorNode], sources: &[Source]) -> Result<(), ScenarioError> {
+    for (i, node) in nodes.iter().enumerate() {
+        for (port, &input) in
+            node.inputs.iter().enumerate().filter(|(port, _)| node.spec.needs_update_before_from(*port))
+        {
+            let mut at = input;
+            while let NodeInput::Operator(j) = at {
+                match nodes[j].inputs.as_slice() {
+                    [below] if nodes[j].spec.plan().starts_with("Calc(") => at = *below,
+                    _ => break,
+                }
+            }
+            if let NodeInput::Source(s) = at {
+                let field = match (node.inputs.len(), port) {
+                    (1, _) => "input",
+                    (_, 0) => "left",
+                    _ => "right",
+                };
+                super::source_changelog::check_direct_read(&sources[s], &node.id, format!("pipeline[{i}].{field}"))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An operator that needs `UPDATE_BEFORE` must not read an input that drops them.

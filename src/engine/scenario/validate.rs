@@ -3,7 +3,7 @@
 
 use super::raw::{RawCell, RawIdleStateRetention, RawMiniBatch, RawScenario, RawSource, RawStep};
 use super::topology::{compile_pipeline, Settings};
-use super::{Scenario, Source, SourceChangelog, Step};
+use super::{Scenario, Source, Step};
 use crate::engine::error::{name_list, quote, unknown_variant, ScenarioError};
 use crate::engine::expect::Expect;
 use crate::engine::format::{DurationValue, TimeValue};
@@ -40,7 +40,7 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mut sink_conflict = None;
     let (operators, output_names) = match &script {
         Some(script) => {
-            let planned = super::sql::plan(script, &sources)?;
+            let planned = super::sql::plan(script, &sources, raw.cdc_events_duplicate.unwrap_or(false))?;
             let raw = |ops: &[serde_json::Value]| -> Result<Vec<Box<RawValue>>, ScenarioError> {
                 ops.iter()
                     .map(|op| serde_json::value::to_raw_value(op).map_err(|e| ScenarioError::new("sql", e.to_string())))
@@ -54,11 +54,18 @@ pub(super) fn compile(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
             // which UPDATE_BEFORE messages are needed downstream.
             let first = compile_pipeline(&raw(&planned.pipeline)?, &sources, Settings { planned: true, ..settings })
                 .map_err(in_sql)?;
-            let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first);
+            let pipeline = super::sql::drop_unneeded_update_before(planned.pipeline, &first, &sources);
             let pipeline = super::sql::plan_sink(pipeline, &first, script, planned.sink.as_ref(), &sources)?;
             sink_conflict = planned.sink.as_ref().and_then(|s| s.on_conflict).map(|c| c.behavior);
             let operators = compile_pipeline(&raw(&pipeline)?, &sources, settings).map_err(in_sql)?;
             (operators, Some((planned.output_names, (pipeline, planned.insert_into))))
+        }
+        None if raw.cdc_events_duplicate.is_some() => {
+            return Err(ScenarioError::new(
+                "cdc_events_duplicate",
+                "table.exec.source.cdc-events-duplicate is a planner option, for sql: a pipeline writes its \
+                 ChangelogNormalize operator itself",
+            ))
         }
         None => (compile_pipeline(raw.pipeline.as_deref().unwrap_or_default(), &sources, settings)?, None),
     };
@@ -218,12 +225,12 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
         (None, None) => {
             Err(ScenarioError::new("source", "missing: give the source table (source) or the source tables (sources)"))
         }
-        (Some(source), None) => Ok(vec![compile_source(source, "source")?]),
+        (Some(source), None) => Ok(vec![compile_source(source, "source", raw.flink)?]),
         (None, Some(list)) if list.is_empty() => Err(ScenarioError::new("sources", "needs at least one source")),
         (None, Some(list)) => {
             let mut sources: Vec<Source> = Vec::with_capacity(list.len());
             for (i, source) in list.iter().enumerate() {
-                let source = compile_source(source, &format!("sources[{i}]"))?;
+                let source = compile_source(source, &format!("sources[{i}]"), raw.flink)?;
                 if sources.iter().any(|s| s.name == source.name) {
                     return Err(ScenarioError::new(
                         format!("sources[{i}].name"),
@@ -237,7 +244,7 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
     }
 }
 
-fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> {
+fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Source, ScenarioError> {
     if raw.name.trim().is_empty() {
         return Err(ScenarioError::new(format!("{path}.name"), "must not be empty"));
     }
@@ -260,7 +267,8 @@ fn compile_source(raw: &RawSource, path: &str) -> Result<Source, ScenarioError> 
         }
         Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
     };
-    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, proctime })
+    let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path, flink)?;
+    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, primary_key, proctime })
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {
@@ -377,16 +385,7 @@ fn compile_input(
             ScenarioError::new(format!("{}.kind", path()), format!("{} is not a row kind (+I, -U, +U, -D)", quote(k)))
         })?,
     };
-    if kind != RowKind::Insert && source.changelog == SourceChangelog::InsertOnly {
-        return Err(ScenarioError::new(
-            format!("{}.kind", path()),
-            format!(
-                "source {} is insert-only: set source.changelog to \"all\" to feed {} rows",
-                quote(&source.name),
-                kind.short_string()
-            ),
-        ));
-    }
+    super::source_changelog::check_row_kind(source, kind, format!("{}.kind", path()))?;
     if values.len() != source.columns.len() {
         return Err(ScenarioError::new(
             format!("{}.row", path()),
@@ -406,5 +405,6 @@ fn compile_input(
         })?;
         row.0.push(value);
     }
+    super::source_changelog::check_key_not_null(source, &row, &path())?;
     Ok(Step::Input { at, kind, row, source: source_index })
 }

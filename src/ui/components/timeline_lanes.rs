@@ -147,6 +147,9 @@ fn clear_text(mark: ClearMark) -> (i64, &'static str, &'static str) {
         ClearMark::CountZero { at_ms } => {
             (at_ms, "count 0", "the record count reached 0: the operator emitted the delete")
         }
+        ClearMark::RowDeleted { at_ms } => {
+            (at_ms, "row deleted", "the key's row was deleted: the operator emitted -D with the stored row")
+        }
         ClearMark::Expired { at_ms } => {
             (at_ms, "expired", "state TTL expired (removed when read later; nothing emitted)")
         }

@@ -17,7 +17,7 @@
 //! emits deletions; an `Exchange` or a `Calc` keeps its input's.
 
 use super::operators::{Distribution, OperatorSpec};
-use super::scenario::{NodeInput, Scenario, Source, SourceChangelog};
+use super::scenario::{NodeInput, Scenario, Source, SourceChangelog, SourceConnector};
 
 /// `TableSourceScan(table=[[default_catalog, default_database, tbl1]], fields=[devId, status])`.
 pub fn source_plan(scenario: &Scenario) -> String {
@@ -32,6 +32,25 @@ pub fn scan_plan(source: &Source) -> String {
         source.name,
         fields.join(", ")
     )
+}
+
+/// The scan of a source whose connector takes push-down: `TableSourceScan(table=[[…, src,
+/// filter=[…], project=[side, k], metadata=[]]], fields=[side, k])`, the `project` only when
+/// some fields are left out (`TableSourceTable`'s digest, Flink 2.3).
+fn pushed_scan_plan(source: &Source, pushed: &super::operators::ScanPushdown) -> String {
+    let names: Vec<&str> = source.columns.iter().map(|c| c.name.as_str()).collect();
+    let fields: Vec<&str> = match &pushed.columns {
+        Some(cols) => cols.iter().filter_map(|&c| names.get(c).copied()).collect(),
+        None => names.clone(),
+    };
+    let mut table = format!("default_catalog, default_database, {}", source.name);
+    if let Some(f) = &pushed.filter {
+        table.push_str(&format!(", filter=[{f}]"));
+    }
+    if fields.len() < names.len() {
+        table.push_str(&format!(", project=[{}], metadata=[]", fields.join(", ")));
+    }
+    format!("TableSourceScan(table=[[{table}]], fields=[{}])", fields.join(", "))
 }
 
 /// `Sink(table=[result], fields=[st, cnt])`: the result table, fed by the last operator.
@@ -134,11 +153,14 @@ fn plan_lines(text: &str) -> Vec<String> {
 
 /// The plan of what feeds `input`: a source's scan (and the mini-batch assigner), or an
 /// operator's subtree.
-fn input_node(scenario: &Scenario, input: NodeInput) -> Node {
+fn input_node(scenario: &Scenario, input: NodeInput, reader: &dyn OperatorSpec) -> Node {
     match input {
         NodeInput::Source(s) => {
             let source = &scenario.sources[s];
-            let scan = scan_plan(source);
+            let scan = match source.connector {
+                SourceConnector::Values => scan_plan(source),
+                SourceConnector::Filesystem => pushed_scan_plan(source, &reader.scan_pushdown()),
+            };
             let mode = match source.changelog {
                 SourceChangelog::InsertOnly => ChangelogMode::INSERT_ONLY,
                 SourceChangelog::All => ChangelogMode { updates: true, update_before: true, deletes: true },
@@ -184,7 +206,7 @@ fn operator_node(scenario: &Scenario, i: usize) -> Node {
     let mut inputs: Vec<Node> = Vec::new();
     for (port, &input) in op.inputs.iter().enumerate() {
         let distribution = if port == 0 { spec.distribution() } else { spec.right_distribution() };
-        let mut node = input_node(scenario, input);
+        let mut node = input_node(scenario, input, spec);
         if port == 0 && spec.input_drops_update_before() {
             node = drop_update_before(node);
         }

@@ -219,6 +219,16 @@ impl Distribution {
     }
 }
 
+/// What a `Calc` right above a scan pushes into it (`PushProjectIntoTableSourceScanRule`,
+/// `PushFilterIntoTableSourceScanRule`): the input fields it reads (`None`: all) and its condition
+/// in Calcite's form (the `filesystem` connector accepts none of it as applied: the `Calc` keeps
+/// its `where`, the scan only names it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScanPushdown {
+    pub columns: Option<Vec<usize>>,
+    pub filter: Option<String>,
+}
+
 /// A validated operator of a scenario's pipeline.
 pub trait OperatorSpec: fmt::Debug {
     /// Its output columns.
@@ -278,6 +288,11 @@ pub trait OperatorSpec: fmt::Debug {
     /// (`StreamPhysicalDropUpdateBefore`: a `ChangelogNormalize` over a changelog with `-U`).
     fn input_drops_update_before(&self) -> bool {
         false
+    }
+    /// What the planner pushes into a scan this operator reads directly, when the source's
+    /// connector takes push-down ([`ScanPushdown`]): nothing by default.
+    fn scan_pushdown(&self) -> ScanPushdown {
+        ScanPushdown::default()
     }
     /// How a two-input operator needs its right input distributed.
     fn right_distribution(&self) -> Option<Distribution> {

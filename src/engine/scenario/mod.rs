@@ -44,9 +44,24 @@ crate::string_enum!(
     [("insert-only", SourceChangelog::InsertOnly), ("all", SourceChangelog::All), ("upsert", SourceChangelog::Upsert)]
 );
 
+/// What the planner may push into a source's scan (`SupportsProjectionPushDown`,
+/// `SupportsFilterPushDown`): it changes the scan's plan text, not the rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceConnector {
+    /// `from_elements` / `VALUES`: no push-down, every field scanned.
+    #[default]
+    Values,
+    /// The `filesystem` connector: projection and filter push-down
+    /// (`PushProjectIntoTableSourceScanRule`, `PushFilterIntoTableSourceScanRule`).
+    Filesystem,
+}
+
 /// The source table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
+    /// Its connector (push-down in the plan).
+    pub connector: SourceConnector,
     pub name: String,
     /// The columns its rows carry (the schema).
     pub columns: Vec<Column>,

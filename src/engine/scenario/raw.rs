@@ -178,6 +178,11 @@ pub(super) struct RawSource {
     /// columns; its value is the time the row is processed at.
     #[serde(default)]
     pub(super) proctime: Option<String>,
+    /// The table's connector, as far as the plan shows it: `values` (default; what
+    /// `from_elements` and `VALUES` read: every field scanned) or `filesystem` (projection and
+    /// filter push-down: the scan reads only the fields the query uses).
+    #[serde(default)]
+    pub(super) connector: Option<super::SourceConnector>,
 }
 
 /// The fields every operator object has; the rest are its kind's (see

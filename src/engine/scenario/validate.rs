@@ -268,7 +268,14 @@ fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Sourc
         Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
     };
     let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path, flink)?;
-    Ok(Source { name: raw.name.clone(), columns, changelog: raw.changelog, primary_key, proctime })
+    Ok(Source {
+        name: raw.name.clone(),
+        connector: raw.connector.unwrap_or_default(),
+        columns,
+        changelog: raw.changelog,
+        primary_key,
+        proctime,
+    })
 }
 
 fn check_unique_names(columns: &[Column], path: &str) -> Result<(), ScenarioError> {

@@ -405,6 +405,8 @@ mod tests {
     fn columns() -> Vec<Source> {
         vec![Source {
             name: "src".into(),
+            connector: Default::default(),
+            primary_key: Vec::new(),
             columns: vec![
                 Column { name: "user".into(), data_type: DataType::String },
                 Column { name: "ts".into(), data_type: DataType::BigInt },

@@ -10,7 +10,9 @@
 use crate::engine::error::{quote, ScenarioError};
 use crate::engine::expr::{compile_predicate, compile_select_item, Expr};
 use crate::engine::format::parse_part;
-use crate::engine::operators::{monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, StreamOperator};
+use crate::engine::operators::{
+    monotonicity, CompileInput, Context, OperatorKind, OperatorSpec, ScanPushdown, StreamOperator,
+};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Column, DataType, Message, Row, Value};
 use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
@@ -161,6 +163,35 @@ impl OperatorSpec for CalcSpec {
     /// "UTF-16LE") AS $f2], where=[>(v, 1)])`: Calcite's prefix form (approximate: no implicit casts).
     fn physical_plan(&self) -> String {
         calc_plan(&self.physical_items, self.physical_where.as_deref())
+    }
+    /// Into a scan that takes push-down: the input fields its expressions read, and its
+    /// condition.
+    fn scan_pushdown(&self) -> ScanPushdown {
+        fn read(e: &Expr, out: &mut Vec<usize>) {
+            match e {
+                Expr::Column { index, .. } => out.push(*index),
+                Expr::Literal { .. } | Expr::ProcTime => {}
+                Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Arith { a, b, .. } => {
+                    read(a, out);
+                    read(b, out);
+                }
+                Expr::Not(a) | Expr::IsTrue(a) | Expr::IsNull { arg: a, .. } => read(a, out),
+                Expr::Case { whens, otherwise, .. } => {
+                    for (c, r) in whens {
+                        read(c, out);
+                        read(r, out);
+                    }
+                    read(otherwise, out);
+                }
+            }
+        }
+        let mut columns = Vec::new();
+        for e in self.select.iter().chain(self.condition.as_deref()) {
+            read(e, &mut columns);
+        }
+        columns.sort_unstable();
+        columns.dedup();
+        ScanPushdown { columns: Some(columns), filter: self.physical_where.clone() }
     }
     fn build(&self, _flink: FlinkMode, _retention: Retention) -> Box<dyn StreamOperator> {
         Box::new(Calc {

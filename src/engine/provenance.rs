@@ -5,10 +5,11 @@
 //!
 //! How messages are matched. Between two operators Flink's exchange is FIFO per channel, and
 //! the pipeline runs each operator over the whole batch a record caused before the next one
-//! (`pipeline.rs`), so the `n`-th `Received` of operator `i + 1` in a flow is the `n`-th
-//! `Emitted` of operator `i`: one FIFO per edge pairs them exactly. Every entry of a step after
-//! its `Input` entry is that input's doing (the pipeline handles one record per step); timers
-//! fired while time advanced to it come before it and are no input's doing.
+//! (`pipeline.rs`), so the `n`-th `Received` of an operator is the `n`-th message sent to it —
+//! a source row it reads, or a message its input operator emitted (a join: from either input,
+//! in the order they were sent): one FIFO per operator pairs them exactly. Every entry of a
+//! step after its `Input` entry is that input's doing (the pipeline handles one record per
+//! step); timers fired while time advanced to it come before it and are no input's doing.
 //!
 //! Lineage. Each keyed state holds the set of inputs whose messages were folded into it since
 //! it was last created; a message an operator emits carries the lineage of the state that
@@ -27,6 +28,7 @@
 //! changes no row, as Flink changes none.
 
 use super::row::{Message, Row};
+use super::scenario::NodeInput;
 use super::simulation::Simulation;
 use super::time::{Millis, TimeFormat};
 use super::trace::{ClearCause, TraceEntry, TraceEvent};
@@ -45,6 +47,8 @@ pub struct InputRef {
     pub action: usize,
     pub time_ms: Millis,
     pub message: Message,
+    /// The source it came from (its index in [`Scenario::sources`](super::scenario::Scenario::sources)).
+    pub source: usize,
 }
 
 /// The rule by which state was lost without a message.
@@ -168,8 +172,15 @@ fn union(a: &Lineage, b: &Lineage) -> Lineage {
 struct Builder<'a> {
     trace: &'a [TraceEntry],
     ops: HashMap<&'a str, usize>,
-    source: &'a str,
-    /// Per edge into operator `i` (`ops.len()` is the result): emitted entries not yet received.
+    /// The sources by name.
+    sources: HashMap<&'a str, usize>,
+    /// Per source, the operators reading it (a source row enters each of them).
+    readers: Vec<Vec<usize>>,
+    /// Per operator, the operator its output feeds (`ops.len()`: the result).
+    consumer: Vec<usize>,
+    /// Per operator `i` (`ops.len()` is the result): entries sent to it and not yet received,
+    /// from all its inputs (a join's two). One FIFO per operator pairs them: the pipeline runs
+    /// one record's whole batch through an operator before anything else reaches it.
     channels: Vec<VecDeque<usize>>,
     calls: Vec<Option<Call>>,
     /// Per operator, by key (looked up without cloning the key).
@@ -226,19 +237,20 @@ impl Builder<'_> {
 
     fn entry(&mut self, e: usize) {
         let entry = &self.trace[e];
-        if *entry.op == *self.source {
-            if let TraceEvent::Input { message } = &entry.event {
-                let n = self.out.inputs.len() as u32;
-                self.out.inputs.push(InputRef {
-                    entry: e,
-                    action: entry.action,
-                    time_ms: entry.time_ms,
-                    message: message.clone(),
-                });
-                self.out.lineage[e] = Some(Rc::new(BTreeSet::from([n])));
-                self.channels[0].push_back(e);
-                return;
+        if let (Some(&source), TraceEvent::Input { message }) = (self.sources.get(&*entry.op), &entry.event) {
+            let n = self.out.inputs.len() as u32;
+            self.out.inputs.push(InputRef {
+                entry: e,
+                action: entry.action,
+                time_ms: entry.time_ms,
+                message: message.clone(),
+                source,
+            });
+            self.out.lineage[e] = Some(Rc::new(BTreeSet::from([n])));
+            for &r in &self.readers[source] {
+                self.channels[r].push_back(e);
             }
+            return;
         }
         let Some(&op) = self.ops.get(&*entry.op) else { return };
         let parent = self.calls[op].as_ref().map(|c| c.start);
@@ -300,7 +312,7 @@ impl Builder<'_> {
                     .unwrap_or_else(|| self.empty.clone());
                 self.tags[e] = Some(union(&restarts, &call_tags));
                 self.out.parent[e] = parent;
-                self.channels[op + 1].push_back(e);
+                self.channels[self.consumer[op]].push_back(e);
             }
             _ => self.out.parent[e] = parent,
         }
@@ -322,10 +334,23 @@ impl Provenance {
     pub fn build(sim: &Simulation, trace: &[TraceEntry], complete: bool) -> Provenance {
         let scenario = sim.scenario();
         let n_ops = scenario.operators.len();
+        // The tree: which operators read each source, which operator each one feeds.
+        let mut readers = vec![Vec::new(); scenario.sources.len()];
+        let mut consumer = vec![n_ops; n_ops];
+        for (i, node) in scenario.operators.iter().enumerate() {
+            for input in &node.inputs {
+                match *input {
+                    NodeInput::Source(s) => readers[s].push(i),
+                    NodeInput::Operator(j) => consumer[j] = i,
+                }
+            }
+        }
         let mut b = Builder {
             trace,
             ops: scenario.operators.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
-            source: &scenario.source().name,
+            sources: scenario.sources.iter().enumerate().map(|(i, s)| (s.name.as_str(), i)).collect(),
+            readers,
+            consumer,
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
             state: vec![HashMap::default(); n_ops],
@@ -348,7 +373,7 @@ impl Provenance {
             if current.is_some_and(|(a, _)| a != action) {
                 current = None;
             }
-            if matches!(trace[e].event, TraceEvent::Input { .. }) && *trace[e].op == *scenario.source().name {
+            if matches!(trace[e].event, TraceEvent::Input { .. }) && b.sources.contains_key(&*trace[e].op) {
                 current = Some((action, b.out.inputs.len() as u32));
             }
             b.out.caused_by[e] = current.map(|(_, n)| n);

@@ -97,8 +97,15 @@ pub fn Timeline(props: &Props) -> Html {
     if let Some(Drag::Input { view, .. }) = *drag.borrow() {
         v = view;
     }
+    // Several sources: each names its row of inputs left of the plot, so the plot starts after
+    // the longest name (on a narrow page too, where lane labels sit inside the lanes).
+    let sources: Vec<&str> = sim.scenario().sources.iter().map(|s| s.name.as_str()).collect();
+    let names_w = match sources.len() {
+        0 | 1 => 0.0,
+        _ => sources.iter().map(|n| text_width(n, 11)).fold(0.0, f64::max) + 8.0,
+    };
     // Room on the right for the lanes' scrollbar and the last label.
-    let scale = Scale { from: v.from, to: v.to, left: layout.label_w + 12.0, right: w - 22.0 };
+    let scale = Scale { from: v.from, to: v.to, left: layout.label_w.max(names_w) + 12.0, right: w - 22.0 };
     let step = tick_step(tf, &scale, TICK_SPACING);
     *drawn.borrow_mut() = Some(Drawn { scale, domain, view: v, step });
     {
@@ -111,7 +118,6 @@ pub fn Timeline(props: &Props) -> Html {
     }
     let axis = ticks(tf, &scale, step, 12.0, &|s| text_width(s, 11));
     // One row of input marks per source, named at its left when there are several.
-    let sources: Vec<&str> = sim.scenario().sources.iter().map(|s| s.name.as_str()).collect();
     let axis_h = AXIS_H + SOURCE_ROW_H * sources.len().saturating_sub(1) as f64;
     let now_x = scale.x(tl.now_ms);
     let now_shown = now_x >= scale.left - 0.5 && now_x <= scale.right + 0.5;
@@ -232,14 +238,9 @@ pub fn Timeline(props: &Props) -> Html {
                     </g>
                 }
                 if sources.len() > 1 {
-                    { for sources.iter().enumerate().map(|(row, name)| {
-                        // Left of the plot when the name fits there; else at the plot's left edge,
-                        // under the marks (a narrow page has little margin).
-                        let x = if text_width(name, 11) <= scale.left - 10.0 { 4.0 } else { scale.left + 2.0 };
-                        html! {
-                            <text class={classes!("source-name", (x > 4.0).then_some("in-plot"))} x={format!("{x:.1}")}
-                                y={format!("{:.1}", 49.0 + SOURCE_ROW_H * row as f64)} data-source={name.to_string()}>{ *name }</text>
-                        }
+                    { for sources.iter().enumerate().map(|(row, name)| html! {
+                        <text class="source-name" x="4" y={format!("{:.1}", 49.0 + SOURCE_ROW_H * row as f64)}
+                            data-source={name.to_string()}>{ *name }</text>
                     }) }
                 }
                 { for tl.inputs.iter().filter(|m| m.runnable).map(|m| {

@@ -163,3 +163,20 @@ async fn the_left_join_compare_pair_renders_both_sides() {
     assert_eq!(page.texts("#cmp-right .cmp-result tbody tr td"), ["o1, u1, EU", "o2, u1, US"]);
     assert!(page.find("#cmp-right .cmp-result tr.differs").is_none());
 }
+
+#[wasm_bindgen_test]
+async fn a_row_added_to_a_table_of_several_sources_comes_from_the_last_rows_source() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "dimension-expires-left-join").await;
+    page.click("#add-step").await;
+    // A copy of the last input row, the users' +U: without its source the engine would refuse
+    // it (the scenario has several sources).
+    assert!(page.find("#table-error").is_none(), "{}", page.text("#table-error"));
+    assert_eq!(page.text(r#"#input-table tr[data-step="6"] td.source"#), "users");
+    assert_eq!(page.input_value("#step-6-col-0"), "u1");
+    assert_eq!(page.input_value("#step-6-col-1"), "US");
+    page.enter("#step-6-col-1", "APAC").await;
+    assert!(page.find("#table-error").is_none(), "{}", page.text("#table-error"));
+    assert_eq!(page.input_value("#step-6-col-1"), "APAC");
+    assert_eq!(page.text("#progress"), "step 0 / 7");
+}

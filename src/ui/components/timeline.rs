@@ -244,8 +244,12 @@ pub fn Timeline(props: &Props) -> Html {
                     }) }
                 }
                 { for tl.inputs.iter().filter(|m| m.runnable).map(|m| {
-                    let row = if sources.len() > 1 { m.source } else { 0 };
-                    input_view(m, &scale, tf, &pointer, &dispatch, step, sources.get(m.source).copied().filter(|_| sources.len() > 1), row)
+                    // Several sources: the mark goes in its source's row, named.
+                    let row = match sources.len() {
+                        0 | 1 => (0, None),
+                        _ => (m.source, sources.get(m.source).copied()),
+                    };
+                    input_view(m, &scale, tf, &pointer, &dispatch, step, row)
                 }) }
             </svg>
             <div class="scroll" onscroll={on_scroll}>
@@ -291,8 +295,8 @@ fn input_view(
     pointer: &Pointer,
     dispatch: &Callback<Action>,
     step: Millis,
-    source: Option<&str>,
-    row: usize,
+    // Its row on the axis (its source's) and the source's name when there are several.
+    (row, source): (usize, Option<&str>),
 ) -> Html {
     let x = scale.x(m.at_ms);
     let dy = SOURCE_ROW_H * row as f64;

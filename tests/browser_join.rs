@@ -180,3 +180,52 @@ async fn a_row_added_to_a_table_of_several_sources_comes_from_the_last_rows_sour
     assert_eq!(page.input_value("#step-6-col-1"), "APAC");
     assert_eq!(page.text("#progress"), "step 0 / 7");
 }
+
+/// One source read twice, as the join recordings of `tests/oracle/joins` are written: each side
+/// a view over `src` (the right one aggregated).
+const ONE_SOURCE_BOTH_SIDES: &str = r#"{
+  "name": "one-source-both-sides",
+  "flink": "2.3",
+  "time_format": "millis",
+  "source": {"name": "src", "schema": [["side", "STRING"], ["k", "STRING"], ["v", "STRING"]]},
+  "sql": "CREATE TEMPORARY VIEW l AS SELECT k, v FROM src WHERE side = 'L';\nCREATE TEMPORARY VIEW r AS SELECT k, LAST_VALUE(v) AS v FROM src WHERE side = 'R' GROUP BY k;\nSELECT l.k, l.v AS lv, r.v AS rv FROM l LEFT JOIN r ON l.k = r.k;",
+  "steps": [{"at": 0, "row": ["L", "k1", "a1"]}, {"at": 2000, "row": ["R", "k1", "x1"]}, {"at": 4000, "row": ["R", "k1", "x2"]}]
+}"#;
+
+#[wasm_bindgen_test]
+async fn a_source_read_by_both_sides_of_a_join_is_drawn_above_each() {
+    let page = Page::open().await;
+    page.set_textarea("#scenario-json", ONE_SOURCE_BOTH_SIDES);
+    page.click("#load").await;
+    assert!(page.find("#scenario-error").is_none(), "{}", page.text("#scenario-error"));
+    step_to_end(&page).await;
+    // The source above each of its readers; its list keeps the one id.
+    assert_eq!(page.root.query_selector_all(r#"#flow .fnode.source[data-source="src"]"#).unwrap().length(), 2);
+    assert_eq!(page.root.query_selector_all("#flow-inputs").unwrap().length(), 1);
+    let edges = page.root.query_selector_all("#flow .fedge").unwrap();
+    let edges: Vec<String> = (0..edges.length())
+        .map(|i| {
+            let e: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(edges.item(i).unwrap());
+            let side = e.get_attribute("data-side").map(|s| format!(" ({s})")).unwrap_or_default();
+            format!("{} → {}{side}", e.get_attribute("data-from").unwrap(), e.get_attribute("data-to").unwrap())
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        [
+            "src → Calc[2]",
+            "Calc[2] → Join[6] (left)",
+            "src → Calc[4]",
+            "Calc[4] → GroupAggregate[5]",
+            "GroupAggregate[5] → Join[6] (right)",
+            "Join[6] → Calc[7]",
+            "Calc[7] → result",
+        ]
+    );
+    // The last input, R(k1, x2), travels into both readers; only the right side's Calc passes it.
+    assert_eq!(page.texts(r#"#flow .fedge[data-to="Calc[2]"] .msg"#), ["+I[R, k1, x2]"]);
+    assert_eq!(page.texts(r#"#flow .fedge[data-to="Calc[4]"] .msg"#), ["+I[R, k1, x2]"]);
+    assert!(page.texts(r#"#flow .fedge[data-from="Calc[2]"] .msg"#).is_empty());
+    assert_eq!(page.texts(r#"#flow .fedge[data-from="Calc[4]"] .msg"#), ["+I[k1, x2]"]);
+    assert_eq!(page.texts("#flow-rows .flow-row"), ["[k1, a1, x2]"]);
+}

@@ -295,3 +295,35 @@ fn a_left_join_traces_the_inputs_of_both_sources_into_the_joined_rows() {
         ]
     );
 }
+
+/// A join keeps each side in a state of its own: with the STATE_TTL hint the orders' side
+/// expires (1 d) while the users' stays (3650 d), and the loss takes only the orders' lineage.
+/// The order joined after it depends on the user row it joined with.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_join_losing_one_side_keeps_the_other_sides_lineage() {
+    let mut sim = Simulation::from_json(preset("dimension-expires-left-join-hint")).unwrap();
+    for _ in 0..4 {
+        sim.step().unwrap();
+    }
+    let p = Provenance::of(&sim);
+    let tf = TimeFormat::DateTime;
+    let losses: Vec<(String, Vec<String>)> = p.losses.iter().map(|l| (l.describe(tf), inputs(&p, &l.inputs))).collect();
+    assert_eq!(
+        losses,
+        [(
+            "Join[4] lost key u1 at 2026-12-02 01:00: state TTL expired (last access 2026-12-01 01:00 + ttl <= now); a \
+             read at 2026-12-03 00:00 removed it; nothing was emitted"
+                .to_string(),
+            vec!["+I[o1, u1, 30]".to_string()]
+        )]
+    );
+    let rows: Vec<(String, Vec<String>)> =
+        sim.result().rows().zip(&p.rows).map(|(r, rp)| (r.row.join(", "), inputs(&p, &rp.inputs))).collect();
+    assert_eq!(
+        rows,
+        [
+            ("o1, u1, EU".to_string(), vec!["+I[u1, EU]".to_string(), "+I[o1, u1, 30]".to_string()]),
+            ("o2, u1, EU".to_string(), vec!["+I[u1, EU]".to_string(), "+I[o2, u1, 50]".to_string()]),
+        ]
+    );
+}

@@ -246,3 +246,84 @@ fn an_insert_only_operator_losing_state_puts_no_row_at_risk() {
         stale[0]
     );
 }
+
+/// Two sources and a join: every input of either source is an input, the n-th message each
+/// operator receives is matched from its own inputs (a source row enters its reader; the join
+/// receives from both sides), and a joined row depends on the rows of both sides.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_left_join_traces_the_inputs_of_both_sources_into_the_joined_rows() {
+    let sim = run(preset("dimension-expires-left-join"));
+    let p = Provenance::of(&sim);
+    let sources: Vec<(&str, String)> =
+        p.inputs.iter().map(|i| (sim.scenario().sources[i.source].name.as_str(), i.message.to_string())).collect();
+    assert_eq!(
+        sources,
+        [
+            ("users", "+I[u1, EU]".to_string()),
+            ("orders", "+I[o1, u1, 30]".to_string()),
+            ("orders", "+I[o2, u1, 50]".to_string()),
+            ("users", "-U[u1, EU]".to_string()),
+            ("users", "+U[u1, US]".to_string()),
+        ]
+    );
+    // The users' +U reaches the join on its right input and makes o2's joined row.
+    let caused: Vec<String> = lines(&sim, &p.entries_of_input(4))
+        .into_iter()
+        .filter(|l| l.contains("emitted") || l.contains("input") || l.contains("received"))
+        .collect();
+    assert_eq!(
+        caused,
+        [
+            "users: input +U[u1, US]",
+            "Join[4]: received +U[u1, US]",
+            "Join[4]: emitted +I[o2, u1, u1, US]",
+            "Calc[5]: received +I[o2, u1, u1, US]",
+            "Calc[5]: emitted +I[o2, u1, US]",
+        ]
+    );
+    let rows: Vec<(String, Vec<String>)> =
+        sim.result().rows().zip(&p.rows).map(|(r, rp)| (r.row.join(", "), inputs(&p, &rp.inputs))).collect();
+    assert_eq!(
+        rows,
+        [
+            ("o1, u1, EU".to_string(), vec!["+I[u1, EU]".to_string(), "+I[o1, u1, 30]".to_string()]),
+            ("o2, u1, null".to_string(), vec!["+I[o2, u1, 50]".to_string()]),
+            (
+                "o2, u1, US".to_string(),
+                vec!["+I[o2, u1, 50]".to_string(), "-U[u1, EU]".to_string(), "+U[u1, US]".to_string()]
+            ),
+        ]
+    );
+}
+
+/// A join keeps each side in a state of its own: with the STATE_TTL hint the orders' side
+/// expires (1 d) while the users' stays (3650 d), and the loss takes only the orders' lineage.
+/// The order joined after it depends on the user row it joined with.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_join_losing_one_side_keeps_the_other_sides_lineage() {
+    let mut sim = Simulation::from_json(preset("dimension-expires-left-join-hint")).unwrap();
+    for _ in 0..4 {
+        sim.step().unwrap();
+    }
+    let p = Provenance::of(&sim);
+    let tf = TimeFormat::DateTime;
+    let losses: Vec<(String, Vec<String>)> = p.losses.iter().map(|l| (l.describe(tf), inputs(&p, &l.inputs))).collect();
+    assert_eq!(
+        losses,
+        [(
+            "Join[4] lost key u1 at 2026-12-02 01:00: state TTL expired (last access 2026-12-01 01:00 + ttl <= now); a \
+             read at 2026-12-03 00:00 removed it; nothing was emitted"
+                .to_string(),
+            vec!["+I[o1, u1, 30]".to_string()]
+        )]
+    );
+    let rows: Vec<(String, Vec<String>)> =
+        sim.result().rows().zip(&p.rows).map(|(r, rp)| (r.row.join(", "), inputs(&p, &rp.inputs))).collect();
+    assert_eq!(
+        rows,
+        [
+            ("o1, u1, EU".to_string(), vec!["+I[u1, EU]".to_string(), "+I[o1, u1, 30]".to_string()]),
+            ("o2, u1, EU".to_string(), vec!["+I[u1, EU]".to_string(), "+I[o2, u1, 50]".to_string()]),
+        ]
+    );
+}

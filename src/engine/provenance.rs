@@ -5,15 +5,19 @@
 //!
 //! How messages are matched. Between two operators Flink's exchange is FIFO per channel, and
 //! the pipeline runs each operator over the whole batch a record caused before the next one
-//! (`pipeline.rs`), so the `n`-th `Received` of operator `i + 1` in a flow is the `n`-th
-//! `Emitted` of operator `i`: one FIFO per edge pairs them exactly. Every entry of a step after
-//! its `Input` entry is that input's doing (the pipeline handles one record per step); timers
-//! fired while time advanced to it come before it and are no input's doing.
+//! (`pipeline.rs`), so the `n`-th `Received` of an operator is the `n`-th message sent to it —
+//! a source row it reads, or a message its input operator emitted (a join: from either input,
+//! in the order they were sent): one FIFO per operator pairs them exactly. Every entry of a
+//! step after its `Input` entry is that input's doing (the pipeline handles one record per
+//! step); timers fired while time advanced to it come before it and are no input's doing.
 //!
 //! Lineage. Each keyed state holds the set of inputs whose messages were folded into it since
 //! it was last created; a message an operator emits carries the lineage of the state that
 //! produced it (an unkeyed `Calc` passes its input's on). It is what an accumulator, a Top-N
-//! partition or an OVER window *may* depend on: an over-approximation, never an omission.
+//! partition or an OVER window *may* depend on: an over-approximation, never an omission. A
+//! join holds each input's records in a state of its own (`left-records`, `right-records`,
+//! `StreamingJoinOperator`, Flink 2.3.0), each expiring by its own TTL (the `STATE_TTL` hint): its
+//! lineage is kept per input, so one side's loss leaves what the other side holds.
 //!
 //! Losses. State can vanish without a message (`KeyedProcessFunctionWithCleanupState`: the
 //! cleanup timer clears it; `TtlValueState`/`TtlMapState` with `NeverReturnExpired`: an expired
@@ -27,6 +31,7 @@
 //! changes no row, as Flink changes none.
 
 use super::row::{Message, Row};
+use super::scenario::NodeInput;
 use super::simulation::Simulation;
 use super::time::{Millis, TimeFormat};
 use super::trace::{ClearCause, TraceEntry, TraceEvent};
@@ -45,6 +50,8 @@ pub struct InputRef {
     pub action: usize,
     pub time_ms: Millis,
     pub message: Message,
+    /// The source it came from (its index in [`Scenario::sources`](super::scenario::Scenario::sources)).
+    pub source: usize,
 }
 
 /// The rule by which state was lost without a message.
@@ -146,6 +153,8 @@ pub struct Provenance {
 /// The call an operator is in: what started it and the lineage of its input.
 struct Call {
     start: usize,
+    /// The input it came in on (a join's left 0, right 1).
+    port: usize,
     key: Option<Row>,
     lineage: Lineage,
     /// The input's lineage is still to be folded into the key's state.
@@ -168,12 +177,26 @@ fn union(a: &Lineage, b: &Lineage) -> Lineage {
 struct Builder<'a> {
     trace: &'a [TraceEntry],
     ops: HashMap<&'a str, usize>,
-    source: &'a str,
-    /// Per edge into operator `i` (`ops.len()` is the result): emitted entries not yet received.
-    channels: Vec<VecDeque<usize>>,
+    /// The sources by name.
+    sources: HashMap<&'a str, usize>,
+    /// Per source, the operators reading it and on which input (a source row enters each).
+    readers: Vec<Vec<(usize, usize)>>,
+    /// Per operator, the operator its output feeds and on which input (`ops.len()`: the result).
+    consumer: Vec<(usize, usize)>,
+    /// Per operator `i` (`ops.len()` is the result): entries sent to it and not yet received,
+    /// with the input they arrive on, from all its inputs (a join's two). One FIFO per operator
+    /// pairs them: the pipeline runs one record's whole batch through an operator before
+    /// anything else reaches it.
+    channels: Vec<VecDeque<(usize, usize)>>,
     calls: Vec<Option<Call>>,
-    /// Per operator, by key (looked up without cloning the key).
+    /// Per operator's input (its slot, [`Builder::slot`]), by key (looked up without cloning
+    /// the key): what the key's state holds from that input. A join keeps each side's records
+    /// in a state of its own, so one side's loss leaves the other's lineage.
     state: Vec<HashMap<Row, Lineage>>,
+    /// Per operator, its first slot in `state` and how many inputs it has.
+    slots: Vec<(usize, usize)>,
+    /// Per operator, its states' names (a join's: one per input, in input order).
+    state_names: Vec<Vec<&'static str>>,
     /// Per operator and key: the losses (by creation number) after which its state restarted
     /// empty, and those its inputs were computed after.
     restarts: Vec<HashMap<Row, Lineage>>,
@@ -185,12 +208,19 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Operator `op`'s input `port` in [`Builder::state`].
+    fn slot(&self, op: usize, port: usize) -> usize {
+        let (first, n) = self.slots[op];
+        first + port.min(n.saturating_sub(1))
+    }
+
     fn flush(&mut self, op: usize) {
-        if let Some(call) = self.calls[op].as_mut() {
+        let slot = self.calls[op].as_ref().map(|c| self.slot(op, c.port));
+        if let (Some(call), Some(slot)) = (self.calls[op].as_mut(), slot) {
             if call.pending {
                 call.pending = false;
                 if let Some(key) = &call.key {
-                    let held = self.state[op].entry(key.clone()).or_insert_with(|| self.empty.clone());
+                    let held = self.state[slot].entry(key.clone()).or_insert_with(|| self.empty.clone());
                     *held = union(held, &call.lineage);
                     if !call.tags.is_empty() {
                         let restarts = self.restarts[op].entry(key.clone()).or_insert_with(|| self.empty.clone());
@@ -201,62 +231,80 @@ impl Builder<'_> {
         }
     }
 
+    /// What the key's state holds, from all the operator's inputs.
     fn held(&self, op: usize, key: &Option<Row>) -> Lineage {
-        key.as_ref().and_then(|k| self.state[op].get(k).cloned()).unwrap_or_else(|| self.empty.clone())
+        let Some(k) = key else { return self.empty.clone() };
+        let (first, n) = self.slots[op];
+        (first..first + n).filter_map(|slot| self.state[slot].get(k)).fold(self.empty.clone(), |all, l| union(&all, l))
     }
 
-    fn lose(&mut self, op: usize, e: usize, at_ms: Millis, rule: LossRule) {
+    /// The key's state was lost: all of it, or with `state` one input's (a join's side: its
+    /// states are named in input order, `left-records` then `right-records`).
+    fn lose(&mut self, op: usize, e: usize, at_ms: Millis, rule: LossRule, state: Option<&str>) {
         let entry = &self.trace[e];
         let key = entry.key.clone().unwrap_or_default();
-        let inputs = self.state[op].remove(&key).unwrap_or_else(|| self.empty.clone());
+        let (first, n) = self.slots[op];
+        let side =
+            state.and_then(|s| self.state_names[op].iter().position(|name| *name == s)).filter(|&p| p < n && n > 1);
+        let lost = match side {
+            Some(p) => first + p..first + p + 1,
+            None => first..first + n,
+        };
+        let mut inputs = self.empty.clone();
+        for slot in lost {
+            if let Some(l) = self.state[slot].remove(&key) {
+                inputs = union(&inputs, &l);
+            }
+        }
         // From here the key's state starts empty: what it computes next is "after the loss".
         self.restarts[op].insert(key.clone(), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
         self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, at_ms, rule, inputs, entry: Some(e) });
     }
 
-    fn start_call(&mut self, op: usize, e: usize, lineage: Lineage, pending: bool, tags: Lineage) {
+    fn start_call(&mut self, op: usize, e: usize, port: usize, lineage: Lineage, pending: bool, tags: Lineage) {
         self.flush(op);
         let entry = &self.trace[e];
         let timer_ms = match entry.event {
             TraceEvent::TimerFired { timer_ms } => Some(timer_ms),
             _ => None,
         };
-        self.calls[op] = Some(Call { start: e, key: entry.key.clone(), lineage, pending, timer_ms, tags });
+        self.calls[op] = Some(Call { start: e, port, key: entry.key.clone(), lineage, pending, timer_ms, tags });
     }
 
     fn entry(&mut self, e: usize) {
         let entry = &self.trace[e];
-        if *entry.op == *self.source {
-            if let TraceEvent::Input { message } = &entry.event {
-                let n = self.out.inputs.len() as u32;
-                self.out.inputs.push(InputRef {
-                    entry: e,
-                    action: entry.action,
-                    time_ms: entry.time_ms,
-                    message: message.clone(),
-                });
-                self.out.lineage[e] = Some(Rc::new(BTreeSet::from([n])));
-                self.channels[0].push_back(e);
-                return;
+        if let (Some(&source), TraceEvent::Input { message }) = (self.sources.get(&*entry.op), &entry.event) {
+            let n = self.out.inputs.len() as u32;
+            self.out.inputs.push(InputRef {
+                entry: e,
+                action: entry.action,
+                time_ms: entry.time_ms,
+                message: message.clone(),
+                source,
+            });
+            self.out.lineage[e] = Some(Rc::new(BTreeSet::from([n])));
+            for &(r, port) in &self.readers[source] {
+                self.channels[r].push_back((e, port));
             }
+            return;
         }
         let Some(&op) = self.ops.get(&*entry.op) else { return };
         let parent = self.calls[op].as_ref().map(|c| c.start);
         match &entry.event {
             TraceEvent::Received { .. } | TraceEvent::Buffered { .. } => {
-                let from = self.channels[op].pop_front();
+                let (from, port) = self.channels[op].pop_front().map_or((None, 0), |(f, p)| (Some(f), p));
                 let lineage = from.and_then(|f| self.out.lineage[f].clone()).unwrap_or_else(|| self.empty.clone());
                 let tags = from.and_then(|f| self.tags[f].clone()).unwrap_or_else(|| self.empty.clone());
                 self.out.parent[e] = from;
                 self.out.lineage[e] = Some(lineage.clone());
                 self.tags[e] = Some(tags.clone());
-                self.start_call(op, e, lineage, true, tags);
+                self.start_call(op, e, port, lineage, true, tags);
             }
             TraceEvent::TimerFired { .. } => {
-                self.start_call(op, e, self.empty.clone(), false, self.empty.clone());
+                self.start_call(op, e, 0, self.empty.clone(), false, self.empty.clone());
             }
             TraceEvent::BundleFinished { .. } => {
-                self.start_call(op, e, self.empty.clone(), false, self.empty.clone());
+                self.start_call(op, e, 0, self.empty.clone(), false, self.empty.clone());
                 if let Some(c) = self.calls[op].as_mut() {
                     c.key = None;
                 }
@@ -267,22 +315,25 @@ impl Builder<'_> {
                 }
                 self.out.parent[e] = parent;
             }
-            TraceEvent::StateExpired { last_access_ms, expired_at_ms, .. }
-            | TraceEvent::StateCleanedUp { last_access_ms, expired_at_ms, .. } => {
+            TraceEvent::StateExpired { state, last_access_ms, expired_at_ms }
+            | TraceEvent::StateCleanedUp { state, last_access_ms, expired_at_ms } => {
                 let rule =
                     LossRule::TtlExpiredRemoved { last_access_ms: *last_access_ms, removed_at_ms: entry.time_ms };
-                self.lose(op, e, *expired_at_ms, rule);
+                self.lose(op, e, *expired_at_ms, rule, Some(state));
                 self.out.parent[e] = parent;
             }
             TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => {
                 let timer_ms = self.calls[op].as_ref().and_then(|c| c.timer_ms).unwrap_or(entry.time_ms);
-                self.lose(op, e, entry.time_ms, LossRule::CleanupTimer { timer_ms });
+                self.lose(op, e, entry.time_ms, LossRule::CleanupTimer { timer_ms }, None);
                 self.out.parent[e] = parent;
             }
             TraceEvent::StateCleared { .. } => {
                 self.flush(op);
                 if let Some(key) = &entry.key {
-                    self.state[op].remove(key);
+                    let (first, n) = self.slots[op];
+                    for slot in first..first + n {
+                        self.state[slot].remove(key);
+                    }
                     self.restarts[op].remove(key);
                 }
                 self.out.parent[e] = parent;
@@ -300,7 +351,8 @@ impl Builder<'_> {
                     .unwrap_or_else(|| self.empty.clone());
                 self.tags[e] = Some(union(&restarts, &call_tags));
                 self.out.parent[e] = parent;
-                self.channels[op + 1].push_back(e);
+                let (to, port) = self.consumer[op];
+                self.channels[to].push_back((e, port));
             }
             _ => self.out.parent[e] = parent,
         }
@@ -322,13 +374,34 @@ impl Provenance {
     pub fn build(sim: &Simulation, trace: &[TraceEntry], complete: bool) -> Provenance {
         let scenario = sim.scenario();
         let n_ops = scenario.operators.len();
+        // The tree: which operators read each source, which operator each one feeds.
+        let mut readers = vec![Vec::new(); scenario.sources.len()];
+        let mut consumer = vec![(n_ops, 0); n_ops];
+        let mut slots = Vec::with_capacity(n_ops);
+        for (i, node) in scenario.operators.iter().enumerate() {
+            for (port, input) in node.inputs.iter().enumerate() {
+                match *input {
+                    NodeInput::Source(s) => readers[s].push((i, port)),
+                    NodeInput::Operator(j) => consumer[j] = (i, port),
+                }
+            }
+            let first = slots.last().map_or(0, |&(f, n): &(usize, usize)| f + n);
+            slots.push((first, node.inputs.len().max(1)));
+        }
+        let n_slots = slots.last().map_or(0, |&(f, n)| f + n);
+        let state_names: Vec<Vec<&'static str>> =
+            sim.operator_views_limited(0).into_iter().map(|v| v.state_names).collect();
         let mut b = Builder {
             trace,
             ops: scenario.operators.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
-            source: &scenario.source().name,
+            sources: scenario.sources.iter().enumerate().map(|(i, s)| (s.name.as_str(), i)).collect(),
+            readers,
+            consumer,
             channels: vec![VecDeque::new(); n_ops + 1],
             calls: (0..n_ops).map(|_| None).collect(),
-            state: vec![HashMap::default(); n_ops],
+            state: vec![HashMap::default(); n_slots],
+            slots,
+            state_names,
             restarts: vec![HashMap::default(); n_ops],
             empty: Lineage::default(),
             tags: vec![None; trace.len()],
@@ -348,7 +421,7 @@ impl Provenance {
             if current.is_some_and(|(a, _)| a != action) {
                 current = None;
             }
-            if matches!(trace[e].event, TraceEvent::Input { .. }) && *trace[e].op == *scenario.source().name {
+            if matches!(trace[e].event, TraceEvent::Input { .. }) && b.sources.contains_key(&*trace[e].op) {
                 current = Some((action, b.out.inputs.len() as u32));
             }
             b.out.caused_by[e] = current.map(|(_, n)| n);
@@ -360,17 +433,29 @@ impl Provenance {
         // Expired entries still stored now: lost since their expiry, no read has seen it yet. Only
         // the keys the trace shows are looked at (the others share no input with anything in it):
         // the cost follows the kept trace, not the number of keys.
-        let mut held: Vec<(usize, &Row, &Lineage)> =
-            b.state.iter().enumerate().flat_map(|(op, keys)| keys.iter().map(move |(k, l)| (op, k, l))).collect();
-        held.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut held: Vec<(usize, usize, &Row, &Lineage)> = Vec::new();
+        for (op, &(first, n)) in b.slots.iter().enumerate() {
+            for port in 0..n {
+                held.extend(b.state[first + port].iter().map(|(k, l)| (op, port, k, l)));
+            }
+        }
+        held.sort_by(|a, b| (a.0, a.2, a.1).cmp(&(b.0, b.2, b.1)));
+        // A join's sides may each have a TTL of their own (the STATE_TTL hint), not the
+        // operator's: its keys are looked at whatever the scenario's retention.
         let ttl_ops: Vec<bool> = (0..n_ops)
-            .map(|i| matches!(scenario.operator_retention(i), super::scenario::Retention::StateTtl(t) if t > 0))
+            .map(|i| {
+                b.slots[i].1 > 1
+                    || matches!(scenario.operator_retention(i), super::scenario::Retention::StateTtl(t) if t > 0)
+            })
             .collect();
-        for (op, row, inputs) in held {
+        for (op, port, row, inputs) in held {
             if !ttl_ops[op] {
                 continue;
             }
-            let Some(ttl) = sim.key_view(op, row).and_then(|k| k.ttl).filter(|t| t.expired) else { continue };
+            let Some(view) = sim.key_view(op, row) else { continue };
+            // One input's state (a join's side) expires on its own; otherwise the key's.
+            let ttl = if b.slots[op].1 > 1 { view.states.get(port).and_then(|c| c.as_ref()?.ttl) } else { view.ttl };
+            let Some(ttl) = ttl.filter(|t| t.expired) else { continue };
             b.out.losses.push(Loss {
                 op,
                 op_id: scenario.operators[op].id.clone(),
@@ -390,7 +475,8 @@ impl Provenance {
         }
         let mut slots: Vec<Option<Loss>> = b.out.losses.drain(..).map(Some).collect();
         b.out.losses = order.iter().filter_map(|&l| slots[l].take()).collect();
-        let emitted: Vec<usize> = if n_ops == 0 { Vec::new() } else { b.channels[n_ops].iter().copied().collect() };
+        let emitted: Vec<usize> =
+            if n_ops == 0 { Vec::new() } else { b.channels[n_ops].iter().map(|&(e, _)| e).collect() };
         let key_columns = scenario.operators.last().map(|n| n.spec.state_key_columns()).unwrap_or_default();
         let tags = b.tags;
         let mut out = b.out;

@@ -91,6 +91,9 @@ pub struct InputMark {
     pub runnable: bool,
     /// The row in Flink's print format, as the source sends it: `+I[u1]`, `(true,u1)`.
     pub row: String,
+    /// The source it comes from: its index in [`Scenario::sources`](super::scenario::Scenario::sources)
+    /// (the step's `source`, or the only source).
+    pub source: usize,
 }
 
 /// The most lanes a timeline holds: those of the keys touched most recently.
@@ -294,7 +297,7 @@ pub fn input_marks(sim: &Simulation) -> Vec<InputMark> {
             Step::AdvanceTo(to) => *to,
             Step::AdvanceBy(by) => t.saturating_add(*by),
         };
-        if let Step::Input { at, kind, row, .. } = step {
+        if let Step::Input { at, kind, row, source } = step {
             let done = i < sim.next_step();
             let change = if scenario.flink.has_row_kind() {
                 super::row::Change::Kind(*kind)
@@ -309,6 +312,7 @@ pub fn input_marks(sim: &Simulation) -> Vec<InputMark> {
                 done,
                 runnable: done || t >= sim.now(),
                 row: message.to_string(),
+                source: *source,
             });
         }
     }

@@ -63,3 +63,13 @@ pub struct TtlView {
     /// Expired but still stored: invisible to reads (`NeverReturnExpired`), removed on the next read.
     pub expired: bool,
 }
+
+impl TtlView {
+    /// The time-to-live the entry was written with: `expires_at − last_access`
+    /// (`StateTtlConfig`'s ttl; for a join, its side's: `StreamingJoinOperator`'s
+    /// `leftStateRetentionTime` / `rightStateRetentionTime`, Flink 2.3.0). How the page names a
+    /// state's TTL next to its value.
+    pub fn ttl_ms(&self) -> Millis {
+        self.expires_at_ms.saturating_sub(self.last_access_ms)
+    }
+}

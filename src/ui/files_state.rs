@@ -183,20 +183,43 @@ fn cell_value(text: &str, ty: &str) -> Value {
     .unwrap_or_else(|| Value::String(text.to_string()))
 }
 
-/// The source's column types, as written (`"INT"`).
-pub fn column_types(table: &Value) -> Vec<String> {
-    let schema = table.pointer("/source/schema").and_then(Value::as_array);
-    schema
-        .map(|cols| cols.iter().map(|c| c.get(1).and_then(Value::as_str).unwrap_or("STRING").to_string()).collect())
-        .unwrap_or_default()
+/// One source table as the scenario's JSON writes it: its name and its columns' names and
+/// types (as written: `"INT"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceColumns {
+    pub name: String,
+    pub names: Vec<String>,
+    pub types: Vec<String>,
 }
 
-/// The source's column names.
+/// The scenario's source tables, as written: `sources` (several), or the one `source`.
+pub fn sources(table: &Value) -> Vec<SourceColumns> {
+    let one = |s: &Value| {
+        let schema = s.get("schema").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let text = |c: &Value, i: usize, default: &str| c.get(i).and_then(Value::as_str).unwrap_or(default).to_string();
+        SourceColumns {
+            name: s.get("name").and_then(Value::as_str).unwrap_or("?").to_string(),
+            names: schema.iter().map(|c| text(c, 0, "?")).collect(),
+            types: schema.iter().map(|c| text(c, 1, "STRING")).collect(),
+        }
+    };
+    match (table.get("sources").and_then(Value::as_array), table.get("source")) {
+        (Some(list), _) => list.iter().map(one).collect(),
+        (None, Some(source)) => vec![one(source)],
+        (None, None) => Vec::new(),
+    }
+}
+
+/// The index in [`sources`] of the source an input step names (`"source"`), or the first when
+/// it names none (the engine says when one is needed) or one the scenario has not.
+pub fn step_source(sources: &[SourceColumns], step: &Value) -> usize {
+    let named = step.get("source").and_then(Value::as_str);
+    named.and_then(|n| sources.iter().position(|s| s.name == n)).unwrap_or(0)
+}
+
+/// The first source's column names (a scenario of one source: its only one).
 pub fn column_names(table: &Value) -> Vec<String> {
-    let schema = table.pointer("/source/schema").and_then(Value::as_array);
-    schema
-        .map(|cols| cols.iter().map(|c| c.get(0).and_then(Value::as_str).unwrap_or("?").to_string()).collect())
-        .unwrap_or_default()
+    sources(table).into_iter().next().map(|s| s.names).unwrap_or_default()
 }
 
 fn steps_mut(table: &mut Value) -> Option<&mut Vec<Value>> {
@@ -217,11 +240,13 @@ fn set_or_remove(obj: &mut Map<String, Value>, key: &str, value: Option<Value>) 
 
 /// The table with step `index`'s `field` set to `text`.
 pub fn edit_step(table: &Value, index: usize, field: StepField, text: &str) -> Value {
-    let types = column_types(table);
+    let all = sources(table);
     let mut table = table.clone();
     let Some(step) = steps_mut(&mut table).and_then(|s| s.get_mut(index)).and_then(Value::as_object_mut) else {
         return table;
     };
+    // A row's cells take the types of the source it comes from.
+    let types = all.get(step_source(&all, &Value::Object(step.clone()))).map(|s| s.types.clone()).unwrap_or_default();
     match field {
         StepField::At => set_or_remove(step, "at", time_value(text)),
         StepField::Kind => {
@@ -242,18 +267,22 @@ pub fn edit_step(table: &Value, index: usize, field: StepField, text: &str) -> V
     table
 }
 
-/// The table with a new input row after the last step: a copy of the last input row (or NULLs)
-/// at the last time written.
+/// The table with a new input row after the last step: a copy of the last input row (or NULLs
+/// of the first source) at the last time written, from the same source.
 pub fn add_step(table: &Value) -> Value {
-    let width = column_types(table).len();
+    let width = sources(table).first().map_or(0, |s| s.types.len());
     let mut table = table.clone();
     let Some(steps) = steps_mut(&mut table) else { return table };
     let last_row = steps.iter().rev().find(|s| s.get("row").is_some());
     let row = last_row.and_then(|s| s.get("row")).cloned().unwrap_or_else(|| Value::Array(vec![Value::Null; width]));
+    let source = last_row.and_then(|s| s.get("source")).cloned();
     let last_time = steps.iter().rev().find_map(|s| s.get("at").or_else(|| s.get("advance_to"))).cloned();
     let mut step = Map::new();
     if let Some(at) = last_time {
         step.insert("at".into(), at);
+    }
+    if let Some(source) = source {
+        step.insert("source".into(), source);
     }
     step.insert("row".into(), row);
     steps.push(Value::Object(step));

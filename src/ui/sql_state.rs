@@ -74,7 +74,7 @@ pub fn with_sql(json: &str, sql: &str) -> Result<String, ScenarioError> {
             "sql" | "pipeline" => {
                 out.insert("sql".into(), sql.into());
             }
-            "source" if !has_query => {
+            "source" | "sources" if !has_query => {
                 out.insert(key, v);
                 out.insert("sql".into(), sql.into());
             }

@@ -4,7 +4,7 @@
 //! naming the field and the rule, next to the field; the previous run goes on.
 
 use crate::engine::{FlinkMode, ScenarioError};
-use crate::ui::files_state::{cell_text, column_names, Setting, StepField};
+use crate::ui::files_state::{cell_text, sources, step_source, Setting, SourceColumns, StepField};
 use crate::ui::state::{Action, AppState};
 use serde_json::Value;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -23,14 +23,19 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     }
     let error = state.files.table_error.as_ref();
     let error_path = error.map(|e| e.path.as_str()).unwrap_or("");
-    let names = column_names(table);
+    let sources = sources(table);
+    // Several sources: a column group per source, named, each row filling its source's group.
+    let several = sources.len() > 1;
+    let names: Vec<String> =
+        if several { Vec::new() } else { sources.first().map(|s| s.names.clone()).unwrap_or_default() };
     let empty = Vec::new();
     let steps = table.get("steps").and_then(Value::as_array).unwrap_or(&empty);
     let next_step = state.sim.as_ref().map_or(0, |s| s.get().next_step());
     // An error in no field the table shows goes above it.
     let shown =
         |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
-    let width = names.len() + 5;
+    let cells = if several { sources.iter().map(|s| s.names.len()).sum::<usize>() + 1 } else { names.len() };
+    let width = cells + 5;
     html! {
         <div class="input-table">
             if let Some(e) = error.filter(|e| !shown(&e.path)) {
@@ -54,24 +59,33 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             }
             <div class="table-scroll">
             <table id="input-table" class="state" aria-label="Scenario steps">
-                <thead><tr>
-                    <th scope="col">{ "#" }</th>
-                    <th scope="col">{ "at" }</th>
-                    <th scope="col">{ "kind" }</th>
-                    { for names.iter().map(|n| html! { <th scope="col">{ n }</th> }) }
-                    <th scope="col"><span class="visually-hidden">{ "skip and replay" }</span></th>
-                    <th scope="col"><span class="visually-hidden">{ "delete" }</span></th>
-                </tr></thead>
+                if several {
+                    { source_head(&sources) }
+                } else {
+                    <thead><tr>
+                        <th scope="col">{ "#" }</th>
+                        <th scope="col">{ "at" }</th>
+                        <th scope="col">{ "kind" }</th>
+                        { for names.iter().map(|n| html! { <th scope="col">{ n }</th> }) }
+                        <th scope="col"><span class="visually-hidden">{ "skip and replay" }</span></th>
+                        <th scope="col"><span class="visually-hidden">{ "delete" }</span></th>
+                    </tr></thead>
+                }
                 <tbody>
                     { for steps.iter().take(MAX_ROWS).enumerate().map(|(i, step)| {
                         let row_error = error.filter(|_| error_path == format!("steps[{i}]") || error_path.starts_with(&format!("steps[{i}]."))
                             || error_path.starts_with(&format!("steps[{i}][")));
                         let class = classes!("step", (i < next_step as usize).then_some("done"), (i == next_step as usize).then_some("next"));
+                        let source = (several && step.get("row").is_some()).then(|| step_source(&sources, step));
                         html! {
                             <>
-                                <tr class={class} data-step={i.to_string()}>
+                                <tr class={class} data-step={i.to_string()} data-source={source.map(|s| sources[s].name.clone())}>
                                     <td class="index">{ i + 1 }</td>
-                                    { step_cells(i, step, names.len(), error_path, dispatch) }
+                                    if several && step.get("row").is_some() {
+                                        { source_cells(i, step, &sources, error_path, dispatch) }
+                                    } else {
+                                        { step_cells(i, step, cells, error_path, dispatch) }
+                                    }
                                     <td>
                                         if step.get("row").is_some() {
                                             <button class="skip" aria-label={format!("skip step {} and replay", i + 1)}
@@ -131,6 +145,82 @@ fn field(id: String, label: String, value: String, invalid: bool, on: Callback<S
     }
 }
 
+/// The head of a table of several sources: each source's name over its columns.
+fn source_head(sources: &[SourceColumns]) -> Html {
+    html! {
+        <thead>
+            <tr>
+                <th scope="col" rowspan="2">{ "#" }</th>
+                <th scope="col" rowspan="2">{ "at" }</th>
+                <th scope="col" rowspan="2">{ "kind" }</th>
+                <th scope="col" rowspan="2">{ "source" }</th>
+                { for sources.iter().map(|s| html! {
+                    <th scope="colgroup" class="source-head" colspan={s.names.len().max(1).to_string()}>{ &s.name }</th>
+                }) }
+                <th scope="col" rowspan="2"><span class="visually-hidden">{ "skip and replay" }</span></th>
+                <th scope="col" rowspan="2"><span class="visually-hidden">{ "delete" }</span></th>
+            </tr>
+            <tr>
+                { for sources.iter().enumerate().flat_map(|(k, s)| {
+                    let first = k > 0;
+                    s.names.iter().enumerate().map(move |(c, n)| html! {
+                        <th scope="col" class={classes!((first && c == 0).then_some("source-start"))}>{ n }</th>
+                    }).collect::<Vec<_>>()
+                }) }
+            </tr>
+        </thead>
+    }
+}
+
+/// An input row of a table of several sources: `at`, kind, its source's name, then its values
+/// under its source's columns (the other sources' columns empty).
+fn source_cells(
+    i: usize,
+    step: &Value,
+    sources: &[SourceColumns],
+    error_path: &str,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let own = step_source(sources, step);
+    let values = step.get("row").and_then(Value::as_array).map_or(0, Vec::len);
+    html! {
+        <>
+            { step_cells(i, step, 0, error_path, dispatch) }
+            <td class="source" data-label="source">{ step.get("source").and_then(Value::as_str).unwrap_or(&sources[own].name) }</td>
+            { for sources.iter().enumerate().map(|(k, s)| {
+                let start = classes!("src-cells", (k > 0).then_some("source-start"));
+                if k == own {
+                    // A row longer than its source's schema keeps its extra values (the engine names the error).
+                    let width = s.names.len().max(values);
+                    html! { <>{ for (0..width).map(|c| html! {
+                        <td class={if c == 0 { start.clone() } else { classes!("src-cells") }}>
+                            { value_field(i, step, c, error_path, dispatch) }
+                        </td>
+                    }) }</> }
+                } else {
+                    html! { <>{ for (0..s.names.len()).map(|c| html! {
+                        <td class={classes!("other-source", (c == 0 && k > 0).then_some("source-start"))}></td>
+                    }) }</> }
+                }
+            }) }
+        </>
+    }
+}
+
+/// The field of value `c` of step `i`'s row.
+fn value_field(i: usize, step: &Value, c: usize, error_path: &str, dispatch: &Callback<Action>) -> Html {
+    let f = StepField::Column(c);
+    let cells = step.get("row").and_then(Value::as_array);
+    let edit = dispatch.reform(move |text: String| Action::EditStep { index: i, field: f, text });
+    field(
+        format!("step-{i}-col-{c}"),
+        format!("step {} column {}", i + 1, c + 1),
+        cell_text(cells.and_then(|r| r.get(c))),
+        error_path.starts_with(&f.path(i)),
+        edit,
+    )
+}
+
 fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: &Callback<Action>) -> Html {
     let edit = |f: StepField| dispatch.reform(move |text: String| Action::EditStep { index: i, field: f, text });
     let invalid = |f: StepField| error_path.starts_with(&f.path(i));
@@ -162,10 +252,9 @@ fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: 
                     { for KINDS.iter().map(|k| html! { <option value={*k} selected={kind == *k}>{ *k }</option> }) }
                 </select>
             </td>
-            { for (0..width.max(cells.len())).map(|c| html! {
-                <td>{ field(format!("step-{i}-col-{c}"), format!("step {} column {}", i + 1, c + 1), cell_text(cells.get(c)),
-                    invalid(StepField::Column(c)), edit(StepField::Column(c))) }</td>
-            }) }
+            if width > 0 {
+                { for (0..width.max(cells.len())).map(|c| html! { <td>{ value_field(i, step, c, error_path, dispatch) }</td> }) }
+            }
         </>
     }
 }

@@ -126,14 +126,35 @@ fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
         (None, None) => "—".into(),
     };
     let timers: Vec<String> = k.timers_ms.iter().map(|t| tf.format(*t)).collect();
+    // Several states with a TTL each (a join's sides, each with its own: the STATE_TTL hint):
+    // each cell says its own, greyed once expired.
+    let per_state = k.states.iter().flatten().filter(|c| c.ttl.is_some()).count() > 1;
+    let cell_ttl = |c: &crate::engine::view::StateCell| {
+        c.ttl.filter(|_| per_state).map(|t| {
+            let d = crate::engine::time::format_duration(t.ttl_ms());
+            if t.expired {
+                format!("TTL {d}: expired at {} — still stored, invisible to reads", tf.format(t.expires_at_ms))
+            } else {
+                format!("TTL {d}: expires at {}", tf.format(t.expires_at_ms))
+            }
+        })
+    };
     html! {
         <tr class={classes!("ikey", class)}>
             <th scope="row" class="key">{ &k.key }</th>
             { for k.states.iter().zip(names).map(|(cell, name)| match cell {
-                Some(c) if c.entries != c.visible => html! {
-                    <td data-label={*name}>{ &c.value }<span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span></td>
-                },
-                Some(c) => html! { <td data-label={*name}>{ &c.value }</td> },
+                Some(c) => {
+                    let expired = per_state && c.ttl.is_some_and(|t| t.expired);
+                    html! {
+                        <td data-label={*name} class={classes!("state-cell", expired.then_some("expired"))}>
+                            <span class="value">{ &c.value }</span>
+                            if c.entries != c.visible {
+                                <span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span>
+                            }
+                            if let Some(t) = cell_ttl(c) { <span class="cell-ttl">{ t }</span> }
+                        </td>
+                    }
+                }
                 None => html! { <td data-label={*name} class="hint">{ "—" }</td> },
             }) }
             <td data-label="last access">{ k.last_access_ms.map(|t| tf.format(t)).unwrap_or_else(|| "—".into()) }</td>

@@ -1,6 +1,6 @@
 //! One card per operator: its Flink class and plan, its keyed state now, and its changelog.
 
-use crate::engine::time::TimeFormat;
+use crate::engine::time::{format_duration, TimeFormat};
 use crate::engine::trace::TraceEvent;
 use crate::engine::view::{KeyView, OperatorView, StateCell};
 use crate::engine::Simulation;
@@ -50,7 +50,10 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
         .collect();
     let earlier = (emitted_total as usize).saturating_sub(recent.len());
     let more_keys = op.key_count.saturating_sub(op.keys.len());
-    let ttl = op.keys.iter().any(|k| k.ttl.is_some());
+    // Each state's own TTL in its cell when several states have one (a join's two sides, which
+    // may differ: the STATE_TTL hint); otherwise one column for the key's.
+    let per_state = op.keys.iter().any(|k| k.states.iter().flatten().filter(|c| c.ttl.is_some()).count() > 1);
+    let ttl = !per_state && op.keys.iter().any(|k| k.ttl.is_some());
     let columns = op.state_names.len() + 1 + usize::from(ttl);
     html! {
         <div class="operator" id={format!("op-{}", op.id)}>
@@ -70,7 +73,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                     if op.keys.is_empty() {
                         <tr><td colspan={columns.to_string()} class="hint">{ "no state" }</td></tr>
                     }
-                    { for op.keys.iter().map(|k| key_row(&op, k, ttl, tf)) }
+                    { for op.keys.iter().map(|k| key_row(&op, k, ttl, per_state, tf)) }
                     if more_keys > 0 {
                         <tr><td colspan={columns.to_string()} class="hint">{ format!("… {more_keys} more keys (shown: the {} the last actions touched; the state inspector finds any key)", op.keys.len()) }</td></tr>
                     }
@@ -87,8 +90,14 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
     }
 }
 
-fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> Html {
-    let expired = k.ttl.is_some_and(|t| t.expired);
+fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, per_state: bool, tf: TimeFormat) -> Html {
+    // Per state: the row is greyed when every state it holds is expired, each cell when its is.
+    let expired = if per_state {
+        let mut cells = k.states.iter().flatten().peekable();
+        cells.peek().is_some() && cells.all(|c| c.ttl.is_some_and(|t| t.expired))
+    } else {
+        k.ttl.is_some_and(|t| t.expired)
+    };
     let ttl = k.ttl.map(|t| {
         if t.expired {
             format!("expired at {} — still stored, invisible", tf.format(t.expires_at_ms))
@@ -99,7 +108,7 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, tf: TimeFormat) -> 
     html! {
         <tr class={if expired { "expired" } else { "" }}>
             <td class={if k.row.0.is_empty() { "key global" } else { "key" }}>{ key_cell(k) }</td>
-            { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, tf)) }
+            { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, per_state, tf)) }
             if ttl_column { <td class="ttl">{ ttl.unwrap_or_else(|| "—".into()) }</td> }
         </tr>
     }
@@ -118,7 +127,9 @@ fn key_cell(k: &KeyView) -> Html {
 }
 
 /// One state's cell: the cleanup time as a time, a TTL state with its expiry, others as stored.
-fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, tf: TimeFormat) -> Html {
+/// With `per_state`, the cell says its own TTL (`TTL 1 d: expires at …`, or expired and still
+/// stored) and is greyed once expired, as a key's row is.
+fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, per_state: bool, tf: TimeFormat) -> Html {
     let Some(cell) = cell else { return html! { <td>{ "—" }</td> } };
     // The cleanup-time ValueState: "CleanupTime" (legacy planner), "GroupAggregateCleanupTime",
     // "RankFunctionCleanupTime" (Blink 1.10).
@@ -126,7 +137,25 @@ fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, tf: TimeFormat)
         let text = k.cleanup_time_ms.map(|t| tf.format(t)).unwrap_or_else(|| cell.value.clone());
         return html! { <td class="cleanup-time">{ text }</td> };
     }
-    html! { <td>{ &cell.value }</td> }
+    let Some(ttl) = cell.ttl.filter(|_| per_state) else { return html! { <td>{ &cell.value }</td> } };
+    let when = if ttl.expired {
+        format!(
+            "TTL {}: expired at {} — still stored, invisible",
+            format_duration(ttl.ttl_ms()),
+            tf.format(ttl.expires_at_ms)
+        )
+    } else {
+        format!("TTL {}: expires at {}", format_duration(ttl.ttl_ms()), tf.format(ttl.expires_at_ms))
+    };
+    let partly = (cell.visible > 0 && cell.visible < cell.entries)
+        .then(|| format!(" ({} of {} entries visible)", cell.visible, cell.entries));
+    html! {
+        <td class={classes!("state-cell", ttl.expired.then_some("expired"))} data-state={name.to_string()}>
+            <span class="value">{ &cell.value }</span>
+            if let Some(p) = partly { <span class="entries">{ p }</span> }
+            <span class="cell-ttl">{ when }</span>
+        </td>
+    }
 }
 
 /// A state's name with a line-break opportunity before each inner capital

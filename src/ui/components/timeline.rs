@@ -21,6 +21,8 @@ use yew::prelude::*;
 
 /// The axis: tick labels, the current time's label, the inputs.
 const AXIS_H: f64 = 54.0;
+/// Each further source's row of inputs below the first (several sources: one row each, named).
+const SOURCE_ROW_H: f64 = 20.0;
 /// The most the lanes take before they scroll (as `.timeline .scroll` in `www/style.css`).
 const SCROLL_H: f64 = 330.0;
 /// The least room between two ticks, px.
@@ -95,8 +97,15 @@ pub fn Timeline(props: &Props) -> Html {
     if let Some(Drag::Input { view, .. }) = *drag.borrow() {
         v = view;
     }
+    // Several sources: each names its row of inputs left of the plot, so the plot starts after
+    // the longest name (on a narrow page too, where lane labels sit inside the lanes).
+    let sources: Vec<&str> = sim.scenario().sources.iter().map(|s| s.name.as_str()).collect();
+    let names_w = match sources.len() {
+        0 | 1 => 0.0,
+        _ => sources.iter().map(|n| text_width(n, 11)).fold(0.0, f64::max) + 8.0,
+    };
     // Room on the right for the lanes' scrollbar and the last label.
-    let scale = Scale { from: v.from, to: v.to, left: layout.label_w + 12.0, right: w - 22.0 };
+    let scale = Scale { from: v.from, to: v.to, left: layout.label_w.max(names_w) + 12.0, right: w - 22.0 };
     let step = tick_step(tf, &scale, TICK_SPACING);
     *drawn.borrow_mut() = Some(Drawn { scale, domain, view: v, step });
     {
@@ -108,6 +117,8 @@ pub fn Timeline(props: &Props) -> Html {
         });
     }
     let axis = ticks(tf, &scale, step, 12.0, &|s| text_width(s, 11));
+    // One row of input marks per source, named at its left when there are several.
+    let axis_h = AXIS_H + SOURCE_ROW_H * sources.len().saturating_sub(1) as f64;
     let now_x = scale.x(tl.now_ms);
     let now_shown = now_x >= scale.left - 0.5 && now_x <= scale.right + 0.5;
     let now_label = format!("now {}", mark_label(tf, tl.now_ms));
@@ -207,12 +218,12 @@ pub fn Timeline(props: &Props) -> Html {
                         aria-label="filter lanes by operator or key" />
                 </label>
             </div>
-            <svg id="tl-axis" class="axis" ref={axis_ref} width={w.to_string()} height={AXIS_H.to_string()} role="img"
+            <svg id="tl-axis" class="axis" ref={axis_ref} width={w.to_string()} height={axis_h.to_string()} role="img"
                 aria-label={format!("time axis from {} to {}", tf.format(v.from), tf.format(v.to))}
                 onpointermove={pointer.on_move.clone()} onpointerup={pointer.on_up.clone()} onpointercancel={pointer.on_up.clone()}>
                 { for axis.iter().map(|t| html! {
                     <g class="tick">
-                        <line x1={format!("{:.1}", t.x)} x2={format!("{:.1}", t.x)} y1="17" y2={AXIS_H.to_string()} />
+                        <line x1={format!("{:.1}", t.x)} x2={format!("{:.1}", t.x)} y1="17" y2={axis_h.to_string()} />
                         if let Some(left) = t.label_left {
                             <text x={format!("{left:.1}")} y="13">{ &t.label }</text>
                         }
@@ -220,13 +231,26 @@ pub fn Timeline(props: &Props) -> Html {
                 }) }
                 if now_shown {
                     <g class="now">
-                        <line x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")} y1="17" y2={AXIS_H.to_string()} />
+                        <line x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")} y1="17" y2={axis_h.to_string()} />
                         if let Some(left) = now_left {
                             <text id="tl-now" x={format!("{left:.1}")} y="29">{ &now_label }</text>
                         }
                     </g>
                 }
-                { for tl.inputs.iter().filter(|m| m.runnable).map(|m| input_view(m, &scale, tf, &pointer, &dispatch, step)) }
+                if sources.len() > 1 {
+                    { for sources.iter().enumerate().map(|(row, name)| html! {
+                        <text class="source-name" x="4" y={format!("{:.1}", 49.0 + SOURCE_ROW_H * row as f64)}
+                            data-source={name.to_string()}>{ *name }</text>
+                    }) }
+                }
+                { for tl.inputs.iter().filter(|m| m.runnable).map(|m| {
+                    // Several sources: the mark goes in its source's row, named.
+                    let row = match sources.len() {
+                        0 | 1 => (0, None),
+                        _ => (m.source, sources.get(m.source).copied()),
+                    };
+                    input_view(m, &scale, tf, &pointer, &dispatch, step, row)
+                }) }
             </svg>
             <div class="scroll" onscroll={on_scroll}>
                 <svg id="tl-lanes" class="lanes timeline-keys" ref={lanes_ref} width={w.to_string()} height={lanes_h.to_string()}
@@ -271,8 +295,11 @@ fn input_view(
     pointer: &Pointer,
     dispatch: &Callback<Action>,
     step: Millis,
+    // Its row on the axis (its source's) and the source's name when there are several.
+    (row, source): (usize, Option<&str>),
 ) -> Html {
     let x = scale.x(m.at_ms);
+    let dy = SOURCE_ROW_H * row as f64;
     if x < scale.left - 0.5 || x > scale.right + 0.5 {
         return html! {};
     }
@@ -292,8 +319,9 @@ fn input_view(
         e.prevent_default();
         dispatch.emit(Action::MoveInput { step: index, at_ms: snap(at + by, nudge), done: true });
     });
+    let from = source.map(|s| format!(" from {s}")).unwrap_or_default();
     let label = format!(
-        "input step {}, {} at {} ({state}): drag it, or press ← → to move it",
+        "input step {}, {}{from} at {} ({state}): drag it, or press ← → to move it",
         m.step + 1,
         m.row,
         tf.format(m.at_ms)
@@ -301,9 +329,9 @@ fn input_view(
     html! {
         <g class={classes!(class, "timeline-keys")} key={m.step.to_string()} data-step={m.step.to_string()} data-at={tf.format(m.at_ms)}
             tabindex="0" role="slider" aria-label={label.clone()} aria-valuetext={tf.format(m.at_ms)}
-            onpointerdown={on_down} onkeydown={on_key}>
-            <rect class="hit" x={format!("{:.1}", x - 9.0)} y="32" width="18" height="22" />
-            <text x={format!("{x:.1}")} y="49" text-anchor="middle">{ glyph }</text>
+            onpointerdown={on_down} onkeydown={on_key} data-source={source.map(str::to_string)}>
+            <rect class="hit" x={format!("{:.1}", x - 9.0)} y={format!("{:.1}", 32.0 + dy)} width="18" height="22" />
+            <text x={format!("{x:.1}")} y={format!("{:.1}", 49.0 + dy)} text-anchor="middle">{ glyph }</text>
             <title>{ label }</title>
         </g>
     }

@@ -313,6 +313,10 @@ pub trait OperatorSpec: fmt::Debug {
     fn state_ttl(&self) -> Option<&state_ttl::OperatorStateTtl> {
         None
     }
+    /// Its own state TTL for people (`STATE_TTL hint 2 d`), when it has one.
+    fn describe_own_ttl(&self) -> Option<String> {
+        self.state_ttl().map(|t| t.describe())
+    }
     /// The Flink class that runs it on `flink` with `retention`.
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator>;
 }

@@ -261,8 +261,8 @@ fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError
 pub fn describe_retentions(scenario: &Scenario) -> String {
     let mut text = describe_retention(&scenario.retention);
     for n in &scenario.operators {
-        if let Some(own) = n.spec.state_ttl() {
-            text.push_str(&format!("; {}: {}", super::error::quote(&n.id), own.describe()));
+        if let Some(own) = n.spec.describe_own_ttl() {
+            text.push_str(&format!("; {}: {own}", super::error::quote(&n.id)));
         }
     }
     text

@@ -369,6 +369,14 @@ impl OperatorSpec for JoinSpec {
         let names = self.right_keys.iter().map(|&i| self.right_names[i].clone()).collect();
         Some(Distribution::by(names))
     }
+    /// `left: STATE_TTL hint 1 d, right: STATE_TTL hint 3650 d` (a side without one keeps
+    /// `table.exec.state.ttl`).
+    fn describe_own_ttl(&self) -> Option<String> {
+        let side = |name: &str, t: &Option<OperatorStateTtl>| t.as_ref().map(|t| format!("{name}: {}", t.describe()));
+        let parts: Vec<String> =
+            [side("left", &self.left_ttl), side("right", &self.right_ttl)].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
     fn build(&self, flink: FlinkMode, retention: Retention) -> Box<dyn StreamOperator> {
         let spec = Rc::new(self.clone());
         match self.join_type {

@@ -311,7 +311,7 @@ fn a_join_losing_one_side_keeps_the_other_sides_lineage() {
     assert_eq!(
         losses,
         [(
-            "Join[4] lost key u1 at 2026-12-02 01:00: state TTL expired (last access 2026-12-01 01:00 + ttl <= now); a \
+            "Join[4] lost key u1 (left-records) at 2026-12-02 01:00: state TTL expired (last access 2026-12-01 01:00 + ttl <= now); a \
              read at 2026-12-03 00:00 removed it; nothing was emitted"
                 .to_string(),
             vec!["+I[o1, u1, 30]".to_string()]

@@ -75,6 +75,9 @@ pub struct Loss {
     pub op: usize,
     pub op_id: String,
     pub key: Row,
+    /// Which of the operator's states lost it, when only one of several did (a join's
+    /// `left-records` or `right-records`).
+    pub state: Option<String>,
     /// From this processing time on the state is gone (invisible).
     pub at_ms: Millis,
     pub rule: LossRule,
@@ -102,8 +105,9 @@ impl Loss {
                 tf.format(last_access_ms)
             ),
         };
+        let state = self.state.as_ref().map_or(String::new(), |s| format!(" ({s})"));
         format!(
-            "{} lost key {} at {}: {why}; nothing was emitted",
+            "{} lost key {}{state} at {}: {why}; nothing was emitted",
             self.op_id,
             self.key.key_label(),
             tf.format(self.at_ms)
@@ -258,7 +262,8 @@ impl Builder<'_> {
         }
         // From here the key's state starts empty: what it computes next is "after the loss".
         self.restarts[op].insert(key.clone(), Rc::new(BTreeSet::from([self.out.losses.len() as u32])));
-        self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, at_ms, rule, inputs, entry: Some(e) });
+        let state = side.and_then(|p| self.state_names[op].get(p)).map(|s| s.to_string());
+        self.out.losses.push(Loss { op, op_id: entry.op.to_string(), key, state, at_ms, rule, inputs, entry: Some(e) });
     }
 
     fn start_call(&mut self, op: usize, e: usize, port: usize, lineage: Lineage, pending: bool, tags: Lineage) {
@@ -456,10 +461,12 @@ impl Provenance {
             // One input's state (a join's side) expires on its own; otherwise the key's.
             let ttl = if b.slots[op].1 > 1 { view.states.get(port).and_then(|c| c.as_ref()?.ttl) } else { view.ttl };
             let Some(ttl) = ttl.filter(|t| t.expired) else { continue };
+            let state = (b.slots[op].1 > 1).then(|| b.state_names[op].get(port).map(|s| s.to_string())).flatten();
             b.out.losses.push(Loss {
                 op,
                 op_id: scenario.operators[op].id.clone(),
                 key: row.clone(),
+                state,
                 at_ms: ttl.expires_at_ms,
                 rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
                 inputs: inputs.clone(),
@@ -508,6 +515,7 @@ impl Provenance {
             op: last,
             op_id: node.id.clone(),
             key,
+            state: None,
             at_ms: ttl.expires_at_ms,
             rule: LossRule::TtlExpiredStored { last_access_ms: ttl.last_access_ms },
             inputs: Lineage::default(),

@@ -73,8 +73,9 @@ pub(super) fn compile_primary_key(
             return Err(ScenarioError::new(
                 format!("{field}[{i}]"),
                 format!(
-                    "Invalid primary key '{name}'. A primary key must not contain duplicate columns. Found: [{}]",
-                    column
+                    "Invalid primary key {}. A primary key must not contain duplicate columns. Found: [{}]",
+                    quote(&name),
+                    crate::engine::error::name(column)
                 ),
             ));
         }
@@ -83,13 +84,13 @@ pub(super) fn compile_primary_key(
             None if raw.proctime.as_deref() == Some(column.as_str()) => {
                 return Err(ScenarioError::new(
                     format!("{field}[{i}]"),
-                    format!("Invalid primary key '{name}'. Column '{column}' is not a physical column."),
+                    format!("Invalid primary key {}. Column {} is not a physical column.", quote(&name), quote(column)),
                 ))
             }
             None => {
                 return Err(ScenarioError::new(
                     format!("{field}[{i}]"),
-                    format!("Invalid primary key '{name}'. Column '{column}' does not exist."),
+                    format!("Invalid primary key {}. Column {} does not exist.", quote(&name), quote(column)),
                 ))
             }
         }

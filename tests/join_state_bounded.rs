@@ -8,12 +8,13 @@ use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 
 #[test]
 fn join_state_stays_level_under_state_ttl() {
-    let json = std::fs::read_to_string(format!("{}/benches/scenarios/j-left-join-ttl.json", env!("CARGO_MANIFEST_DIR")))
-        .unwrap()
-        .replace("\"state_ttl\": \"30 s\"", "\"state_ttl\": \"1 s\"")
-        .replace("\"events\": 1000000", "\"events\": 60000")
-        .replace("\"rate\": 10000", "\"rate\": 5000")
-        .replace("\"keys\": 100000", "\"keys\": 5000");
+    let json =
+        std::fs::read_to_string(format!("{}/benches/scenarios/j-left-join-ttl.json", env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+            .replace("\"state_ttl\": \"30 s\"", "\"state_ttl\": \"1 s\"")
+            .replace("\"events\": 1000000", "\"events\": 60000")
+            .replace("\"rate\": 10000", "\"rate\": 5000")
+            .replace("\"keys\": 100000", "\"keys\": 5000");
     let scenario = Scenario::from_json(&json).unwrap();
     let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false };
     let mut sim = Simulation::with_options(scenario, options);

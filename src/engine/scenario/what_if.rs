@@ -32,7 +32,9 @@ pub struct WhatIf {
     pub returning_share: f64,
     /// The idle gap of returning keys, in Flink's duration syntax (`13 h`).
     pub returning_after: String,
-    /// The generators of the other source columns, as the JSON object of `workload.columns`.
+    /// The generators of the other source columns, as the JSON object of `workload.columns`;
+    /// for a scenario of several sources, the JSON array of `workload.sources` (each source's
+    /// share, key column and generators; `key_column` is then not used).
     pub columns: String,
 }
 
@@ -69,13 +71,16 @@ impl WhatIf {
     pub fn for_scenario(base_json: &str) -> Result<WhatIf, ScenarioError> {
         let (scenario, object) = scenario_object(base_json)?;
         let columns = &scenario.source().columns;
-        let key_column = columns
-            .iter()
-            .find(|c| c.data_type == DataType::String)
-            .or_else(|| columns.iter().find(|c| matches!(c.data_type, DataType::Int | DataType::BigInt)))
-            .or(columns.first())
-            .map(|c| c.name.clone())
-            .unwrap_or_default();
+        let key_of = |columns: &[crate::engine::row::Column]| {
+            columns
+                .iter()
+                .find(|c| c.data_type == DataType::String)
+                .or_else(|| columns.iter().find(|c| matches!(c.data_type, DataType::Int | DataType::BigInt)))
+                .or(columns.first())
+                .map(|c| c.name.clone())
+                .unwrap_or_default()
+        };
+        let key_column = key_of(columns);
         let mut form = WhatIf {
             seed: 1,
             events: 1_000_000,
@@ -94,6 +99,33 @@ impl WhatIf {
             .map(|c| (c.name.clone(), default_generator(c.data_type)))
             .collect();
         form.columns = Value::Object(generators).to_string();
+        if scenario.sources.len() > 1 {
+            // Several sources: an equal share each, keyed on a column every source has (what a
+            // join's key usually is), else each on its own first key-like column.
+            let n = scenario.sources.len();
+            let shared = scenario.sources[0].columns.iter().find(|c| {
+                c.data_type != DataType::Boolean
+                    && scenario.sources.iter().all(|s| s.columns.iter().any(|o| o.name == c.name))
+            });
+            let feeds: Vec<Value> = scenario
+                .sources
+                .iter()
+                .enumerate()
+                .map(|(i, source)| {
+                    let key = shared.map_or_else(|| key_of(&source.columns), |c| c.name.clone());
+                    let generators: Map<String, Value> = source
+                        .columns
+                        .iter()
+                        .filter(|c| c.name != key)
+                        .map(|c| (c.name.clone(), default_generator(c.data_type)))
+                        .collect();
+                    // The last share takes the rounding, so the shares add up to 1.
+                    let share = if i + 1 == n { 1.0 - (n - 1) as f64 / n as f64 } else { 1.0 / n as f64 };
+                    json!({ "source": source.name, "share": share, "key_column": key, "columns": generators })
+                })
+                .collect();
+            form.columns = Value::Array(feeds).to_string();
+        }
         let Some(Value::Object(w)) = object.get("workload") else {
             return Ok(form);
         };
@@ -113,7 +145,7 @@ impl WhatIf {
                 form.returning_after = after.as_str().map_or_else(|| after.to_string(), str::to_string);
             }
         }
-        if let Some(c) = w.get("columns") {
+        if let Some(c) = w.get("columns").or(w.get("sources")) {
             form.columns = c.to_string();
         }
         Ok(form)
@@ -139,8 +171,15 @@ fn default_key_prefix(key_column: &str) -> String {
 
 pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, ScenarioError> {
     let (scenario, mut object) = scenario_object(base_json)?;
-    let columns = match serde_json::from_str::<Value>(&form.columns) {
-        Ok(Value::Object(c)) => c,
+    let (columns, feeds) = match serde_json::from_str::<Value>(&form.columns) {
+        Ok(Value::Object(c)) if scenario.sources.len() == 1 => (c, None),
+        Ok(Value::Array(feeds)) if scenario.sources.len() > 1 => (Map::new(), Some(feeds)),
+        _ if scenario.sources.len() > 1 => {
+            return Err(ScenarioError::new(
+                "workload.sources",
+                "expected a JSON array of sources, each {\"source\", \"share\", \"key_column\", \"columns\"}",
+            ))
+        }
         _ => return Err(ScenarioError::new("workload.columns", "expected a JSON object of column generators")),
     };
     let key_prefix = object
@@ -160,9 +199,23 @@ pub fn what_if_scenario(base_json: &str, form: &WhatIf) -> Result<String, Scenar
         "new_keys": form.new_keys,
         "columns": columns,
     });
+    if let (Some(feeds), Some(w)) = (feeds, workload.as_object_mut()) {
+        w.shift_remove("key_column");
+        w.shift_remove("columns");
+        w.insert("sources".into(), Value::Array(feeds));
+    }
     // Only a STRING key column takes a prefix (an INT or BIGINT one gets the key's number).
-    let string_key =
-        scenario.source().columns.iter().any(|c| c.name == form.key_column && c.data_type == DataType::String);
+    let string_key = match workload.get("sources").and_then(Value::as_array) {
+        Some(feeds) => feeds.iter().all(|f| {
+            let (source, key) =
+                (f["source"].as_str().unwrap_or_default(), f["key_column"].as_str().unwrap_or_default());
+            scenario
+                .sources
+                .iter()
+                .any(|s| s.name == source && s.columns.iter().any(|c| c.name == key && c.data_type == DataType::String))
+        }),
+        None => scenario.source().columns.iter().any(|c| c.name == form.key_column && c.data_type == DataType::String),
+    };
     if !string_key {
         if let Some(w) = workload.as_object_mut() {
             w.shift_remove("key_prefix");
@@ -245,6 +298,24 @@ mod tests {
         assert_eq!(b.workload.as_ref().map(|w| (w.events, w.start_ms)), Some((5000, a.start_ms)));
         assert_eq!((b.flink, b.retention, b.operators.len()), (a.flink, a.retention, a.operators.len()));
         assert_eq!(b.time_format, a.time_format);
+    }
+
+    /// A join's two sources: the form holds `workload.sources`, an equal share each on the same
+    /// key population, and the what-if scenario feeds both (found by the fuzzer: the form was
+    /// refused for a scenario of several sources).
+    #[test]
+    fn a_scenario_of_several_sources_gets_one_feed_per_source() {
+        let base = preset("dimension-expires-left-join");
+        let mut form = WhatIf::for_scenario(base).unwrap();
+        assert_eq!(
+            form.columns,
+            r#"[{"source":"orders","share":0.5,"key_column":"user_id","columns":{"order_id":{"one_of":["a","b","c"]},"amount":{"uniform":[0,1]}}},{"source":"users","share":0.5,"key_column":"user_id","columns":{"region":{"one_of":["a","b","c"]}}}]"#
+        );
+        form.events = 2000;
+        let scenario = Scenario::from_json(&what_if_scenario(base, &form).unwrap()).unwrap();
+        let mut sim = crate::engine::Simulation::new(scenario);
+        sim.run_to_end().unwrap();
+        assert_eq!(sim.inputs(), 2000);
     }
 
     #[test]

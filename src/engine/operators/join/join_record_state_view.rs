@@ -166,6 +166,13 @@ impl JoinRecordStateView {
 
     /// `addRecord(record[, numOfAssociations])` (an inner side passes `-1`).
     pub fn add_record(&mut self, keys: &mut KeyRegistry, key: KeyId, record: &Row, num: i64, now: Millis) {
+        self.write(keys, key, record, num, 1, now);
+    }
+
+    /// `addRecord` and `updateNumOfAssociations`: both write the record with `num`, a value
+    /// view creating it if absent; they differ only in a `NoUniqueKey` record's count, which an
+    /// add raises by one (`count_step`) and an update keeps.
+    fn write(&mut self, keys: &mut KeyRegistry, key: KeyId, record: &Row, num: i64, count_step: i64, now: Millis) {
         match self.spec {
             InputSideSpec::JoinKeyContainsUniqueKey => {
                 self.value.update(keys, key, Self::stored(record.clone(), 1, num), now);
@@ -177,7 +184,7 @@ impl JoinRecordStateView {
             }
             InputSideSpec::NoUniqueKey => {
                 let existing = self.get(keys, key, record, now);
-                let count = existing.as_ref().map_or(1, |e| e.count + 1);
+                let count = existing.as_ref().map_or(1, |e| e.count + count_step);
                 self.put(keys, key, record.clone(), Self::stored(record.clone(), count, num), existing.as_ref(), now);
             }
         }
@@ -206,7 +213,8 @@ impl JoinRecordStateView {
         }
     }
 
-    /// `updateNumOfAssociations(record, n)` of an outer side.
+    /// `updateNumOfAssociations(record, n)` of an outer side (an absent record is created,
+    /// count 1).
     pub fn update_num_of_associations(
         &mut self,
         keys: &mut KeyRegistry,
@@ -215,21 +223,7 @@ impl JoinRecordStateView {
         num: i64,
         now: Millis,
     ) {
-        match self.spec {
-            InputSideSpec::JoinKeyContainsUniqueKey => {
-                self.value.update(keys, key, Self::stored(record.clone(), 1, num), now);
-            }
-            InputSideSpec::HasUniqueKey(_) => {
-                let uk = self.map_key(record);
-                let existing = self.get(keys, key, &uk, now);
-                self.put(keys, key, uk, Self::stored(record.clone(), 1, num), existing.as_ref(), now);
-            }
-            InputSideSpec::NoUniqueKey => {
-                let existing = self.get(keys, key, record, now);
-                let count = existing.as_ref().map_or(1, |e| e.count);
-                self.put(keys, key, record.clone(), Self::stored(record.clone(), count, num), existing.as_ref(), now);
-            }
-        }
+        self.write(keys, key, record, num, 0, now);
     }
 
     /// `getRecords()` / `getRecordsAndNumOfAssociations()` at `now`: each visible record with
@@ -310,5 +304,40 @@ impl JoinRecordStateView {
         } else {
             self.map.size(now)
         }
+    }
+}
+
+/// What `AbstractStreamingJoinOperator` holds for both join operators (`StreamingJoinOperator`,
+/// `StreamingSemiAntiJoinOperator`): the keyed backend of the join key and the two sides' views.
+#[derive(Debug, Clone)]
+pub struct JoinState {
+    pub backend: crate::engine::state::KeyedStateBackend,
+    pub left: JoinRecordStateView,
+    pub right: JoinRecordStateView,
+}
+
+impl JoinState {
+    /// The two sides, with `left_ms` / `right_ms` their TTLs. A key's whole state is invisible
+    /// once both sides expired: the keys' own TTL is the longer side's, none when a side never
+    /// expires (a simulator view, not a Flink state).
+    pub fn new(left: JoinRecordStateView, right: JoinRecordStateView, left_ms: Millis, right_ms: Millis) -> Self {
+        let key_ttl = if left_ms > 0 && right_ms > 0 { left_ms.max(right_ms) } else { 0 };
+        JoinState { backend: crate::engine::state::KeyedStateBackend::new(key_ttl), left, right }
+    }
+
+    pub fn state_names(&self) -> Vec<&'static str> {
+        vec![self.left.name, self.right.name]
+    }
+
+    pub fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
+        vec![self.left.cell(key, now), self.right.cell(key, now)]
+    }
+
+    pub fn entries_stored(&self) -> u64 {
+        self.left.entries_stored() + self.right.entries_stored()
+    }
+
+    pub fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
+        vec![(self.left.name, self.left.size(now)), (self.right.name, self.right.size(now))]
     }
 }

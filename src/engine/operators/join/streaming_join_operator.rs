@@ -38,7 +38,7 @@
 //! fixed in 2.3.0.
 
 use super::join::JoinSpec;
-use super::join_record_state_view::JoinRecordStateView;
+use super::join_record_state_view::{JoinRecordStateView, JoinState};
 use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
@@ -74,9 +74,7 @@ pub struct StreamingJoinOperator {
     /// Flink 2.3.0 walks the other side lazily, the outputs of each match together; 1.10 –
     /// 2.0 read every match first (`AssociatedRecords.of`) and emitted each kind in turn.
     lazy: bool,
-    backend: KeyedStateBackend,
-    left: JoinRecordStateView,
-    right: JoinRecordStateView,
+    state: JoinState,
 }
 
 impl StreamingJoinOperator {
@@ -114,15 +112,10 @@ impl StreamingJoinOperator {
             spec.right_types.clone(),
             config(right_ms),
         );
-        // The keys' own TTL (when a key's whole state is invisible): the longer side's; a side
-        // that never expires keeps the key.
-        let key_ttl = if left_ms > 0 && right_ms > 0 { left_ms.max(right_ms) } else { 0 };
         StreamingJoinOperator {
             spec,
             lazy: flink == FlinkMode::Flink2_3,
-            backend: KeyedStateBackend::new(key_ttl),
-            left,
-            right,
+            state: JoinState::new(left, right, left_ms, right_ms),
         }
     }
 
@@ -143,7 +136,7 @@ impl StreamingJoinOperator {
     fn process(&mut self, input: &Message, input_is_left: bool, ctx: &mut Context) -> Result<(), String> {
         let keys = if input_is_left { &self.spec.left_keys } else { &self.spec.right_keys };
         let key_row = input.row.project(keys);
-        let key = self.backend.keys.intern(&key_row);
+        let key = self.state.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         // Blink 1.10's rows reach the simulator as `(true, row)` / `(false, row)`: an accumulate is
@@ -236,7 +229,7 @@ impl StreamingJoinOperator {
 
     /// One side's records, bound to the operator's keys.
     fn side(&mut self, left: bool) -> Side<'_> {
-        let StreamingJoinOperator { backend, left: l, right: r, .. } = self;
+        let JoinState { backend, left: l, right: r } = &mut self.state;
         Side { view: if left { l } else { r }, keys: &mut backend.keys }
     }
 
@@ -244,7 +237,7 @@ impl StreamingJoinOperator {
     /// condition checked on the joined row), with their number of associations, in the order
     /// the heap walks them.
     fn matches(&mut self, input_is_left: bool, key: KeyId, record: &Row, now: Millis) -> Vec<(Row, i64)> {
-        let StreamingJoinOperator { spec, backend, left, right, .. } = self;
+        let StreamingJoinOperator { spec, state: JoinState { backend, left, right }, .. } = self;
         let other = if input_is_left { right } else { left };
         let mut records = other.records(&mut backend.keys, key, now);
         if let Some(condition) = &spec.condition {
@@ -274,25 +267,21 @@ impl StreamOperator for StreamingJoinOperator {
     }
 
     fn backend(&self) -> &KeyedStateBackend {
-        &self.backend
+        &self.state.backend
     }
     fn backend_mut(&mut self) -> &mut KeyedStateBackend {
-        &mut self.backend
+        &mut self.state.backend
     }
-
     fn state_names(&self) -> Vec<&'static str> {
-        vec![self.left.name, self.right.name]
+        self.state.state_names()
     }
-
     fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
-        vec![self.left.cell(key, now), self.right.cell(key, now)]
+        self.state.key_state(key, now)
     }
-
     fn entries_stored(&self) -> u64 {
-        self.left.entries_stored() + self.right.entries_stored()
+        self.state.entries_stored()
     }
-
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
-        vec![(self.left.name, self.left.size(now)), (self.right.name, self.right.size(now))]
+        self.state.state_sizes(now)
     }
 }

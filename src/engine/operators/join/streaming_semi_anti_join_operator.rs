@@ -23,7 +23,7 @@
 //! output, as each match's emit depends only on its own count).
 
 use super::join::JoinSpec;
-use super::join_record_state_view::JoinRecordStateView;
+use super::join_record_state_view::{JoinRecordStateView, JoinState};
 use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::Retention;
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
@@ -39,9 +39,7 @@ use std::rc::Rc;
 pub struct StreamingSemiAntiJoinOperator {
     spec: Rc<JoinSpec>,
     anti: bool,
-    backend: KeyedStateBackend,
-    left: JoinRecordStateView,
-    right: JoinRecordStateView,
+    state: JoinState,
 }
 
 impl StreamingSemiAntiJoinOperator {
@@ -63,8 +61,7 @@ impl StreamingSemiAntiJoinOperator {
             spec.right_types.clone(),
             StateTtlConfig::create_ttl_config(right_ms),
         );
-        let key_ttl = if left_ms > 0 && right_ms > 0 { left_ms.max(right_ms) } else { 0 };
-        StreamingSemiAntiJoinOperator { spec, anti, backend: KeyedStateBackend::new(key_ttl), left, right }
+        StreamingSemiAntiJoinOperator { spec, anti, state: JoinState::new(left, right, left_ms, right_ms) }
     }
 
     /// Whether `left` and `right` match: the join key is equal by construction (one key), a NULL
@@ -93,30 +90,30 @@ impl StreamOperator for StreamingSemiAntiJoinOperator {
 
     fn process_element(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key_row = input.row.project(&self.spec.left_keys);
-        let key = self.backend.keys.intern(&key_row);
+        let key = self.state.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let record = &input.row;
         let matches = if key_row.0.contains(&Value::Null) {
             0
         } else {
-            let others = self.right.records(&mut self.backend.keys, key, now);
+            let others = self.state.right.records(&mut self.state.backend.keys, key, now);
             others.iter().filter(|(o, _)| self.condition(record, o, now)).count()
         };
         if (matches == 0) == self.anti {
             ctx.collect(&key_row, input.clone());
         }
         if Self::kind_of(input.change).is_accumulate() {
-            self.left.add_record(&mut self.backend.keys, key, record, matches as i64, now);
+            self.state.left.add_record(&mut self.state.backend.keys, key, record, matches as i64, now);
         } else {
-            self.left.retract_record(&mut self.backend.keys, key, record, now);
+            self.state.left.retract_record(&mut self.state.backend.keys, key, record, now);
         }
         Ok(())
     }
 
     fn process_element2(&mut self, input: &Message, ctx: &mut Context) -> Result<(), String> {
         let key_row = input.row.project(&self.spec.right_keys);
-        let key = self.backend.keys.intern(&key_row);
+        let key = self.state.backend.keys.intern(&key_row);
         let now = ctx.now;
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         let kind = Self::kind_of(input.change);
@@ -125,14 +122,14 @@ impl StreamOperator for StreamingSemiAntiJoinOperator {
         let record = &input.row;
         let accumulate = kind.is_accumulate();
         if accumulate {
-            self.right.add_record(&mut self.backend.keys, key, record, -1, now);
+            self.state.right.add_record(&mut self.state.backend.keys, key, record, -1, now);
         } else {
-            self.right.retract_record(&mut self.backend.keys, key, record, now);
+            self.state.right.retract_record(&mut self.state.backend.keys, key, record, now);
         }
         if key_row.0.contains(&Value::Null) {
             return Ok(());
         }
-        let lefts = self.left.records(&mut self.backend.keys, key, now);
+        let lefts = self.state.left.records(&mut self.state.backend.keys, key, now);
         let matches: Vec<(Row, i64)> = lefts.into_iter().filter(|(o, _)| self.condition(o, record, now)).collect();
         for (o, n) in &matches {
             if accumulate {
@@ -140,38 +137,34 @@ impl StreamOperator for StreamingSemiAntiJoinOperator {
                     let out = if self.anti { RowKind::Delete } else { kind };
                     ctx.collect(&key_row, Message::new(change(out), o.clone()));
                 }
-                self.left.update_num_of_associations(&mut self.backend.keys, key, o, n + 1, now);
+                self.state.left.update_num_of_associations(&mut self.state.backend.keys, key, o, n + 1, now);
             } else {
                 if *n == 1 {
                     let out = if self.anti { RowKind::Insert } else { kind };
                     ctx.collect(&key_row, Message::new(change(out), o.clone()));
                 }
-                self.left.update_num_of_associations(&mut self.backend.keys, key, o, n - 1, now);
+                self.state.left.update_num_of_associations(&mut self.state.backend.keys, key, o, n - 1, now);
             }
         }
         Ok(())
     }
 
     fn backend(&self) -> &KeyedStateBackend {
-        &self.backend
+        &self.state.backend
     }
     fn backend_mut(&mut self) -> &mut KeyedStateBackend {
-        &mut self.backend
+        &mut self.state.backend
     }
-
     fn state_names(&self) -> Vec<&'static str> {
-        vec![self.left.name, self.right.name]
+        self.state.state_names()
     }
-
     fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
-        vec![self.left.cell(key, now), self.right.cell(key, now)]
+        self.state.key_state(key, now)
     }
-
     fn entries_stored(&self) -> u64 {
-        self.left.entries_stored() + self.right.entries_stored()
+        self.state.entries_stored()
     }
-
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
-        vec![(self.left.name, self.left.size(now)), (self.right.name, self.right.size(now))]
+        self.state.state_sizes(now)
     }
 }

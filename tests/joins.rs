@@ -54,6 +54,62 @@ fn flink_40681_an_update_without_update_before_then_a_delete_loses_the_padded_ro
     assert!(o1.states[1].is_none(), "the right side is empty: {:?}", o1.states[1]);
 }
 
+/// FLINK-40681 on `main` (apache/flink @ 076753358ce0, `isAdditionalMatch`): the right side's join
+/// key holds its unique key, so the `+U[o1, 2]` is never an additional match and `o1`'s count stays
+/// 1; the `-D[o1, 2]` takes it to 0 and emits the null-padded row 2.3.0 loses.
+#[wasm_bindgen_test(unsupported = test)]
+fn flink_40681_on_main_the_replacing_update_is_not_counted_and_the_padded_row_returns() {
+    let sim = run(&upsert_right_side("main"));
+    assert_eq!(emitted(&sim, "li"), ["+I[o1, 1]", "+U[o1, 2]", "-D[o1, 2]"]);
+    assert_eq!(
+        emitted(&sim, "join"),
+        [
+            "+I[o1, null, null]",
+            "-D[o1, null, null]",
+            "+I[o1, o1, 1]",
+            "+I[o1, o1, 2]",
+            "-D[o1, o1, 2]",
+            "+I[o1, null, null]"
+        ]
+    );
+    let views = sim.operator_views();
+    let state = views.iter().find(|v| v.id == "join").expect("join");
+    let o1 = state.keys.iter().find(|k| k.key == "o1").expect("key o1");
+    assert_eq!(o1.states[0].as_ref().map(|c| c.value.as_str()), Some("[o1] (n=0)"));
+}
+
+/// A changelog right side keyed `(order_id, li_id)` (`HasUniqueKey` under the join key
+/// `order_id`) receives a second `+I` of the unique key `(o1, a)`, then its `-D`. 2.3.0 counts
+/// the second `+I` as a new association of `o1` (2) and the `-D` leaves it at 1: no padded row.
+/// On `main` `hasRecord((o1, a))` is true, the count stays 1, and the `-D` brings the padded row
+/// back.
+#[wasm_bindgen_test(unsupported = test)]
+fn flink_40681_a_repeated_unique_key_is_an_additional_match_on_2_3_only() {
+    let scenario = |flink: &str| {
+        format!(
+            r#"{{"name": "uk", "flink": "{flink}",
+                "sources": [
+                  {{"name": "orders", "schema": [["order_id", "STRING"]]}},
+                  {{"name": "li", "schema": [["order_id", "STRING"], ["li_id", "STRING"], ["v", "INT"]],
+                    "changelog": "all", "primary_key": ["order_id", "li_id"]}}],
+                "pipeline": [{{"operator": "Join", "id": "join", "left": "orders", "right": "li",
+                               "join_type": "LEFT", "on": [["order_id", "order_id"]]}}],
+                "steps": [
+                  {{"at": 1, "source": "orders", "row": ["o1"]}},
+                  {{"at": 2, "source": "li", "row": ["o1", "a", 1]}},
+                  {{"at": 3, "source": "li", "row": ["o1", "a", 2]}},
+                  {{"at": 4, "source": "li", "kind": "-D", "row": ["o1", "a", 2]}}]}}"#
+        )
+    };
+    let head = ["+I[o1, null, null, null]", "-D[o1, null, null, null]", "+I[o1, o1, a, 1]", "+I[o1, o1, a, 2]"];
+    let on_2_3 = emitted(&run(&scenario("2.3")), "join");
+    assert_eq!(on_2_3[..4], head);
+    assert_eq!(on_2_3[4..], ["-D[o1, o1, a, 2]"]);
+    let on_main = emitted(&run(&scenario("main")), "join");
+    assert_eq!(on_main[..4], head);
+    assert_eq!(on_main[4..], ["-D[o1, o1, a, 2]", "+I[o1, null, null, null]"]);
+}
+
 /// Before 2.3 a retraction emitted every joined row first, then the padded rows; 2.3.0 pairs
 /// them (the right delete of `join_left_cdc_nottl`, recorded on 2.3.0: `-D b2, +I b2, -D b1, +I b1`).
 #[wasm_bindgen_test(unsupported = test)]

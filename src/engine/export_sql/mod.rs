@@ -185,6 +185,9 @@ fn check_expressible(scenario: &Scenario) -> Result<(), Refused> {
             FlinkMode::Flink1_12 => "Flink 2.3 does not run the 1.12 – 1.18 operators this mode simulates (their \
                                      mini-batch and retraction bugs were fixed since)"
                 .to_string(),
+            FlinkMode::Main => "the script would run on Flink 2.3, which has neither main's FLINK-40681 fix in \
+                                the join nor its LATERAL SNAPSHOT join"
+                .to_string(),
             FlinkMode::Blink1_10 => "Flink 2.3 has no Blink 1.10 planner and no idle state retention \
                                      (TableConfig.setIdleStateRetentionTime was removed in 2.0)"
                 .to_string(),

@@ -95,7 +95,7 @@ impl OperatorStateTtl {
     /// On a Flink version without the hint, naming the version that brought it.
     pub(super) fn hint(raw: Option<RawOperatorTtl>, input: &CompileInput) -> Result<Option<Self>, ScenarioError> {
         let Some(raw) = raw else { return Ok(None) };
-        if input.flink != FlinkMode::Flink2_3 {
+        if !input.flink.has_2_3_operators() {
             let before = if input.flink == FlinkMode::Flink1_12 {
                 "of Flink 1.12 – 1.18 only 1.18 can give one operator its own TTL, by editing the JSON of a \
                  compiled plan (FLIP-292), which this version span does not model"
@@ -125,7 +125,7 @@ impl OperatorStateTtl {
         operator: &str,
     ) -> Result<Option<Self>, ScenarioError> {
         let Some(raw) = raw else { return Ok(None) };
-        if input.flink != FlinkMode::Flink2_3 {
+        if !input.flink.has_2_3_operators() {
             return Err(ScenarioError::new(
                 format!("{}.state_ttl", input.path),
                 format!(

@@ -57,7 +57,10 @@ impl InputInfo {
                     // An upsert source's updates come without UPDATE_BEFORE.
                     update_before: source.changelog == SourceChangelog::All,
                     deletes: changes,
-                    unique_key_len: 0,
+                    // `FlinkRelMdUpsertKeys` of a scan: the table's primary key (Flink 2.3.0 plans a
+                    // Debezium source keyed (order_id, li_id) under a join on order_id as
+                    // `rightInputSpec=[HasUniqueKey]`). Unique keys are leading columns here.
+                    unique_key_len: leading_key_len(&source.primary_key),
                     changes_from: crate::engine::explain::scan_plan(source),
                     source_proctime: source.proctime.as_ref().map(|_| source.columns.len()),
                 }
@@ -104,6 +107,16 @@ impl InputInfo {
             source_proctime: self.source_proctime,
             right,
         }
+    }
+}
+
+/// The length of `key` when it is the row's leading columns in order, else 0 (a key elsewhere in
+/// the row is not modelled as a unique key, as [`crate::engine::operators::CompileInput::unique_key_len`] says).
+fn leading_key_len(key: &[usize]) -> usize {
+    if key.iter().enumerate().all(|(j, &i)| j == i) {
+        key.len()
+    } else {
+        0
     }
 }
 

@@ -22,7 +22,6 @@
 
 use super::group_aggregate::GroupAggregateSpec;
 use crate::engine::aggregate::AggCall;
-use crate::engine::options::FlinkMode;
 
 /// `NAME` of a call (`COUNT`, `SUM`, `MIN`, ...), with `_RETRACT` when it consumes retractions.
 fn call_name(call: &AggCall, retract: bool) -> String {
@@ -96,7 +95,7 @@ fn key_names(spec: &GroupAggregateSpec) -> Vec<String> {
 /// One-phase: `GroupAggregate(groupBy=[..], select=[..])`.
 pub fn group_aggregate(spec: &GroupAggregateSpec) -> String {
     let names = input_names(spec);
-    let retract = spec.input_retracts && spec.flink == FlinkMode::Flink2_3;
+    let retract = spec.input_retracts && spec.flink.has_2_3_operators();
     let mut select = key_names(spec);
     for (i, (call, out)) in spec.calls.iter().zip(&spec.output_columns[spec.group_by.len()..]).enumerate() {
         let distinct = if matches!(call, AggCall::CountDistinct { .. }) { "DISTINCT " } else { "" };

@@ -262,7 +262,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             None => None,
             Some(name) => {
                 let fpath = format!("{apath}.filter");
-                if input.flink != FlinkMode::Flink2_3 || input.mini_batch.is_some() {
+                if !input.flink.has_2_3_operators() || input.mini_batch.is_some() {
                     return Err(ScenarioError::new(
                         fpath,
                         "an aggregate's FILTER is modelled for Flink 2.3's GroupAggFunction without mini-batch only",
@@ -324,7 +324,7 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
                 && calls.iter().all(AggCall::supports_merge),
         }),
     };
-    if matches!(mini_batch, Some(MiniBatchPlan { two_phase: true, .. })) && input.flink != FlinkMode::Flink2_3 {
+    if matches!(mini_batch, Some(MiniBatchPlan { two_phase: true, .. })) && !input.flink.has_2_3_operators() {
         return Err(ScenarioError::new(
             input.path,
             format!(

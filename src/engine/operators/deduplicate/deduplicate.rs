@@ -199,7 +199,7 @@ fn refuse_unmodelled(input: CompileInput, keep: Keep, path: &str) -> Result<(), 
         ));
     }
     let modelled = match input.flink {
-        FlinkMode::Flink2_3 => true,
+        FlinkMode::Flink2_3 | FlinkMode::Main => true,
         FlinkMode::Blink1_10 => keep == Keep::FirstRow,
         _ => false,
     };
@@ -282,7 +282,7 @@ impl OperatorSpec for DeduplicateSpec {
     /// = keep-first and mini-batch off) though it only emits `+I`; 1.10 labels it by
     /// `producesUpdates = keepLastRow`.
     fn output_retracts(&self) -> bool {
-        self.keep == Keep::LastRow || (self.flink == FlinkMode::Flink2_3 && self.mini_batch.is_some())
+        self.keep == Keep::LastRow || (self.flink.has_2_3_operators() && self.mini_batch.is_some())
     }
     /// Keep-first never updates a row, so nothing downstream waits for an UPDATE_BEFORE from it
     /// (and its result is an append table, where a key re-emitted after its state expired shows

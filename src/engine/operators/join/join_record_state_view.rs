@@ -190,6 +190,21 @@ impl JoinRecordStateView {
         }
     }
 
+    /// `hasRecord(record)` (apache/flink main @ `076753358ce0`, body not read): whether the
+    /// view holds a visible record under `record`'s map key, its unique key or the whole row.
+    /// A join key containing the unique key is never asked (`isAdditionalMatch` short-cuts it).
+    pub fn has_record(&mut self, keys: &mut KeyRegistry, key: KeyId, record: &Row, now: Millis) -> bool {
+        match self.spec {
+            InputSideSpec::JoinKeyContainsUniqueKey => {
+                !matches!(self.value.value(keys, key, now), TtlRead::Absent | TtlRead::Expired { returned: None, .. })
+            }
+            _ => {
+                let uk = self.map_key(record);
+                self.get(keys, key, &uk, now).is_some()
+            }
+        }
+    }
+
     /// `retractRecord(record)`.
     pub fn retract_record(&mut self, keys: &mut KeyRegistry, key: KeyId, record: &Row, now: Millis) {
         match self.spec {

@@ -35,10 +35,21 @@
 //!
 //! An `+U` that replaces a record (an upsert input without `-U`) is counted as a new association
 //! on an outer other side, so a later `-D` leaves its null-padded row out: FLINK-40681, not
-//! fixed in 2.3.0.
+//! fixed in 2.3.0. The `main` mode follows apache/flink @ `076753358ce080a8fac6e98a2f50d4881ac050f1`,
+//! where the accumulate branch first asks `isAdditionalMatch(input)` and raises a count only if it
+//! was 0 or the match is additional:
+//!
+//! ```text
+//! isAdditionalMatch = otherIsOuter && (isSuppress
+//!                     || (!inputSideSpec.joinKeyContainsUniqueKey() && !inputState.hasRecord(input)))
+//! ```
+//!
+//! (`isSuppress` is the mini-batch join's, not modelled: false here.) `hasRecord`'s body at that
+//! commit could not be read: a `HasUniqueKey` view is taken to look the input's unique key up, a
+//! `NoUniqueKey` view the whole row, the key each view stores records under.
 
 use super::join::JoinSpec;
-use super::join_record_state_view::{JoinRecordStateView, JoinState};
+use super::join_record_state_view::{InputSideSpec, JoinRecordStateView, JoinState};
 use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::options::{FlinkMode, Retention};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
@@ -65,6 +76,9 @@ impl Side<'_> {
     fn update_num_of_associations(self, key: KeyId, record: &Row, num: i64, now: Millis) {
         self.view.update_num_of_associations(self.keys, key, record, num, now);
     }
+    fn has_record(self, key: KeyId, record: &Row, now: Millis) -> bool {
+        self.view.has_record(self.keys, key, record, now)
+    }
 }
 
 /// `StreamingJoinOperator` with its keyed state.
@@ -74,6 +88,8 @@ pub struct StreamingJoinOperator {
     /// Flink 2.3.0 walks the other side lazily, the outputs of each match together; 1.10 –
     /// 2.0 read every match first (`AssociatedRecords.of`) and emitted each kind in turn.
     lazy: bool,
+    /// FLINK-40681's fix (`main`): only an additional match raises an association count.
+    counts_only_additional_matches: bool,
     state: JoinState,
 }
 
@@ -114,7 +130,8 @@ impl StreamingJoinOperator {
         );
         StreamingJoinOperator {
             spec,
-            lazy: flink == FlinkMode::Flink2_3,
+            lazy: flink.has_2_3_operators(),
+            counts_only_additional_matches: flink.join_counts_only_additional_matches(),
             state: JoinState::new(left, right, left_ms, right_ms),
         }
     }
@@ -170,6 +187,13 @@ impl StreamingJoinOperator {
             let row = if is_left { this.joined(Some(row), None) } else { this.joined(None, Some(row)) };
             Message::new(change(kind), row)
         };
+        // `isAdditionalMatch`, asked before any write (`main` only; 2.3.0 counts every match).
+        let input_spec = if input_is_left { &self.spec.left_spec } else { &self.spec.right_spec };
+        let additional = !self.counts_only_additional_matches
+            || (accumulate
+                && other_outer
+                && *input_spec != InputSideSpec::JoinKeyContainsUniqueKey
+                && !self.side(input_is_left).has_record(key, record, now));
         // The input side's write comes first, except for an accumulating outer input (below).
         if !accumulate {
             self.side(input_is_left).retract_record(key, record, now);
@@ -192,7 +216,9 @@ impl StreamingJoinOperator {
                         if *n == 0 {
                             ctx.collect(&key_row, padded(self, RowKind::Delete, other, !input_is_left));
                         }
-                        self.side(!input_is_left).update_num_of_associations(key, other, n + 1, now);
+                        if *n == 0 || additional {
+                            self.side(!input_is_left).update_num_of_associations(key, other, n + 1, now);
+                        }
                     }
                 }
                 ctx.collect(&key_row, out(self, kind, other));

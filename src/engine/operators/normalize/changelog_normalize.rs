@@ -93,7 +93,7 @@ impl ChangelogNormalizeSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawChangelogNormalize = parse_part(raw, input.path)?;
     let path = input.path;
-    if input.flink != FlinkMode::Flink2_3 {
+    if !input.flink.has_2_3_operators() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             format!(

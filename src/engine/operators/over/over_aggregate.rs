@@ -274,7 +274,7 @@ impl OperatorSpec for OverAggregateSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawOverAggregate = parse_part(raw, input.path)?;
     let path = input.path;
-    if !matches!(input.flink, FlinkMode::Legacy1_10 | FlinkMode::Flink1_12 | FlinkMode::Flink2_3) {
+    if !matches!(input.flink, FlinkMode::Legacy1_10 | FlinkMode::Flink1_12 | FlinkMode::Flink2_3 | FlinkMode::Main) {
         return Err(ScenarioError::new(
             path,
             format!(

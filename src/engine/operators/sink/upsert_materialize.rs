@@ -139,7 +139,7 @@ impl SinkUpsertMaterializerSpec {
 fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, ScenarioError> {
     let op: RawSinkUpsertMaterializer = parse_part(raw, input.path)?;
     let path = input.path;
-    if input.flink != FlinkMode::Flink2_3 {
+    if !input.flink.has_2_3_operators() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             format!(

@@ -22,6 +22,49 @@ fn every_preset_is_valid() {
     }
 }
 
+/// Every preset says what to watch (the page shows it under the title, issue 17).
+#[wasm_bindgen_test(unsupported = test)]
+fn every_preset_says_what_to_watch() {
+    for (name, _) in PRESETS {
+        let s = load_preset(name).unwrap();
+        assert!(s.watch.len() > 80, "{name} has no \"watch\" worth reading: {:?}", s.watch);
+    }
+}
+
+/// The figures `what-if-100k-logins` tells the user to watch are the run's own.
+#[wasm_bindgen_test(unsupported = test)]
+fn the_what_if_preset_quotes_its_own_figures() {
+    use flink_state_sim::engine::{SimOptions, TraceLevel};
+    let scenario = load_preset("what-if-100k-logins").unwrap();
+    let watch = scenario.watch.clone();
+    let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: false };
+    let mut sim = Simulation::with_options(scenario, options);
+    sim.run_to_end().unwrap();
+    let s = sim.sample_now();
+    let op = s.operators[0];
+    // Thousands grouped with a space, as the watch text writes them.
+    let n = |v: u64| {
+        let d = v.to_string();
+        let mut out = String::new();
+        for (i, c) in d.chars().enumerate() {
+            if i > 0 && (d.len() - i) % 3 == 0 {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        out
+    };
+    for figure in [
+        n(op.timers_registered as u64),
+        n(op.timers_deleted as u64),
+        n(op.timers_fired as u64),
+        n(s.result_rows as u64),
+        n(s.stale_rows as u64),
+    ] {
+        assert!(watch.contains(&format!("{figure} ")), "the watch text lacks {figure}: {watch}");
+    }
+}
+
 /// Seed 001: min 1 day, max 2 days, one key at 11-20 15:00, 11-20 16:00, 11-21 16:00.
 #[wasm_bindgen_test(unsupported = test)]
 fn seed_001_one_day_two_days() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the documentation book into target/book, with the simulator beside it in
-# target/book/sim (the page built by Trunk, release, wasm-opt'd, without file hashes), which the
+# target/book/sim (the page built by scripts/build-page.sh, release, wasm-opt'd), which the
 # chapters' <flink-state-sim> elements load (book/embed.js) and the ?embed iframes open.
 # Installs what it needs first (scripts/setup.sh serve), skipping what is already installed.
 #
@@ -18,9 +18,9 @@ if ! command -v mdbook >/dev/null 2>&1; then
 fi
 echo "[book] mdbook build book → target/book" >&2
 mdbook build book >/dev/null
-echo "[book] trunk build --release → target/book/sim" >&2
-# Relative URLs (./): the page works under sim/; no file hashes: book/embed.js imports sim/flink-state-sim.js.
-trunk --skip-version-check build --release --filehash false --public-url ./ --dist target/book/sim >/dev/null
+echo "[book] scripts/build-page.sh → target/book/sim" >&2
+# Relative URLs (./): the page works under sim/; book/embed.js imports sim/flink-state-sim.js.
+scripts/build-page.sh target/book/sim
 for f in flink-state-sim.js flink-state-sim_bg.wasm index.html; do
   [ -f "target/book/sim/$f" ] || { echo "[book] target/book/sim/$f is missing after the build" >&2; exit 1; }
 done

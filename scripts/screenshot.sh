@@ -9,7 +9,7 @@ tools=target/tools
 if [ ! -d "$tools/node_modules/playwright-core" ]; then
   mkdir -p "$tools" && npm install --silent --prefix "$tools" playwright-core@1 >/dev/null
 fi
-trunk build --release >/dev/null
+scripts/build-page.sh dist
 mkdir -p target/screenshots
 python3 -m http.server 8765 --bind 127.0.0.1 -d dist >/dev/null 2>&1 &
 server=$!

@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh serve
 port=${PORT:-8080}
 echo "[serve] building; the page will be at http://127.0.0.1:$port/ (Ctrl-C stops the server)" >&2
-exec trunk --skip-version-check serve --release --address 127.0.0.1 --port "$port" --disable-address-lookup
+scripts/build-page.sh dist
+echo "[serve] http://127.0.0.1:$port/ (Ctrl-C stops the server; rerun to rebuild)" >&2
+exec python3 -m http.server "$port" --bind 127.0.0.1 -d dist

@@ -6,7 +6,6 @@
 set -euo pipefail
 WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=..."` pin in Cargo.toml
 WASM_PACK_VERSION=0.15.1
-TRUNK_VERSION=0.21.14          # the last Trunk that builds on stable Rust 1.95
 BINARYEN_VERSION=132           # wasm-opt for the release page (Debian's binaryen 108 is too old)
 what=${1:-test}
 cd "$(dirname "$0")/.."
@@ -39,10 +38,6 @@ case "$what" in
     fi
     ;;
   serve)
-    if ! have_version trunk "$TRUNK_VERSION"; then
-      say "installing trunk $TRUNK_VERSION (about 8 min the first time)"
-      cargo install trunk --version "$TRUNK_VERSION" --locked --force
-    fi
     if ! target/tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
       say "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm into target/tools"
       mkdir -p target/tools && npm install --silent --prefix target/tools "binaryen@$BINARYEN_VERSION" >/dev/null

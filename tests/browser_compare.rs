@@ -61,3 +61,43 @@ async fn the_scenario_on_screen_against_a_version_that_refuses_it_says_why() {
         page.text("#cmp-right .hint")
     );
 }
+
+/// The timer-churn pair's point is the timers: every sampled metric is in the compare table,
+/// marked where the sides differ (after user-1's three logins: min = max registered 3 timers and
+/// deleted 2; the wide gap registered 1 and kept it).
+#[wasm_bindgen_test]
+async fn the_timer_churn_pair_shows_the_timers_it_is_about() {
+    let page = Page::open().await;
+    page.choose("#cmp-pair", "Timer churn: min = max vs a wide gap").await;
+    scrub(&page, 3).await;
+    let rows = |side: &str| page.texts(&format!("#cmp-{side} .cmp-ops tbody tr"));
+    let (left, right) = (rows("left"), rows("right"));
+    for (side, rows, registered, deleted) in [("left", &left, "3 ≠", "2 ≠"), ("right", &right, "1 ≠", "0 ≠")] {
+        assert!(rows.contains(&format!("timers registered{registered}")), "{side}: {rows:?}");
+        assert!(rows.contains(&format!("timers deleted{deleted}")), "{side}: {rows:?}");
+        // The same on both sides: no mark.
+        assert!(rows.contains(&"timers now1".to_string()), "{side}: {rows:?}");
+        assert!(rows.contains(&"emitted (true,..)3".to_string()), "{side}: {rows:?}");
+        // 2.3's kinds are not emitted by either legacy run: not listed.
+        assert!(!rows.iter().any(|r| r.starts_with("emitted +I")), "{side}: {rows:?}");
+    }
+}
+
+/// A view never shows another scenario's runs: the on-screen scenario against another version
+/// is dropped when the page switches scenario, and a refused version leaves no runs behind.
+#[wasm_bindgen_test]
+async fn a_pair_of_the_scenario_on_screen_goes_with_it() {
+    let page = Page::open().await;
+    page.choose("#cmp-flink", "1.7-legacy").await;
+    assert!(page.find("#cmp-left").is_some());
+    page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
+    assert!(page.find("#cmp-left").is_none(), "seed 001's runs still shown under seed 002");
+    // seed 002 (state TTL, 2.3) on the legacy planner is refused: an error and no runs.
+    page.choose("#cmp-flink", "1.10-legacy").await;
+    assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
+    assert!(page.find("#cmp-left").is_none());
+    // A valid version after the refusal shows seed 002 on both sides.
+    page.choose("#cmp-flink", "main").await;
+    assert!(page.find("#cmp-error").is_none());
+    assert!(page.text("#cmp-left h3").starts_with("Seed 002"), "{}", page.text("#cmp-left h3"));
+}

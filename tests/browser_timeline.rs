@@ -162,3 +162,19 @@ async fn a_zoomed_range_is_written_at_the_precision_of_its_ticks() {
     let ends: Vec<&str> = range.split(" – ").collect();
     assert!(ends.len() == 2 && ends.iter().all(|e| in_minutes(e)), "range {range:?}");
 }
+
+/// The cleanup-timer rule is stated once, beside the legend, with the scenario's min and max and
+/// the Flink version's treatment of the old timer; a scenario without cleanup timers has none.
+#[wasm_bindgen_test]
+async fn the_cleanup_timer_rule_is_stated_beside_the_legend() {
+    let page = Page::open().await;
+    let rule = page.text("#tl-rule");
+    assert!(rule.contains("min = 1 d, max = 2 d"), "{rule}");
+    assert!(rule.contains("now + min > C, a timer is registered at now + max"), "{rule}");
+    assert!(rule.contains("the timer at C is deleted"), "{rule}");
+    assert_eq!(page.texts("#tl-rule").len(), 1);
+    page.choose("#flink-select", "1.7-legacy").await;
+    assert!(page.text("#tl-rule").contains("stays registered (Flink ≤ 1.7)"), "{}", page.text("#tl-rule"));
+    page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
+    assert!(page.find("#tl-rule").is_none(), "state TTL has no cleanup timers");
+}

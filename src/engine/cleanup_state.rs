@@ -25,6 +25,25 @@ use super::idle_state_retention::IdleStateRetention;
 use super::state::{KeyId, KeyedStateBackend, ValueState};
 use super::time::{format_duration, Millis, TimeFormat};
 
+/// The rule in one paragraph for people, with a scenario's `min` and `max`: the page states it
+/// once, beside the timeline's legend. `deletes_old_timers` is FLINK-10543 (Flink 1.8+).
+pub fn rule_text(retention: IdleStateRetention, deletes_old_timers: bool) -> String {
+    let (min, max) = (format_duration(retention.min_ms), format_duration(retention.max_ms));
+    let old = if deletes_old_timers {
+        "the timer at C is deleted"
+    } else {
+        "the timer at C stays registered (Flink ≤ 1.7): when it fires it is ignored, C having moved"
+    };
+    format!(
+        "Cleanup timers (idle state retention, min = {min}, max = {max}; Flink's \
+         CleanupState.registerProcessingCleanupTimer): on each record of a key at processing time now, \
+         if the key has no cleanup time C yet, or now + min > C, a timer is registered at now + max \
+         and becomes C; {old}. Otherwise C is kept. When the timer at C fires, the key's state is \
+         cleared. A key idle for more than max = {max} is always gone; one idle for less than \
+         min = {min} never is."
+    )
+}
+
 /// What the rule decided for one record, with the numbers it compared. The page shows it as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CleanupDecision {
@@ -252,5 +271,14 @@ mod tests {
         let a = key(&mut b, "a");
         assert_eq!(cs.process_cleanup_timer(&mut b, a, 0), CleanupDecision::Disabled { min_ms: 1 });
         assert!(b.timers.is_empty());
+    }
+
+    #[test]
+    fn the_rule_text_names_the_scenario_s_min_and_max_and_the_version_s_old_timer() {
+        let r = IdleStateRetention { min_ms: 86_400_000, max_ms: 172_800_000, test_harness: false };
+        let text = rule_text(r, true);
+        assert!(text.contains("min = 1 d, max = 2 d"), "{text}");
+        assert!(text.contains("the timer at C is deleted"), "{text}");
+        assert!(rule_text(r, false).contains("stays registered"));
     }
 }

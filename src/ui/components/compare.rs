@@ -4,6 +4,7 @@
 //! One shared scrubber moves both runs to the same step (exactly: forward by stepping, back by
 //! the engine's checkpoint + replay); result rows found on one side only are highlighted.
 
+use crate::engine::metrics::{OperatorSample, Sample};
 use crate::engine::presets::{preset_json, COMPARE_PAIRS};
 use crate::engine::scenario::{describe_retentions, with_flink};
 use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
@@ -79,27 +80,73 @@ fn rows_with_difference(sim: &Simulation, other: &Simulation) -> Vec<(String, bo
         .collect()
 }
 
+/// Every metric the engine samples per operator, as (label, value).
+const METRICS: &[(&str, fn(&OperatorSample) -> u64)] = &[
+    ("keys", |o| o.keys),
+    ("keys visible", |o| o.keys_visible),
+    ("entries stored", |o| o.entries_stored),
+    ("… of them expired", |o| o.entries_expired),
+    ("timers now", |o| o.timers),
+    ("timers registered", |o| o.timers_registered),
+    ("timers deleted", |o| o.timers_deleted),
+    ("timers fired", |o| o.timers_fired),
+    ("emitted +I", |o| o.emitted.insert),
+    ("emitted -U", |o| o.emitted.update_before),
+    ("emitted +U", |o| o.emitted.update_after),
+    ("emitted -D", |o| o.emitted.delete),
+    ("emitted (true,..)", |o| o.emitted.accumulate),
+    ("emitted (false,..)", |o| o.emitted.retract),
+];
+
+/// Whether a metric row is shown: always but for a message kind neither side's Flink emits.
+fn shown(label: &str, get: fn(&OperatorSample) -> u64, samples: [&Sample; 2]) -> bool {
+    !label.starts_with("emitted") || samples.iter().any(|s| s.operators.iter().any(|o| get(o) != 0))
+}
+
+/// The metrics table of one side: a column per operator, a row per metric, each cell marked
+/// where the other side's operator of the same id differs (or has no such operator).
+fn metrics_table(sim: &Simulation, other: &Simulation, samples: [&Sample; 2]) -> Html {
+    let ids: Vec<&str> = sim.scenario().operators.iter().map(|n| n.id.as_str()).collect();
+    let other_ids: Vec<&str> = other.scenario().operators.iter().map(|n| n.id.as_str()).collect();
+    let twin = |i: usize| other_ids.iter().position(|id| *id == ids[i]).and_then(|j| samples[1].operators.get(j));
+    let cell = |v: u64, o: Option<u64>| {
+        let differs = o != Some(v);
+        html! { <td class={classes!(differs.then_some("differs"))}>{ v }{ if differs { " ≠" } else { "" } }</td> }
+    };
+    html! {
+        <table class="state cmp-ops">
+            <thead><tr><th>{ "metric" }</th>{ for ids.iter().map(|id| html! { <th>{ *id }</th> }) }</tr></thead>
+            <tbody>
+                { for METRICS.iter().filter(|(l, get)| shown(l, *get, samples)).map(|(label, get)| html! {
+                    <tr><th scope="row">{ *label }</th>
+                        { for samples[0].operators.iter().enumerate().map(|(i, o)| cell(get(o), twin(i).map(get))) }
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
 fn side(sim: &Simulation, other: &Simulation, id: &str) -> Html {
     let sc = sim.scenario();
     let tf = sim.time_format();
     let rows = rows_with_difference(sim, other);
     let differing = rows.iter().filter(|r| r.1).count();
     let sample = sim.sample_now();
+    let other_sample = other.sample_now();
+    let mark = |v: u64, o: u64| if v == o { String::new() } else { " ≠".to_string() };
     html! {
         <div class="cmp-side" id={id.to_string()}>
             <h3>{ if sc.title.is_empty() { sc.name.clone() } else { sc.title.clone() } }</h3>
             <p class="hint">{ format!("{} — {}", sc.flink.label(), describe_retentions(sc)) }</p>
             <p class="cmp-time">{ format!("step {} / {} · {}", sim.next_step(), sim.step_count(), tf.format(sim.now())) }</p>
-            <table class="state cmp-ops">
-                <thead><tr><th>{ "operator" }</th><th>{ "keys" }</th><th>{ "entries stored (expired)" }</th><th>{ "timers" }</th></tr></thead>
-                <tbody>
-                    { for sc.operators.iter().zip(&sample.operators).map(|(node, o)| html! {
-                        <tr><td>{ &node.id }</td><td>{ o.keys }</td>
-                            <td>{ format!("{} ({})", o.entries_stored, o.entries_expired) }</td><td>{ o.timers }</td></tr>
-                    }) }
-                </tbody>
-            </table>
-            <p class="cmp-summary">{ format!("result: {} rows, {} stale; {} not on the other side", rows.len(), sim.result().stale_len(), differing) }</p>
+            <p class="cmp-inputs">{ format!("inputs processed: {}{}", sample.inputs, mark(sample.inputs, other_sample.inputs)) }</p>
+            { metrics_table(sim, other, [&sample, &other_sample]) }
+            <p class="cmp-summary">{ format!(
+                "result: {} rows{}, {} stale{}; {} not on the other side",
+                rows.len(), mark(sample.result_rows, other_sample.result_rows),
+                sim.result().stale_len(), mark(sample.stale_rows, other_sample.stale_rows), differing
+            ) }</p>
             <table class="state cmp-result">
                 <thead><tr><th>{ sim.result().columns.join(", ") }</th></tr></thead>
                 <tbody>
@@ -127,15 +174,42 @@ pub fn ComparePanel(props: &Props) -> Html {
     // Bumped when the pair changes, so the panel re-renders.
     let version = use_state(|| 0u64);
     let right_ref = use_node_ref();
+    // The scenario on screen the pair was made from (`None`: a preset pair): when the page shows
+    // another scenario, that pair is dropped, so the panel never shows another scenario's runs.
+    let origin = use_mut_ref(|| None::<String>);
+    // Drops the pair on screen (a refused right side must not leave the previous runs showing).
+    let clear = {
+        let (pair, origin, version) = (pair.clone(), origin.clone(), version.clone());
+        Callback::from(move |()| {
+            *pair.borrow_mut() = None;
+            *origin.borrow_mut() = None;
+            version.set(*version + 1);
+        })
+    };
+    {
+        let (origin, clear, error, json) = (origin.clone(), clear.clone(), error.clone(), props.json.clone());
+        use_effect_with(json, move |json| {
+            let stale = origin.borrow().as_ref().is_some_and(|o| o != json);
+            if stale {
+                clear.emit(());
+                error.set(None);
+            }
+        });
+    }
     let load = {
-        let (pair, error, version) = (pair.clone(), error.clone(), version.clone());
-        Callback::from(move |(left, right): (String, String)| match Pair::new(&left, &right) {
+        let (pair, error, version, origin, clear) =
+            (pair.clone(), error.clone(), version.clone(), origin.clone(), clear.clone());
+        Callback::from(move |(left, right, from): (String, String, Option<String>)| match Pair::new(&left, &right) {
             Ok(p) => {
                 *pair.borrow_mut() = Some(p);
+                *origin.borrow_mut() = from;
                 error.set(None);
                 version.set(*version + 1);
             }
-            Err(e) => error.set(Some(e)),
+            Err(e) => {
+                clear.emit(());
+                error.set(Some(e));
+            }
         })
     };
     let on_pair = {
@@ -144,7 +218,7 @@ pub fn ComparePanel(props: &Props) -> Html {
             let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
             if let Some((_, l, r)) = value.and_then(|v| COMPARE_PAIRS.iter().find(|(label, _, _)| *label == v)) {
                 if let (Some(l), Some(r)) = (preset_json(l), preset_json(r)) {
-                    load.emit((l.to_string(), r.to_string()));
+                    load.emit((l.to_string(), r.to_string(), None));
                 }
             }
         })
@@ -153,16 +227,18 @@ pub fn ComparePanel(props: &Props) -> Html {
     // (never applied unasked), as the page's own Flink chooser does.
     let conversion = use_state(|| None::<crate::engine::scenario::RetentionConversion>);
     let on_flink = {
-        let (load, error, json, conversion) = (load.clone(), error.clone(), props.json.clone(), conversion.clone());
+        let (load, error, json, conversion, clear) =
+            (load.clone(), error.clone(), props.json.clone(), conversion.clone(), clear.clone());
         Callback::from(move |e: Event| {
             let id = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
             let Some(mode) = id.as_deref().and_then(FlinkMode::parse) else { return };
             match with_flink(&json, mode).and_then(|right| Scenario::from_json(&right).map(|_| right)) {
                 Ok(right) => {
                     conversion.set(None);
-                    load.emit((json.clone(), right));
+                    load.emit((json.clone(), right, Some(json.clone())));
                 }
                 Err(e) => {
+                    clear.emit(());
                     let offered =
                         crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();
                     conversion.set(offered.filter(|c| Scenario::from_json(&c.text).is_ok()));
@@ -176,7 +252,7 @@ pub fn ComparePanel(props: &Props) -> Html {
         Callback::from(move |_: MouseEvent| {
             if let Some(c) = (*conversion).clone() {
                 conversion.set(None);
-                load.emit((json.clone(), c.text));
+                load.emit((json.clone(), c.text, Some(json.clone())));
             }
         })
     };
@@ -184,7 +260,7 @@ pub fn ComparePanel(props: &Props) -> Html {
         let (load, json, right_ref) = (load.clone(), props.json.clone(), right_ref.clone());
         Callback::from(move |_: MouseEvent| {
             if let Some(t) = right_ref.cast::<web_sys::HtmlTextAreaElement>() {
-                load.emit((json.clone(), t.value()));
+                load.emit((json.clone(), t.value(), Some(json.clone())));
             }
         })
     };

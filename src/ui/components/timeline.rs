@@ -178,9 +178,13 @@ pub fn Timeline(props: &Props) -> Html {
     let zoom_out = zoom_by;
     let (pan_left, pan_right) = (pan_by.clone(), pan_by);
     let (fit, toggle_follow) = (set_view.clone(), set_view);
-    let timers_legend = sim.scenario().operators.iter().enumerate().any(|(i, _)| {
-        matches!(sim.scenario().operator_retention(i), crate::engine::scenario::Retention::IdleState(r) if r.state_cleaning_enabled())
+    let cleanup_rule = (0..sim.scenario().operators.len()).find_map(|i| match sim.scenario().operator_retention(i) {
+        crate::engine::scenario::Retention::IdleState(r) if r.state_cleaning_enabled() => {
+            Some(crate::engine::cleanup_state::rule_text(r, sim.scenario().flink.deletes_old_cleanup_timers()))
+        }
+        _ => None,
     });
+    let timers_legend = cleanup_rule.is_some();
     html! {
         <section class="timeline" id="timeline" ref={root} aria-label="Timeline">
             <div class="tl-head">
@@ -203,6 +207,9 @@ pub fn Timeline(props: &Props) -> Html {
                     <li class="lg now">{ "│ now" }</li>
                 </ul>
             </div>
+            if let Some(rule) = cleanup_rule {
+                <p class="tl-rule hint" id="tl-rule">{ rule }</p>
+            }
             <div class="tl-tools" role="toolbar" aria-label="Timeline view">
                 <button id="tl-zoom-out" onclick={Callback::from(move |_| zoom_out(2.0))} aria-label="Zoom out" title="Zoom out (−)">{ "−" }</button>
                 <button id="tl-zoom-in" onclick={Callback::from(move |_| zoom_in(0.5))} aria-label="Zoom in" title="Zoom in (+; Ctrl + wheel)">{ "+" }</button>

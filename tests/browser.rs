@@ -50,6 +50,9 @@ async fn seed_001_registers_keeps_moves_and_fires_the_cleanup_timer() {
         "Advance processing time to the next registered timer, 2019-11-22 15:00 (n): past the next scenario step at \
          2019-11-20 16:00, which then can no longer run (◀ Back undoes it)"
     );
+    // And under it, where the user looks (issue 17: it was only in the tooltip).
+    assert_eq!(page.text("#next-timer-skips"), "⚠ skips the input at 2019-11-20 16:00");
+    assert_eq!(page.attr("#next-timer", "aria-describedby"), "next-timer-skips");
 
     page.step(1).await;
     assert!(page
@@ -93,6 +96,7 @@ async fn cleanup_harness_preset_and_next_timer() {
     assert_eq!(page.texts("#op-agg .cleanup-time"), ["11 ms", "18 ms", "15 ms"]);
     assert!(page.find(r#"#timeline .timer.deleted[data-timer="11 ms"]"#).is_some(), "b's first timer was deleted");
     assert_eq!(page.text("#next-timer"), "⇥ next timer (11 ms)");
+    assert!(page.find("#next-timer-skips").is_none(), "the timer is not past the next step (advance to 11 ms)");
     page.click("#next-timer").await;
     assert_eq!(page.text("#now"), "11 ms");
     assert_eq!(page.texts("#op-agg td.key"), ["b", "c"], "a is cleared at 11");
@@ -146,6 +150,23 @@ async fn switching_the_flink_version() {
     assert_eq!(page.select_value("#flink-select"), "1.10-legacy");
     page.step(1).await;
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["(true,u1,1)"]);
+}
+
+/// Another Flink version replays the run to the same position (issue 17: it used to restart at
+/// step 0).
+#[wasm_bindgen_test]
+async fn switching_the_flink_version_keeps_the_position() {
+    let page = Page::open().await;
+    page.step(3).await;
+    assert_eq!(page.text("#progress"), "step 3 / 4");
+    page.choose("#flink-select", "1.7-legacy").await;
+    assert_eq!(page.text("#progress"), "step 3 / 4");
+    assert_eq!(page.text("#now"), "2019-11-21 16:00");
+    assert_eq!(
+        page.texts("#op-logins_per_user .msg"),
+        ["(true,u1,1)", "(false,u1,1)", "(true,u1,2)", "(false,u1,2)", "(true,u1,3)"]
+    );
+    assert!(page.text("#tl-rule").contains("stays registered (Flink ≤ 1.7)"));
 }
 
 #[wasm_bindgen_test]

@@ -353,3 +353,29 @@ async fn export_to_flink_sql_downloads_the_script_or_says_why_not() {
         page.text("#files-note span")
     );
 }
+
+/// A preset edited on the page is exported under another name, so the file is not taken for the
+/// preset, and the page says so (issue 17).
+#[wasm_bindgen_test]
+async fn an_edited_preset_is_exported_as_an_edited_copy() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "cleanup-harness-min5-max10").await;
+    let edited = preset_json("cleanup-harness-min5-max10")
+        .unwrap()
+        .replace(r#"{ "at": 8, "row": ["b"] }"#, r#"{ "at": 9, "row": ["b"] }"#);
+    assert_ne!(edited, preset_json("cleanup-harness-min5-max10").unwrap(), "the edit changes the text");
+    page.set_textarea("#scenario-json", &edited);
+    page.click("#load").await;
+    assert!(page.find("#scenario-edited").is_some());
+    let (name, text) = export(&page).await;
+    assert_eq!(name, "cleanup-harness-min5-max10-edited.json");
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["name"], "cleanup-harness-min5-max10-edited");
+    assert!(value["title"].as_str().unwrap().ends_with(" (edited)"), "{}", value["title"]);
+    assert_eq!(value["steps"][4]["at"], 9, "the edit is exported");
+    assert!(
+        page.text("#files-note").contains("renamed cleanup-harness-min5-max10-edited"),
+        "{}",
+        page.text("#files-note")
+    );
+}

@@ -463,12 +463,29 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
 /// The export's file name: the scenario's name, with characters file systems refuse replaced.
 pub fn file_name(state: &AppState) -> String {
     let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_else(|| "scenario".into());
+    safe_file_name(&name)
+}
+
+fn safe_file_name(name: &str) -> String {
     let safe: String = name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
     format!("{safe}.json")
 }
 
-/// Downloads the scenario's JSON text, exactly as loaded, as `NAME.json`.
-pub fn export(state: &AppState) {
+/// Downloads the scenario's JSON text, exactly as loaded, as `NAME.json`; a preset edited on the
+/// page is renamed `NAME-edited` (title "… (edited)", [`crate::engine::scenario::as_edited_copy`]),
+/// and the page says so.
+pub fn export(state: &AppState, dispatch: Callback<Action>) {
+    if state.edited_preset().is_some() {
+        if let Ok(text) = crate::engine::scenario::as_edited_copy(&state.json) {
+            let name = crate::engine::Scenario::from_json(&text).map(|s| s.name).unwrap_or_default();
+            let file = safe_file_name(&name);
+            download(&text, "application/json", &file);
+            let text =
+                format!("Exported {file}: edited from the preset, so renamed {name} (and its title marked edited)");
+            dispatch.emit(Action::FilesNote(Note { text, error: false }));
+            return;
+        }
+    }
     download(state.json.as_str(), "application/json", &file_name(state));
 }
 

@@ -268,14 +268,22 @@ impl AppState {
             return self.refuse_flink(mode, &editor_text, e);
         }
         let (preset, preset_flink) = (self.preset, self.preset_flink);
+        // The run goes on from where it stood: its actions are replayed on the new version.
+        let position = self.position();
         let next = self.with_json(text);
-        match (preset, &next.scenario_error) {
+        let mut next = match (preset, &next.scenario_error) {
             // A preset on another Flink version keeps its name when that is the only change.
             (Some(p), None) if next.sim.as_ref().is_some_and(|s| s.get().scenario().name == p) => {
                 AppState { preset: Some(p), preset_flink, ..next }
             }
             _ => next,
+        };
+        if let (None, Some(p)) = (&next.scenario_error, position) {
+            if let Err(e) = next.replay_or_defer(&p, "version switch") {
+                next.step_error = Some(format!("on {} the run was replayed up to where it stopped: {e}", mode.label()));
+            }
         }
+        next
     }
 
     pub(super) fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
@@ -287,6 +295,15 @@ impl AppState {
             }
         }
         self
+    }
+
+    /// The preset the scenario on screen was edited from: not a preset unchanged, but named as one.
+    pub fn edited_preset(&self) -> Option<&'static str> {
+        let name = self.sim.as_ref()?.get().scenario().name.clone();
+        match self.preset {
+            Some(_) => None,
+            None => crate::engine::presets::PRESETS.iter().find(|(n, _)| *n == name).map(|(n, _)| *n),
+        }
     }
 
     /// Processing time, formatted, or an empty string before any scenario loaded.

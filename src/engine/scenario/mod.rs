@@ -226,6 +226,27 @@ pub fn with_flink(text: &str, mode: FlinkMode) -> Result<String, ScenarioError> 
     serde_json::to_string_pretty(&value).map_err(|e| ScenarioError::new("scenario", e.to_string()))
 }
 
+/// An edited copy of a preset, renamed so it is not taken for the preset: `name` gets `-edited`
+/// and `title` ` (edited)` (pretty-printed, field order kept). The page's Export writes this for
+/// a scenario edited from a preset and says so.
+///
+/// # Errors
+/// As [`with_flink`].
+pub fn as_edited_copy(text: &str) -> Result<String, ScenarioError> {
+    parse_raw(text)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
+    if let Some(obj) = value.as_object_mut() {
+        for (field, suffix) in [("name", "-edited"), ("title", " (edited)")] {
+            if let Some(serde_json::Value::String(v)) = obj.get_mut(field) {
+                v.push_str(suffix);
+            }
+        }
+    }
+    serde_json::to_string_pretty(&value).map_err(|e| ScenarioError::new("scenario", e.to_string()))
+}
+
 /// The written form of a scenario, straight from the text (not through `serde_json::Value`, so a
 /// duplicate key is an error).
 fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {

@@ -15,8 +15,12 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let tf = sim.time_format();
     let next_timer = sim.next_timer_ms().map(|t| tf.format(t));
     // Going to a timer past the next scenario step leaves that step behind (time never goes back).
-    let next_timer_title = match (sim.next_timer_ms(), sim.next_step_ms()) {
-        (Some(t), Some(s)) if t > s => format!(
+    let skips_step = match (sim.next_timer_ms(), sim.next_step_ms()) {
+        (Some(t), Some(s)) if t > s => Some(s),
+        _ => None,
+    };
+    let next_timer_title = match (sim.next_timer_ms(), skips_step) {
+        (Some(t), Some(s)) => format!(
             "Advance processing time to the next registered timer, {} (n): past the next scenario step at {}, which then can no longer run (◀ Back undoes it)",
             tf.format(t),
             tf.format(s)
@@ -80,11 +84,17 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             }
             // The timer's time on a second, smaller line: the button is no wider with it than
             // without, so the row keeps to one line at 1280 px and the scrubber stays put.
-            <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
-                aria-keyshortcuts="N" title={next_timer_title}>
-                <span class="nt-label">{ "⇥ next timer" }</span>
-                if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
-            </button>
+            <span class="group nt-group">
+                <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
+                    aria-keyshortcuts="N" title={next_timer_title} aria-describedby={skips_step.map(|_| "next-timer-skips")}>
+                    <span class="nt-label">{ "⇥ next timer" }</span>
+                    if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
+                </button>
+                // Said under the button (and read with it), not only in its tooltip.
+                if let Some(s) = skips_step {
+                    <span id="next-timer-skips" class="blocked" role="status">{ format!("⚠ skips the input at {}", tf.format(s)) }</span>
+                }
+            </span>
             <form class="advance" onsubmit={on_advance}>
                 <label for="advance-by">{ "advance by " }</label>
                 // The error hangs under the box (out of the row's flow: the row does not grow).

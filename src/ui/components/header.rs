@@ -53,7 +53,7 @@ pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_
             if let Some(s) = scenario {
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
-                    if state.preset.is_none() && PRESETS.iter().any(|(name, _)| *name == s.name) {
+                    if state.edited_preset().is_some() {
                         <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title and description are the preset's", s.name) }</span>
                     }
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
@@ -115,8 +115,8 @@ fn flink_refusal(state: &AppState, dispatch: &Callback<Action>) -> Html {
 /// Export, import and copy-link.
 fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) -> Html {
     let on_export = {
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| persist::export(&state))
+        let (state, dispatch) = (state.clone(), dispatch.clone());
+        Callback::from(move |_: MouseEvent| persist::export(&state, dispatch.clone()))
     };
     let on_export_sql = {
         let (state, dispatch) = (state.clone(), dispatch.clone());

@@ -46,8 +46,10 @@ pub enum ClearMark {
     CountZero { at_ms: Millis },
     /// The key's row was deleted (a `-D` with the stored row was emitted).
     RowDeleted { at_ms: Millis },
-    /// State TTL expired at `at_ms` (found by a later read, which removed it).
-    Expired { at_ms: Millis },
+    /// State TTL expired at `at_ms` (written last at `last_access_ms`) and was removed at
+    /// `removed_at_ms`: by a read of the key (`NeverReturnExpired`: the read finds nothing) or,
+    /// `by_cleanup`, by the heap backend's incremental cleanup (`TtlIncrementalCleanup`).
+    Expired { last_access_ms: Millis, at_ms: Millis, removed_at_ms: Millis, by_cleanup: bool },
 }
 
 /// One (operator, key) lane.
@@ -226,8 +228,14 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
             TraceEvent::StateCleared { cause: ClearCause::RowDeleted, .. } => {
                 lane.cleared.push(ClearMark::RowDeleted { at_ms: e.time_ms })
             }
-            TraceEvent::StateExpired { expired_at_ms, .. } | TraceEvent::StateCleanedUp { expired_at_ms, .. } => {
-                lane.cleared.push(ClearMark::Expired { at_ms: *expired_at_ms })
+            TraceEvent::StateExpired { last_access_ms, expired_at_ms, .. }
+            | TraceEvent::StateCleanedUp { last_access_ms, expired_at_ms, .. } => {
+                lane.cleared.push(ClearMark::Expired {
+                    last_access_ms: *last_access_ms,
+                    at_ms: *expired_at_ms,
+                    removed_at_ms: e.time_ms,
+                    by_cleanup: matches!(e.event, TraceEvent::StateCleanedUp { .. }),
+                })
             }
             _ => {}
         }

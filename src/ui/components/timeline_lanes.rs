@@ -101,8 +101,22 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
         .cleared
         .iter()
         .map(|&mark| {
-            let (at, label, what) = clear_text(mark);
+            let (at, label, what) = clear_text(mark, tf);
             (scale.x(at), label.to_string(), "cleared", format!("{what}, at {}", tf.format(at)), 0)
+        })
+        .collect();
+    // A TTL span whose entry is gone stays drawn, greyed, with when and how it was removed.
+    let removed_spans: Vec<Html> = lane
+        .cleared
+        .iter()
+        .filter_map(|&mark| match mark {
+            ClearMark::Expired { last_access_ms, at_ms, .. } => Some(html! {
+                <rect class="ttl expired removed" x={format!("{:.1}", scale.x(last_access_ms))} y={(mid + 8.0).to_string()}
+                      width={format!("{:.1}", (scale.x(at_ms) - scale.x(last_access_ms)).max(1.0))} height="5">
+                    <title>{ format!("state TTL: last write {} + ttl = {} — {}", tf.format(last_access_ms), tf.format(at_ms), clear_text(mark, tf).2) }</title>
+                </rect>
+            }),
+            _ => None,
         })
         .collect();
     html! {
@@ -121,6 +135,7 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
                         <title>{ format!("last access + min = {}, last access + max = {}", tf.format(lo), tf.format(hi)) }</title>
                     </rect>
                 }
+                { for removed_spans }
                 if let Some(ttl) = lane.ttl {
                     <rect class={if ttl.expired { "ttl expired" } else { "ttl" }} x={format!("{:.1}", scale.x(ttl.last_access_ms))}
                           y={(mid + 8.0).to_string()} width={format!("{:.1}", (scale.x(ttl.expires_at_ms) - scale.x(ttl.last_access_ms)).max(1.0))} height="5">
@@ -141,17 +156,28 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
     }
 }
 
-fn clear_text(mark: ClearMark) -> (i64, &'static str, &'static str) {
+fn clear_text(mark: ClearMark, tf: TimeFormat) -> (i64, &'static str, String) {
     match mark {
-        ClearMark::CleanedUp { at_ms } => (at_ms, "cleaned up", "cleanup timer cleared the state (nothing emitted)"),
+        ClearMark::CleanedUp { at_ms } => {
+            (at_ms, "cleaned up", "cleanup timer cleared the state (nothing emitted)".into())
+        }
         ClearMark::CountZero { at_ms } => {
-            (at_ms, "count 0", "the record count reached 0: the operator emitted the delete")
+            (at_ms, "count 0", "the record count reached 0: the operator emitted the delete".into())
         }
         ClearMark::RowDeleted { at_ms } => {
-            (at_ms, "row deleted", "the key's row was deleted: the operator emitted -D with the stored row")
+            (at_ms, "row deleted", "the key's row was deleted: the operator emitted -D with the stored row".into())
         }
-        ClearMark::Expired { at_ms } => {
-            (at_ms, "expired", "state TTL expired (removed when read later; nothing emitted)")
+        ClearMark::Expired { at_ms, removed_at_ms, by_cleanup, .. } => {
+            let how = if by_cleanup {
+                "by the incremental cleanup (TtlIncrementalCleanup) while the state was accessed"
+            } else {
+                "by a read of the key, which found it expired (NeverReturnExpired)"
+            };
+            (
+                at_ms,
+                "expired",
+                format!("state TTL expired; removed at {} {how}; nothing emitted", tf.format(removed_at_ms)),
+            )
         }
     }
 }

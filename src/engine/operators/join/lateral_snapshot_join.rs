@@ -81,13 +81,6 @@ struct RawLateralSnapshotJoin {
     state_ttl: Option<DurationValue>,
 }
 
-/// Whether `flink` has the `LATERAL SNAPSHOT` join: apache/flink main only (FLIP-579; no
-/// release has it, 2.3.0's planner has no `SNAPSHOT` function).
-// TODO(main): `FlinkMode::Main` once it is on main; until then the 2.3 mode stands in.
-fn has_lateral_snapshot_join(flink: FlinkMode) -> bool {
-    flink == FlinkMode::Flink2_3
-}
-
 /// A validated `LATERAL SNAPSHOT` join.
 #[derive(Debug, Clone)]
 pub struct LateralSnapshotJoinSpec {
@@ -116,12 +109,12 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
     let Some(right) = input.right else {
         return Err(ScenarioError::new(path, "a LateralSnapshotJoin reads two inputs: name them with left and right"));
     };
-    if !has_lateral_snapshot_join(input.flink) {
+    if !input.flink.has_lateral_snapshot_join() {
         return Err(ScenarioError::new(
             format!("{path}.operator"),
             format!(
                 "the LATERAL SNAPSHOT join (FLIP-579, LateralSnapshotJoinOperator) is only on apache/flink's main \
-                 branch (unreleased 2.4): the {} has none; run the scenario with \"flink\": \"main\"",
+                 branch (unreleased 2.4): {} has none; run the scenario with \"flink\": \"main\"",
                 input.flink.label()
             ),
         ));

@@ -321,3 +321,29 @@ fn refusals() {
         err(string_ts).starts_with("sources[0].watermark.column: 'ts' is STRING: the row-time column must be a BIGINT")
     );
 }
+
+/// SQL: the simulator's parser cannot read `input => TABLE b`, so a LATERAL SNAPSHOT query is
+/// refused on every mode, with real Flink 2.3.0's parse error first (measured: `explain_sql` of
+/// the same query on the 2.3.0 PyPI build said `Encountered "SNAPSHOT" at line 1, column 35.`).
+#[wasm_bindgen_test(unsupported = test)]
+fn a_lateral_snapshot_query_is_refused_with_flink_2_3_s_parse_error() {
+    let scenario = |flink: &str, join: &str| {
+        format!(
+            r#"{{"name": "lsj-sql", "flink": "{flink}",
+                "sources": [{{"name": "p", "schema": [["k", "STRING"]]}}, {{"name": "b", "schema": [["k", "STRING"]]}}],
+                "sql": "SELECT * FROM p {join} LATERAL SNAPSHOT(input => TABLE b, on_time => DESCRIPTOR(ts)) AS s ON p.k = s.k"}}"#
+        )
+    };
+    let message = |flink: &str, join: &str| match Simulation::from_json(&scenario(flink, join)) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    let left = message("2.3", "LEFT JOIN");
+    assert!(left.contains("SQL parse failed. Encountered \"SNAPSHOT\" at line 1, column 35."), "{left}");
+    let bare = message("main", "JOIN");
+    assert!(
+        bare.contains("SQL parse failed. Incorrect syntax near the keyword 'JOIN' at line 1, column 17."),
+        "{bare}"
+    );
+    assert!(bare.contains("write a LateralSnapshotJoin operator"), "{bare}");
+}

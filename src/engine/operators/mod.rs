@@ -428,11 +428,11 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     rank::rank::KIND,
     deduplicate::deduplicate::KIND,
     join::join::KIND,
-    join::lateral_snapshot_join::KIND,
     over::over_aggregate::KIND,
     window::count_window_aggregate::KIND,
     sink::upsert_materialize::KIND,
     normalize::changelog_normalize::KIND,
+    join::lateral_snapshot_join::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

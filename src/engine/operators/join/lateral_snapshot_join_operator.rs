@@ -206,9 +206,11 @@ impl LateralSnapshotJoinOperator {
             self.change_buffer.remove(&mut self.backend.keys, key, &rowtime);
         }
         let shown = if up_to == Millis::MAX { "all (no build watermark seen)".to_string() } else { up_to.to_string() };
-        Self::note(ctx, key_row, || {
-            format!("applied {applied} buffered build change(s) with row time <= {shown} to build-table")
-        });
+        if applied > 0 {
+            Self::note(ctx, key_row, || {
+                format!("applied {applied} buffered build change(s) with row time <= {shown} to build-table")
+            });
+        }
         if has_kept {
             self.buffered_at_wm.update(&mut self.backend.keys, key, up_to, now);
             return Some(up_to);

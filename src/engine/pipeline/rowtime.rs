@@ -58,8 +58,7 @@ impl Pipeline {
             TimerOwner::Operator(i) => (2, i, 1),
         };
         let assigners = self.sources.iter().enumerate().filter_map(|(s, tap)| {
-            let (a, _) = tap.assigner.as_ref()?;
-            a.pending().then_some(())?;
+            let (a, _) = tap.assigner.as_ref().filter(|(a, _)| a.pending())?;
             a.next_timer_ms().map(|ts| (ts, TimerOwner::WatermarkAssigner(s)))
         });
         let callbacks = self

@@ -46,35 +46,22 @@
 //! engine's processing-time timers do. Not modelled: restore (the phase in union list state),
 //! watermark status (idleness), interruptible timers (a drain here runs whole).
 
-use super::join_record_state_view::{InputSideSpec, JoinRecordStateView};
 use super::lateral_snapshot_join::LateralSnapshotJoinSpec;
+use super::lateral_snapshot_join_state::{fresh, LateralSnapshotState, STATES};
 use crate::engine::cleanup_state::CleanupDecision;
 use crate::engine::operators::{Context, StreamOperator};
 use crate::engine::row::{Change, Message, Row, RowKind, Value};
-use crate::engine::state::ttl::{StateTtlConfig, TtlRead};
-use crate::engine::state::{KeyId, KeyedStateBackend, MapState, StateSize, ValueState};
+use crate::engine::state::{KeyId, KeyedStateBackend, StateSize};
 use crate::engine::time::Millis;
 use crate::engine::trace::{ClearCause, TraceEvent, WatermarkInput};
 use crate::engine::view::StateCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// The keyed states, as Flink names them (the page's columns).
-const STATES: &[&str] =
-    &["build-table", "build-change-buffer", "buffered-at-wm", "probe-buffer", "probe-buffer-seq", "ttl-expiry"];
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Load,
     Join,
-}
-
-fn fresh<T>(read: TtlRead<T>) -> Option<T> {
-    match read {
-        TtlRead::Fresh(v) => Some(v),
-        TtlRead::Absent => None,
-        TtlRead::Expired { returned, .. } => returned,
-    }
 }
 
 /// The operator's metrics (its metric group's counters and gauges).
@@ -96,18 +83,8 @@ pub struct LateralSnapshotJoinOperator {
     backend: KeyedStateBackend,
     min_state_ttl_ms: Millis,
     max_state_ttl_ms: Millis,
-    /// `build-table`: build row → copies (a `NoUniqueKey` record view, no TTL).
-    build_table: JoinRecordStateView,
-    /// `build-change-buffer`: build row time → the changes of that row time, in arrival order.
-    change_buffer: MapState<Millis, Vec<Message>>,
-    /// `buffered-at-wm`: the build watermark the buffer is tagged with.
-    buffered_at_wm: ValueState<Millis>,
-    /// `probe-buffer`: synthetic timestamp `(seq + 1) - Long.MAX_VALUE` → probe row.
-    probe_buffer: MapState<Millis, Row>,
-    /// `probe-buffer-seq`: the key's next sequence number; absent iff its buffer is empty.
-    probe_buffer_seq: ValueState<i64>,
-    /// `ttl-expiry`: the key's registered TTL timer.
-    ttl_expiry: ValueState<Millis>,
+    /// Its keyed states.
+    state: LateralSnapshotState,
     /// The event-time timers (probe drains): (timestamp, registration number) → key.
     event_timers: BTreeMap<(Millis, u64), KeyId>,
     next_event_timer: u64,
@@ -127,24 +104,12 @@ impl LateralSnapshotJoinOperator {
     /// loadCompletedTime, loadCompletedIdleTimeoutMs, stateTtlMs)` and `open()`.
     pub fn new(spec: Rc<LateralSnapshotJoinSpec>, state_ttl_ms: Millis) -> Self {
         let min = state_ttl_ms.max(0);
-        let disabled = StateTtlConfig::DISABLED;
         LateralSnapshotJoinOperator {
-            build_table: JoinRecordStateView::new(
-                STATES[0],
-                InputSideSpec::NoUniqueKey,
-                false,
-                spec.right_types().to_vec(),
-                disabled,
-            ),
+            state: LateralSnapshotState::new(spec.right_types().to_vec()),
             spec,
             backend: KeyedStateBackend::new(0),
             min_state_ttl_ms: min,
             max_state_ttl_ms: min + min / 2,
-            change_buffer: MapState::new(STATES[1], disabled),
-            buffered_at_wm: ValueState::new(STATES[2]),
-            probe_buffer: MapState::new(STATES[3], disabled),
-            probe_buffer_seq: ValueState::new(STATES[4]),
-            ttl_expiry: ValueState::new(STATES[5]),
             event_timers: BTreeMap::new(),
             next_event_timer: 0,
             phase: Phase::Load,
@@ -168,7 +133,7 @@ impl LateralSnapshotJoinOperator {
     /// `None` when nothing stays buffered.
     fn apply_buffered_changes(&mut self, key: KeyId, key_row: &Row, ctx: &mut Context) -> Option<Millis> {
         let now = ctx.now;
-        let buffered_at = fresh(self.buffered_at_wm.value(&mut self.backend.keys, key, now))?;
+        let buffered_at = fresh(self.state.buffered_at_wm.value(&mut self.backend.keys, key, now))?;
         if self.current_build_wm > buffered_at {
             self.apply_buffered_changes_up_to(key, key_row, self.current_build_wm, ctx)
         } else if self.phase == Phase::Join && self.current_build_wm == Millis::MIN {
@@ -190,7 +155,7 @@ impl LateralSnapshotJoinOperator {
         let keys = &mut self.backend.keys;
         let mut due = Vec::new();
         let mut has_kept = false;
-        for (rowtime, _) in self.change_buffer.entries(keys, key, now) {
+        for (rowtime, _) in self.state.change_buffer.entries(keys, key, now) {
             if rowtime <= up_to {
                 due.push(rowtime);
             } else {
@@ -200,10 +165,11 @@ impl LateralSnapshotJoinOperator {
         due.sort_unstable();
         let mut applied = 0;
         for rowtime in due {
-            let changes = fresh(self.change_buffer.get(&mut self.backend.keys, key, &rowtime, now)).unwrap_or_default();
+            let changes =
+                fresh(self.state.change_buffer.get(&mut self.backend.keys, key, &rowtime, now)).unwrap_or_default();
             applied += changes.len();
             self.apply_build_changes(key, &changes, now);
-            self.change_buffer.remove(&mut self.backend.keys, key, &rowtime);
+            self.state.change_buffer.remove(&mut self.backend.keys, key, &rowtime);
         }
         let shown = if up_to == Millis::MAX { "all (no build watermark seen)".to_string() } else { up_to.to_string() };
         if applied > 0 {
@@ -212,11 +178,11 @@ impl LateralSnapshotJoinOperator {
             });
         }
         if has_kept {
-            self.buffered_at_wm.update(&mut self.backend.keys, key, up_to, now);
+            self.state.buffered_at_wm.update(&mut self.backend.keys, key, up_to, now);
             return Some(up_to);
         }
-        self.change_buffer.clear(&mut self.backend.keys, key);
-        self.buffered_at_wm.clear(&mut self.backend.keys, key);
+        self.state.change_buffer.clear(&mut self.backend.keys, key);
+        self.state.buffered_at_wm.clear(&mut self.backend.keys, key);
         None
     }
 
@@ -229,11 +195,11 @@ impl LateralSnapshotJoinOperator {
                 Change::Legacy(acc) => acc,
             };
             if accumulate {
-                self.build_table.add_record(keys, key, &change.row, -1, now);
-            } else if self.build_table.count_of(keys, key, &change.row, now) <= 0 {
+                self.state.build_table.add_record(keys, key, &change.row, -1, now);
+            } else if self.state.build_table.count_of(keys, key, &change.row, now) <= 0 {
                 self.metrics.num_unmatched_build_retractions += 1;
             } else {
-                self.build_table.retract_record(keys, key, &change.row, now);
+                self.state.build_table.retract_record(keys, key, &change.row, now);
             }
         }
     }
@@ -241,7 +207,7 @@ impl LateralSnapshotJoinOperator {
     /// `joinProbeRow(probe)`.
     fn join_probe_row(&mut self, key: KeyId, key_row: &Row, probe: &Row, ctx: &mut Context) {
         let now = ctx.now;
-        let records = self.build_table.records(&mut self.backend.keys, key, now);
+        let records = self.state.build_table.records(&mut self.backend.keys, key, now);
         // `JoinConditionWithNullFilters`: a NULL in an `=` key matches nothing.
         let null_key = key_row.0.contains(&Value::Null);
         let mut matched = false;
@@ -281,10 +247,10 @@ impl LateralSnapshotJoinOperator {
     fn buffer_probe(&mut self, key: KeyId, key_row: &Row, probe: &Row, ctx: &mut Context) {
         let now = ctx.now;
         let keys = &mut self.backend.keys;
-        let seq = fresh(self.probe_buffer_seq.value(keys, key, now)).unwrap_or(0);
+        let seq = fresh(self.state.probe_buffer_seq.value(keys, key, now)).unwrap_or(0);
         let ts = (seq + 1) - i64::MAX;
-        self.probe_buffer.put(keys, key, ts, probe.clone(), now);
-        self.probe_buffer_seq.update(keys, key, seq + 1, now);
+        self.state.probe_buffer.put(keys, key, ts, probe.clone(), now);
+        self.state.probe_buffer_seq.update(keys, key, seq + 1, now);
         self.register_event_time_timer(key, ts);
         self.metrics.probe_buffered += 1;
         let phase = if self.phase == Phase::Load { "LOAD phase" } else { "the key's buffer is still draining" };
@@ -310,7 +276,7 @@ impl LateralSnapshotJoinOperator {
         }
         let now = ctx.now;
         let max = self.max_state_ttl_ms;
-        let current = fresh(self.ttl_expiry.value(&mut self.backend.keys, key, now));
+        let current = fresh(self.state.ttl_expiry.value(&mut self.backend.keys, key, now));
         if let Some(c) = current {
             if c >= now + min {
                 ctx.record(key_row, || TraceEvent::Decision(CleanupDecision::Keep { now, min_ms: min, current: c }));
@@ -331,18 +297,7 @@ impl LateralSnapshotJoinOperator {
         if self.backend.register_processing_time_timer(key, timer) {
             ctx.record(key_row, || TraceEvent::TimerRegistered { timer_ms: timer });
         }
-        self.ttl_expiry.update(&mut self.backend.keys, key, timer, now);
-    }
-
-    /// `clearAllPerKeyState()`.
-    fn clear_all_per_key_state(&mut self, key: KeyId) {
-        let keys = &mut self.backend.keys;
-        self.build_table.clear(keys, key);
-        self.change_buffer.clear(keys, key);
-        self.buffered_at_wm.clear(keys, key);
-        self.probe_buffer.clear(keys, key);
-        self.probe_buffer_seq.clear(keys, key);
-        self.ttl_expiry.clear(keys, key);
+        self.state.ttl_expiry.update(&mut self.backend.keys, key, timer, now);
     }
 
     /// `super.processWatermark1(wm)`: the combined watermark (the build input is pinned idle, so
@@ -373,15 +328,15 @@ impl LateralSnapshotJoinOperator {
         }
         let now = ctx.now;
         self.apply_buffered_changes(key, key_row, ctx);
-        let Some(probe) = fresh(self.probe_buffer.get(&mut self.backend.keys, key, &ts, now)) else {
+        let Some(probe) = fresh(self.state.probe_buffer.get(&mut self.backend.keys, key, &ts, now)) else {
             return Ok(());
         };
         Self::note(ctx, key_row, || format!("drain: probe-buffer #{} joined", ts + i64::MAX));
         self.join_probe_row(key, key_row, &probe, ctx);
-        self.probe_buffer.remove(&mut self.backend.keys, key, &ts);
+        self.state.probe_buffer.remove(&mut self.backend.keys, key, &ts);
         self.metrics.probe_buffered = self.metrics.probe_buffered.saturating_sub(1);
-        if fresh(self.probe_buffer_seq.value(&mut self.backend.keys, key, now)) == Some(ts + i64::MAX) {
-            self.probe_buffer_seq.clear(&mut self.backend.keys, key);
+        if fresh(self.state.probe_buffer_seq.value(&mut self.backend.keys, key, now)) == Some(ts + i64::MAX) {
+            self.state.probe_buffer_seq.clear(&mut self.backend.keys, key);
         }
         Ok(())
     }
@@ -437,7 +392,7 @@ impl StreamOperator for LateralSnapshotJoinOperator {
         let (key_row, key) = self.key_of(&input.row, &self.spec.left_keys.clone());
         ctx.record(&key_row, || TraceEvent::Received { message: input.clone() });
         self.apply_buffered_changes(key, &key_row, ctx);
-        let draining = fresh(self.probe_buffer_seq.value(&mut self.backend.keys, key, ctx.now)).is_some();
+        let draining = fresh(self.state.probe_buffer_seq.value(&mut self.backend.keys, key, ctx.now)).is_some();
         if self.phase == Phase::Load || draining {
             self.buffer_probe(key, &key_row, &input.row, ctx);
         } else {
@@ -459,12 +414,12 @@ impl StreamOperator for LateralSnapshotJoinOperator {
             _ => return Err("the build row's row time is NULL".to_string()),
         };
         let keys = &mut self.backend.keys;
-        let mut at = fresh(self.change_buffer.get(keys, key, &rowtime, now)).unwrap_or_default();
+        let mut at = fresh(self.state.change_buffer.get(keys, key, &rowtime, now)).unwrap_or_default();
         at.push(input.clone());
         let n = at.len();
-        self.change_buffer.put(keys, key, rowtime, at, now);
+        self.state.change_buffer.put(keys, key, rowtime, at, now);
         if buffered_at != Some(self.current_build_wm) {
-            self.buffered_at_wm.update(keys, key, self.current_build_wm, now);
+            self.state.buffered_at_wm.update(keys, key, self.current_build_wm, now);
         }
         Self::note(ctx, &key_row, || {
             format!(
@@ -546,13 +501,13 @@ impl StreamOperator for LateralSnapshotJoinOperator {
         if min == 0 {
             return Ok(());
         }
-        let deadline = fresh(self.ttl_expiry.value(&mut self.backend.keys, key, now));
+        let deadline = fresh(self.state.ttl_expiry.value(&mut self.backend.keys, key, now));
         if deadline != Some(timestamp) {
             ctx.record(&key_row, || TraceEvent::StaleTimerIgnored { timer_ms: timestamp, cleanup_ms: deadline });
             return Ok(());
         }
         let within_grace = self.flip_proc_time.is_some_and(|f| now < f + min);
-        let draining = fresh(self.probe_buffer_seq.value(&mut self.backend.keys, key, now)).is_some();
+        let draining = fresh(self.state.probe_buffer_seq.value(&mut self.backend.keys, key, now)).is_some();
         let rearm = match (self.phase, within_grace, draining) {
             (Phase::Load, _, _) => Some((now + max, "LOAD phase")),
             (_, true, _) => Some((self.flip_proc_time.unwrap_or(now) + max, "within the grace window after the flip")),
@@ -564,10 +519,10 @@ impl StreamOperator for LateralSnapshotJoinOperator {
             if self.backend.register_processing_time_timer(key, new) {
                 ctx.record(&key_row, || TraceEvent::TimerRegistered { timer_ms: new });
             }
-            self.ttl_expiry.update(&mut self.backend.keys, key, new, now);
+            self.state.ttl_expiry.update(&mut self.backend.keys, key, new, now);
             return Ok(());
         }
-        self.clear_all_per_key_state(key);
+        self.state.clear_all_per_key_state(&mut self.backend.keys, key);
         self.metrics.num_state_ttl_evictions += 1;
         ctx.record(&key_row, || TraceEvent::StateCleared {
             states: STATES,
@@ -589,38 +544,12 @@ impl StreamOperator for LateralSnapshotJoinOperator {
     }
 
     fn key_state(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String, entries: usize| Some(StateCell { value, entries, visible: entries, ttl: None });
-        let buffer: Vec<_> = self.change_buffer.peek(key).collect();
-        let changes = (!buffer.is_empty()).then(|| {
-            let mut buckets: Vec<_> = buffer.iter().map(|(t, v)| (**t, &v.user_value)).collect();
-            buckets.sort_by_key(|(t, _)| *t);
-            let text: Vec<String> = buckets
-                .iter()
-                .map(|(t, changes)| {
-                    let c: Vec<String> = changes.iter().map(|m| m.to_string()).collect();
-                    format!("{t}: {}", c.join(", "))
-                })
-                .collect();
-            (text.join("; "), buckets.len())
-        });
-        let mut probes: Vec<_> = self.probe_buffer.peek(key).map(|(t, v)| (*t, &v.user_value)).collect();
-        probes.sort_by_key(|(t, _)| *t);
-        let probe_text: Vec<String> =
-            probes.iter().map(|(t, r)| format!("#{}: [{}]", t + i64::MAX, r.join(", "))).collect();
-        let wm = |v: Millis| if v == Millis::MIN { "Long.MIN_VALUE".to_string() } else { v.to_string() };
-        vec![
-            self.build_table.cell(key, now),
-            changes.and_then(|(text, n)| cell(text, n)),
-            self.buffered_at_wm.peek(key).and_then(|v| cell(wm(v.user_value), 1)),
-            (!probes.is_empty()).then(|| probe_text.join(", ")).and_then(|t| cell(t, probes.len())),
-            self.probe_buffer_seq.peek(key).and_then(|v| cell(v.user_value.to_string(), 1)),
-            self.ttl_expiry.peek(key).and_then(|v| cell(v.user_value.to_string(), 1)),
-        ]
+        self.state.cells(key, now)
     }
 
     /// The key's TTL timer (`ttl-expiry`), shown as its cleanup time.
     fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
-        self.ttl_expiry.peek(key).map(|v| v.user_value)
+        self.state.ttl_expiry.peek(key).map(|v| v.user_value)
     }
 
     fn ttl_of(&self, _key: KeyId, _now: Millis) -> Option<crate::engine::view::TtlView> {
@@ -628,14 +557,7 @@ impl StreamOperator for LateralSnapshotJoinOperator {
     }
 
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
-        vec![
-            (STATES[0], self.build_table.size(now)),
-            (STATES[1], self.change_buffer.size(now)),
-            (STATES[2], self.buffered_at_wm.size(now)),
-            (STATES[3], self.probe_buffer.size(now)),
-            (STATES[4], self.probe_buffer_seq.size(now)),
-            (STATES[5], self.ttl_expiry.size(now)),
-        ]
+        self.state.sizes(now)
     }
 
     fn flink_metrics(&self) -> Vec<(&'static str, String)> {

@@ -43,7 +43,8 @@ fn lists_presets() {
             "timer-churn-min-equals-max",
             "timer-churn-wide-gap",
             "upsert-source-normalize",
-            "upsert-source-normalize-ttl"
+            "upsert-source-normalize-ttl",
+            "lateral-snapshot-join-ttl"
         ]
     );
 }
@@ -124,7 +125,7 @@ fn bad_input_exits_2_with_one_line() {
         (vec![], "no command given: try `flink-state-sim run --preset"),
         (vec!["run"], "the following required arguments were not provided: <SCENARIO>"),
         (vec!["run", bad.to_str().unwrap()], "pipeline[0].group_by[0]: no column 'nope' in source 's' (columns: k)"),
-        (vec!["run", "--preset", "nope"], "preset: no preset named 'nope' (presets: seed-001-one-day-two-days, cleanup-harness-min5-max10, seed-004-device-status, seed-004-device-status-flink-2.3, seed-000-topn-dedup, seed-000-topn-dedup-no-retention, seed-002-dau-new-users-global-ttl, seed-002-dau-new-users-per-operator-ttl, sql-dedup-keep-last-heap, sql-top2-per-group-with-rank, sql-top2-over-sum-ttl, sql-device-status-two-level-ttl, sql-min-max-distinct, dimension-expires-left-join, dimension-expires-left-join-hint, upsert-sink-on-conflict, what-if-100k-logins, timer-churn-min-equals-max, timer-churn-wide-gap, upsert-source-normalize, upsert-source-normalize-ttl)"),
+        (vec!["run", "--preset", "nope"], "preset: no preset named 'nope' (presets: seed-001-one-day-two-days, cleanup-harness-min5-max10, seed-004-device-status, seed-004-device-status-flink-2.3, seed-000-topn-dedup, seed-000-topn-dedup-no-retention, seed-002-dau-new-users-global-ttl, seed-002-dau-new-users-per-operator-ttl, sql-dedup-keep-last-heap, sql-top2-per-group-with-rank, sql-top2-over-sum-ttl, sql-device-status-two-level-ttl, sql-min-max-distinct, dimension-expires-left-join, dimension-expires-left-join-hint, upsert-sink-on-conflict, what-if-100k-logins, timer-churn-min-equals-max, timer-churn-wide-gap, upsert-source-normalize, upsert-source-normalize-ttl, lateral-snapshot-join-ttl)"),
         (vec!["run", "--preset", "seed-001-one-day-two-days", "--flink", "2.3"], "idle_state_retention: Flink 1.19–2.3 keeps state with state TTL: set state_ttl (table.exec.state.ttl) instead. setIdleStateRetentionTime(min, max), deprecated since Flink 1.12 where it only sets table.exec.state.ttl = min, was removed in 2.0"),
         (vec!["run", "/does/not/exist.json"], "/does/not/exist.json: cannot read"),
         (vec!["run", "--preset", "seed-001-one-day-two-days", "--format", "xml"], "invalid value 'xml' for '--format <FORMAT>'"),

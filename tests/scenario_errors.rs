@@ -204,7 +204,7 @@ fn not_an_object_or_duplicate_keys() {
     assert_eq!(error(r#"{"name": "a", "name": "b"}"#), "scenario: duplicate field `name` at line 1 column 20");
     assert!(error(&format!("{BASE} x")).starts_with("scenario: invalid JSON: trailing characters"));
     assert!(error(r#"{"name": 5}"#).starts_with("name: invalid type: integer `5`, expected a string"));
-    assert_eq!(error(r#"{"name": "x", "source": 5}"#), "source: invalid type: integer `5`, expected a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\"} at line 1 column 25");
+    assert_eq!(error(r#"{"name": "x", "source": 5}"#), "source: invalid type: integer `5`, expected a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\", \"watermark\"} at line 1 column 25");
 }
 
 #[wasm_bindgen_test(unsupported = test)]

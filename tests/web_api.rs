@@ -16,7 +16,7 @@ fn json(v: &JsValue) -> serde_json::Value {
 fn lists_presets() {
     let list = json(&presets().unwrap());
     assert_eq!(list[0]["name"], "seed-001-one-day-two-days");
-    assert_eq!(list.as_array().unwrap().len(), 21);
+    assert_eq!(list.as_array().unwrap().len(), 22);
     assert_eq!(list[8]["name"], "sql-dedup-keep-last-heap");
     assert_eq!(list[16]["name"], "what-if-100k-logins");
 }

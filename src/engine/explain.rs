@@ -167,7 +167,11 @@ fn input_node(scenario: &Scenario, input: NodeInput, reader: &dyn OperatorSpec) 
                 // `ChangelogMode.upsert()`: `[I,UA,D]`.
                 SourceChangelog::Upsert => ChangelogMode { updates: true, update_before: false, deletes: true },
             };
-            let node = Node { physical: scan.clone(), execution: scan, mode, inputs: Vec::new() };
+            let mut node = Node { physical: scan.clone(), execution: scan, mode, inputs: Vec::new() };
+            if let Some(w) = &source.watermark {
+                let (physical, execution) = watermark_assigner_plan(source, w);
+                node = Node { physical, execution, mode, inputs: vec![node] };
+            }
             match scenario.mini_batch {
                 Some(mb) => {
                     let text = format!("MiniBatchAssigner(interval=[{}ms], mode=[ProcTime])", mb.allow_latency_ms);
@@ -178,6 +182,24 @@ fn input_node(scenario: &Scenario, input: NodeInput, reader: &dyn OperatorSpec) 
         }
         NodeInput::Operator(i) => operator_node(scenario, i),
     }
+}
+
+/// `WatermarkAssigner(rowtime=[ts], watermark=[-(ts, 5000:INTERVAL SECOND)])` (physical) and
+/// `WatermarkAssigner(rowtime=[ts], watermark=[(ts - 5000:INTERVAL SECOND)])` (execution): the
+/// shape `StreamPhysicalWatermarkAssigner.explainTerms` gives, written from Flink's plans as they
+/// are usually printed, not checked against a recording here; the interval's unit is SECOND when
+/// the delay is whole seconds (the scenario keeps milliseconds, not the unit the DDL wrote).
+fn watermark_assigner_plan(source: &Source, w: &super::scenario::SourceWatermark) -> (String, String) {
+    let ts = &source.columns[w.column].name;
+    let (physical, execution) = if w.delay_ms == 0 {
+        (ts.clone(), ts.clone())
+    } else {
+        let unit = if w.delay_ms % 1000 == 0 { "SECOND" } else { "SECOND(3)" };
+        let interval = format!("{}:INTERVAL {unit}", w.delay_ms);
+        (format!("-({ts}, {interval})"), format!("({ts} - {interval})"))
+    };
+    let text = |wm: String| format!("WatermarkAssigner(rowtime=[{ts}], watermark=[{wm}])");
+    (text(physical), text(execution))
 }
 
 /// `Exchange(distribution=[hash[k]])` over `node`, when the operator needs one.

@@ -19,6 +19,9 @@ use super::trace::{TraceEntry, TraceEvent};
 use super::view::{KeyView, OperatorView};
 use std::rc::Rc;
 
+mod rowtime;
+use rowtime::RowtimeInputs;
+
 /// The most messages one input record (or one timer) may cause between operators. A pipeline
 /// whose updates multiply at every operator (each emits `-U` and `+U` for each message it
 /// receives) would otherwise run for ever; Flink would process them all, this simulator refuses.
@@ -40,6 +43,8 @@ pub struct Node {
     /// The operator its output feeds and on which input (0, or 1 for a join's right input);
     /// `None` for the last operator, which feeds the result.
     pub consumer: Option<(usize, usize)>,
+    /// The event-time watermarks of its inputs, for an operator that leaves them to the pipeline.
+    rowtime: RowtimeInputs,
 }
 
 /// The largest value a gauge reached, and when it first did.
@@ -90,6 +95,8 @@ struct SourceTap {
     name: Rc<str>,
     proctime: bool,
     readers: Vec<(usize, usize)>,
+    /// Its `WatermarkAssignerOperator` and the row-time column, when it declares a watermark.
+    assigner: Option<(super::operators::WatermarkAssigner, usize)>,
 }
 
 /// Whose timer is due next.
@@ -99,6 +106,10 @@ pub enum TimerOwner {
     Operator(usize),
     /// The mini-batch assigner's interval timer.
     MiniBatchAssigner,
+    /// The periodic timer of source `s`'s `WatermarkAssignerOperator`.
+    WatermarkAssigner(usize),
+    /// Operator `i`'s own timer, not a key's ([`StreamOperator::operator_timer`]).
+    OperatorCallback(usize),
 }
 
 /// Whether losing the state of `last` (the pipeline's last operator) without a message makes the
@@ -173,12 +184,20 @@ impl Pipeline {
                 emitted: EmitCounts::default(),
                 peaks: Peaks::default(),
                 consumer: None,
+                rowtime: RowtimeInputs::new(n.inputs.len()),
             })
             .collect();
         let mut sources: Vec<SourceTap> = scenario
             .sources
             .iter()
-            .map(|s| SourceTap { name: Rc::from(s.name.as_str()), proctime: s.proctime.is_some(), readers: Vec::new() })
+            .map(|s| SourceTap {
+                name: Rc::from(s.name.as_str()),
+                proctime: s.proctime.is_some(),
+                readers: Vec::new(),
+                assigner: s.watermark.map(|w| {
+                    (super::operators::WatermarkAssigner::open(w.delay_ms, w.interval_ms, scenario.start_ms), w.column)
+                }),
+            })
             .collect();
         for (i, n) in scenario.operators.iter().enumerate() {
             for (port, input) in n.inputs.iter().enumerate() {
@@ -261,6 +280,10 @@ impl Pipeline {
                 return Err(e);
             }
         }
+        let rowtime = self.sources[source].assigner.map(|(_, column)| match message.row.0.get(column) {
+            Some(Value::Int(ms)) => Some(*ms),
+            _ => None,
+        });
         let mut outcome = Ok(());
         for k in 0..readers {
             let reader = self.sources[source].readers[k];
@@ -274,6 +297,9 @@ impl Pipeline {
             if outcome.is_err() {
                 break;
             }
+        }
+        if let (Ok(()), Some(rowtime)) = (&outcome, rowtime) {
+            outcome = self.assign_watermark(source, rowtime, now, action, trace);
         }
         self.track_peaks(now);
         outcome
@@ -433,6 +459,7 @@ impl Pipeline {
             .filter_map(|(i, n)| n.op.backend().timers.peek().map(|(ts, seq, _)| (ts, i, seq)))
             .min()
             .map(|(ts, i, _)| (ts, TimerOwner::Operator(i)));
+        let keyed = self.with_rowtime_timers(keyed);
         let assigner = match &self.assigner {
             Some(a) if self.bundles_hold_records() => Some((a.next_timer_ms(), TimerOwner::MiniBatchAssigner)),
             _ => None,
@@ -447,6 +474,7 @@ impl Pipeline {
     /// holds records (their watermarks would finish empty bundles: nothing happens but the
     /// assigner's `currentWatermark` moving on). Keeps a long advance with a short interval cheap.
     pub fn skip_idle_mini_batches(&mut self, to: Millis) {
+        self.skip_idle_watermark_assigners(to);
         if self.assigner.is_some() && !self.bundles_hold_records() {
             if let Some(a) = &mut self.assigner {
                 a.skip_to(to);
@@ -623,6 +651,7 @@ impl Pipeline {
             keys,
             key_count: backend.keys.live(),
             sizes,
+            metrics: op.flink_metrics(),
         }
     }
 }

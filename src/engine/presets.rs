@@ -30,6 +30,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("timer-churn-wide-gap", include_str!("../../scenarios/timer-churn-wide-gap.json")),
     ("upsert-source-normalize", include_str!("../../scenarios/upsert-source-normalize.json")),
     ("upsert-source-normalize-ttl", include_str!("../../scenarios/upsert-source-normalize-ttl.json")),
+    ("lateral-snapshot-join-ttl", include_str!("../../scenarios/lateral-snapshot-join-ttl.json")),
 ];
 
 /// Pairs of presets written to be compared side by side (the page's Compare panel): (label, left,

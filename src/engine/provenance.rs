@@ -308,7 +308,7 @@ impl Builder<'_> {
             TraceEvent::TimerFired { .. } => {
                 self.start_call(op, e, 0, self.empty.clone(), false, self.empty.clone());
             }
-            TraceEvent::BundleFinished { .. } => {
+            TraceEvent::BundleFinished { .. } | TraceEvent::Watermark { .. } | TraceEvent::OperatorEvent { .. } => {
                 self.start_call(op, e, 0, self.empty.clone(), false, self.empty.clone());
                 if let Some(c) = self.calls[op].as_mut() {
                     c.key = None;

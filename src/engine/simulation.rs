@@ -125,6 +125,12 @@ impl Engine {
             match owner {
                 TimerOwner::Operator(i) => self.pipeline.fire_next(i, to, action, trace.as_deref_mut())?,
                 TimerOwner::MiniBatchAssigner => self.pipeline.fire_mini_batch(to, action, trace.as_deref_mut())?,
+                TimerOwner::WatermarkAssigner(s) => {
+                    self.pipeline.fire_watermark_assigner(s, to, action, trace.as_deref_mut())?
+                }
+                TimerOwner::OperatorCallback(i) => {
+                    self.pipeline.fire_operator_timer(i, to, action, trace.as_deref_mut())?
+                }
             };
         }
         self.sample_before(to);

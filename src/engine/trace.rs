@@ -126,6 +126,32 @@ pub enum TraceEvent {
         elements: u64,
         keys: u64,
     },
+    /// An event-time watermark reached an operator that acts on it (`processWatermark1/2`):
+    /// `what` it did, for people.
+    Watermark {
+        watermark_ms: Millis,
+        input: WatermarkInput,
+        what: String,
+    },
+    /// An operator-wide event without a key, `what` for people (a `LATERAL SNAPSHOT` join's
+    /// flip from LOAD to JOIN).
+    OperatorEvent {
+        what: String,
+    },
+    /// What the operator did with the key's record, for people (a `LATERAL SNAPSHOT` join
+    /// buffering a probe or a build change, applying buffered changes).
+    Note {
+        what: String,
+    },
+}
+
+/// Which input of an operator an event-time watermark came in on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatermarkInput {
+    /// A `LATERAL SNAPSHOT` join's left input (`processWatermark1`).
+    Probe,
+    /// Its right input (`processWatermark2`).
+    Build,
 }
 
 /// What made a window's trigger fire.
@@ -170,6 +196,9 @@ impl TraceEvent {
             TraceEvent::PartialMerged { .. } => "partial_merged",
             TraceEvent::BundleFinished { .. } => "bundle_finished",
             TraceEvent::WindowTriggered { .. } => "window_triggered",
+            TraceEvent::Watermark { .. } => "watermark",
+            TraceEvent::OperatorEvent { .. } => "operator_event",
+            TraceEvent::Note { .. } => "note",
         }
     }
 
@@ -267,6 +296,14 @@ impl TraceEvent {
                 let then = if *purge { ", then the window contents are purged" } else { "" };
                 format!("trigger {result} ({why}): {ran}{then}")
             }
+            TraceEvent::Watermark { watermark_ms, input, what } => {
+                let side = match input {
+                    WatermarkInput::Probe => "probe",
+                    WatermarkInput::Build => "build",
+                };
+                format!("{side}-side watermark {}: {what}", tf.format(*watermark_ms))
+            }
+            TraceEvent::OperatorEvent { what } | TraceEvent::Note { what } => what.clone(),
         }
     }
 }

@@ -21,6 +21,9 @@ pub struct OperatorView {
     pub key_count: usize,
     /// The size of each state now, in `state_names` order.
     pub sizes: Vec<StateSize>,
+    /// Its own metrics by Flink's names, for an operator that has any beyond the samples'
+    /// (`numStateTtlEvictions` of a `LATERAL SNAPSHOT` join).
+    pub metrics: Vec<(&'static str, String)>,
 }
 
 /// One key of an operator: its state, timers and expiry.

@@ -113,6 +113,13 @@ pub fn export(text: &str) -> Result<Exported, Refused> {
     let value: serde_json::Value =
         serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| Refused(e.to_string()))?;
     check_expressible(&scenario)?;
+    if let Some(source) = scenario.sources.iter().find(|s| s.watermark.is_some()) {
+        return Err(Refused(format!(
+            "source {} declares a watermark: the exported source is a VALUES view, which has no WATERMARK \
+             clause (and its row-time column would need to be a TIMESTAMP(3)); remove the watermark to export",
+            ident(&source.name)
+        )));
+    }
     let taken: Vec<String> = vec![scenario.source().name.clone()];
     let (mut body, taken, feeding) = match &scenario.sql {
         Some(sql) => statements::body(sql, taken)?,

@@ -38,6 +38,7 @@ mod over;
 mod rank;
 mod sink;
 pub mod state_ttl;
+mod watermark_assigner;
 mod window;
 
 pub use aggregate::{
@@ -62,6 +63,7 @@ pub use rank::{
     UpdatableTopNFunction,
 };
 pub use sink::{ConflictBehavior, SinkUpsertMaterializer, SinkUpsertMaterializerSpec};
+pub use watermark_assigner::WatermarkAssigner;
 
 use super::error::ScenarioError;
 use super::options::{AggPhaseStrategy, FlinkMode, MiniBatch, Retention, StateBackend};
@@ -115,6 +117,53 @@ pub trait StreamOperator: dyn_clone::DynClone + fmt::Debug {
     fn process_watermark(&mut self, watermark: Millis, ctx: &mut Context) -> Result<(), String> {
         let _ = (watermark, ctx);
         Ok(())
+    }
+
+    /// Whether it acts on event-time watermarks (`WATERMARK FOR`, from a source's
+    /// `WatermarkAssignerOperator`) itself: then [`StreamOperator::process_rowtime_watermark`]
+    /// gets them. Others get none: the pipeline forwards them as `AbstractStreamOperator` does
+    /// (the minimum over the inputs, when it advances). Not the mini-batch marker
+    /// ([`StreamOperator::process_watermark`]), which is another stream.
+    fn handles_rowtime_watermarks(&self) -> bool {
+        false
+    }
+
+    /// `processWatermark1/2(mark)` of an event-time watermark on input `port` (0, or 1 for a
+    /// join's right input): what it emits goes into `ctx`, and the watermark it forwards after
+    /// that, if any, is returned.
+    ///
+    /// # Errors
+    /// As [`StreamOperator::process_element`].
+    fn process_rowtime_watermark(
+        &mut self,
+        port: usize,
+        watermark: Millis,
+        ctx: &mut Context,
+    ) -> Result<Option<Millis>, String> {
+        let _ = (port, ctx);
+        Ok(Some(watermark))
+    }
+
+    /// A processing-time timer of the operator itself, not of a key
+    /// (`getProcessingTimeService().registerTimer(t, callback)`), if one is registered.
+    fn operator_timer(&self) -> Option<Millis> {
+        None
+    }
+
+    /// Fires [`StreamOperator::operator_timer`] at `timestamp` (the callback); returns the
+    /// event-time watermark it forwards, if any.
+    ///
+    /// # Errors
+    /// As [`StreamOperator::process_element`].
+    fn on_operator_timer(&mut self, timestamp: Millis, ctx: &mut Context) -> Result<Option<Millis>, String> {
+        let _ = (timestamp, ctx);
+        Ok(None)
+    }
+
+    /// Its own metrics (Flink's metric group), by Flink's names, for an operator that has any
+    /// the page's samples do not hold.
+    fn flink_metrics(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 
     /// Records waiting in its mini-batch bundles (0 for an operator without one).
@@ -195,6 +244,9 @@ pub struct CompileInput<'a> {
     /// The input column that is the source's processing-time attribute, when the input is the
     /// source: the scan does not produce it, the operator computes `PROCTIME()` (a `Calc`).
     pub source_proctime: Option<usize>,
+    /// The input column that is an event-time attribute with a watermark (`WATERMARK FOR`), when
+    /// the input is a source that declares one (through an operator it is not tracked).
+    pub rowtime: Option<usize>,
     /// A two-input operator's right input (its fields as above; `path` and the settings are the
     /// left's). `None` for a one-input operator.
     pub right: Option<&'a CompileInput<'a>>,
@@ -380,6 +432,7 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
     window::count_window_aggregate::KIND,
     sink::upsert_materialize::KIND,
     normalize::changelog_normalize::KIND,
+    join::lateral_snapshot_join::KIND,
 ];
 
 /// A `pipeline` item in the scenario format's JSON Schema: one of [`OPERATOR_KINDS`], told apart

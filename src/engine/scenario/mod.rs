@@ -11,6 +11,7 @@ pub mod source_changelog;
 pub mod sql;
 mod topology;
 mod validate;
+mod watermark;
 pub mod what_if;
 
 use super::error::{serde_message, serde_path, ScenarioError};
@@ -73,6 +74,24 @@ pub struct Source {
     /// is the processing time the row is processed at (Flink evaluates `PROCTIME()` in a `Calc`
     /// before the first exchange; it is materialized where an operator reads it).
     pub proctime: Option<Column>,
+    /// An event-time attribute and its watermark (`WATERMARK FOR ts AS ts - INTERVAL …`).
+    pub watermark: Option<SourceWatermark>,
+}
+
+/// A source's `WATERMARK FOR column AS column - delay`, run by a `WatermarkAssignerOperator` after
+/// its scan ([`crate::engine::operators::WatermarkAssigner`]).
+///
+/// Flink wants the row-time column a `TIMESTAMP(3)` or `TIMESTAMP_LTZ(3)`; the simulator has no
+/// timestamp type, so the column is a `BIGINT` of epoch milliseconds (what `TO_TIMESTAMP_LTZ(ts,
+/// 3)` would read) and the watermark a number of milliseconds on the same clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceWatermark {
+    /// The row-time column: its index in [`Source::columns`].
+    pub column: usize,
+    /// The interval subtracted from the row time.
+    pub delay_ms: Millis,
+    /// `pipeline.auto-watermark-interval` (the scenario's; default 200 ms).
+    pub interval_ms: Millis,
 }
 
 impl Source {

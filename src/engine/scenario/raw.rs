@@ -72,6 +72,10 @@ pub(super) struct RawScenario {
     #[serde(default)]
     #[schemars(schema_with = "super::AggPhaseStrategy::json_schema")]
     pub(super) agg_phase_strategy: Option<String>,
+    /// `pipeline.auto-watermark-interval` (default `200 ms`): how often a source's
+    /// `WatermarkAssignerOperator` emits its watermark on a processing-time timer.
+    #[serde(default)]
+    pub(super) auto_watermark_interval: Option<DurationValue>,
     /// `table.exec.source.cdc-events-duplicate` (default `false`): the SQL planner puts a
     /// `ChangelogNormalize` over each `all` source with a primary key (a JSON pipeline writes its
     /// `ChangelogNormalize` itself).
@@ -156,7 +160,7 @@ fn yes() -> bool {
 #[derive(Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\"}"
+    expecting = "a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\", \"watermark\"}"
 )]
 #[schemars(rename = "Source")]
 pub(super) struct RawSource {
@@ -183,6 +187,22 @@ pub(super) struct RawSource {
     /// filter push-down: the scan reads only the fields the query uses).
     #[serde(default)]
     pub(super) connector: Option<super::SourceConnector>,
+    /// An event-time attribute with its watermark, `WATERMARK FOR ts AS ts - INTERVAL '5' SECOND`:
+    /// `{"column": "ts", "delay": "5 s"}` (the column a BIGINT of epoch milliseconds).
+    #[serde(default)]
+    pub(super) watermark: Option<RawWatermark>,
+}
+
+/// `WATERMARK FOR column AS column - INTERVAL delay`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "an object {\"column\": name, \"delay\": duration}")]
+#[schemars(rename = "Watermark")]
+pub(super) struct RawWatermark {
+    /// The row-time column (BIGINT, epoch milliseconds).
+    pub(super) column: String,
+    /// How far the watermark trails the largest row time seen (default 0: `WATERMARK FOR ts AS ts`).
+    #[serde(default)]
+    pub(super) delay: Option<DurationValue>,
 }
 
 /// The fields every operator object has; the rest are its kind's (see

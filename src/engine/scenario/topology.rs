@@ -40,6 +40,7 @@ struct InputInfo {
     monotonicity: monotonicity::ModifiedMonotonicity,
     changes_from: String,
     source_proctime: Option<usize>,
+    rowtime: Option<usize>,
 }
 
 impl InputInfo {
@@ -63,6 +64,7 @@ impl InputInfo {
                     unique_key_len: leading_key_len(&source.primary_key),
                     changes_from: crate::engine::explain::scan_plan(source),
                     source_proctime: source.proctime.as_ref().map(|_| source.columns.len()),
+                    rowtime: source.watermark.map(|w| w.column),
                 }
             }
             NodeInput::Operator(j) => {
@@ -77,6 +79,7 @@ impl InputInfo {
                     monotonicity: spec.modified_monotonicity(),
                     changes_from: changes_from[j].clone(),
                     source_proctime: None,
+                    rowtime: None,
                 }
             }
         }
@@ -105,6 +108,7 @@ impl InputInfo {
             changes_from: &self.changes_from,
             planned: s.planned,
             source_proctime: self.source_proctime,
+            rowtime: self.rowtime,
             right,
         }
     }

@@ -225,12 +225,12 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
         (None, None) => {
             Err(ScenarioError::new("source", "missing: give the source table (source) or the source tables (sources)"))
         }
-        (Some(source), None) => Ok(vec![compile_source(source, "source", raw.flink)?]),
+        (Some(source), None) => Ok(vec![compile_source(source, "source", raw)?]),
         (None, Some(list)) if list.is_empty() => Err(ScenarioError::new("sources", "needs at least one source")),
         (None, Some(list)) => {
             let mut sources: Vec<Source> = Vec::with_capacity(list.len());
             for (i, source) in list.iter().enumerate() {
-                let source = compile_source(source, &format!("sources[{i}]"), raw.flink)?;
+                let source = compile_source(source, &format!("sources[{i}]"), raw)?;
                 if sources.iter().any(|s| s.name == source.name) {
                     return Err(ScenarioError::new(
                         format!("sources[{i}].name"),
@@ -244,7 +244,8 @@ fn compile_sources(raw: &RawScenario) -> Result<Vec<Source>, ScenarioError> {
     }
 }
 
-fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Source, ScenarioError> {
+fn compile_source(raw: &RawSource, path: &str, scenario: &RawScenario) -> Result<Source, ScenarioError> {
+    let flink = scenario.flink;
     if raw.name.trim().is_empty() {
         return Err(ScenarioError::new(format!("{path}.name"), "must not be empty"));
     }
@@ -268,6 +269,7 @@ fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Sourc
         Some(name) => Some(Column { name: name.clone(), data_type: DataType::ProcTime }),
     };
     let primary_key = super::source_changelog::compile_primary_key(raw, &columns, path, flink)?;
+    let watermark = super::watermark::compile_watermark(raw, &columns, path, scenario)?;
     Ok(Source {
         name: raw.name.clone(),
         connector: raw.connector.unwrap_or_default(),
@@ -275,6 +277,7 @@ fn compile_source(raw: &RawSource, path: &str, flink: FlinkMode) -> Result<Sourc
         changelog: raw.changelog,
         primary_key,
         proctime,
+        watermark,
     })
 }
 

@@ -413,6 +413,7 @@ mod tests {
             ],
             changelog: SourceChangelog::InsertOnly,
             proctime: None,
+            watermark: None,
         }]
     }
 

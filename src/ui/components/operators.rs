@@ -62,6 +62,11 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                 <span class="op-class">{ op.flink_class }</span>
             </div>
             <div class="plan">{ &op.plan }</div>
+            if !op.metrics.is_empty() {
+                <div class="op-metrics" title="the operator's own metrics (Flink's metric group)">
+                    { op.metrics.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(" · ") }
+                </div>
+            }
             <div class="table-box">
             <table class="state">
                 <thead><tr>

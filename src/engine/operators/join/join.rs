@@ -87,7 +87,7 @@ pub enum JoinType {
 }
 
 impl JoinType {
-    const ALL: [(&'static str, JoinType); 6] = [
+    pub(super) const ALL: [(&'static str, JoinType); 6] = [
         ("INNER", JoinType::Inner),
         ("LEFT", JoinType::Left),
         ("RIGHT", JoinType::Right),
@@ -144,7 +144,7 @@ pub struct JoinSpec {
 }
 
 /// Calcite's `SqlValidatorUtil.uniquify` of the right input's names against the left's.
-fn joined_columns(left: &[Column], right: &[Column]) -> Vec<Column> {
+pub(super) fn joined_columns(left: &[Column], right: &[Column]) -> Vec<Column> {
     let mut out: Vec<Column> = left.to_vec();
     for c in right {
         let mut name = c.name.clone();
@@ -169,7 +169,8 @@ fn input_side_spec(unique_key_len: usize, join_keys: &[usize]) -> InputSideSpec 
     }
 }
 
-fn column(columns: &[Column], name: &str, path: String, input_name: &str) -> Result<usize, ScenarioError> {
+/// The index of column `name` of an input, or an error at `path` listing its columns.
+pub(super) fn column(columns: &[Column], name: &str, path: String, input_name: &str) -> Result<usize, ScenarioError> {
     columns.iter().position(|c| c.name == name).ok_or_else(|| {
         ScenarioError::new(
             path,
@@ -237,31 +238,14 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         None => (None, None),
         Some(t) => (OperatorStateTtl::hint(t.left, &input)?, OperatorStateTtl::hint(t.right, &input)?),
     };
-    let col = |i: usize| Expr::Column { index: i, data_type: joined[i].data_type };
-    let mut cond: Option<Expr> = None;
     if !op.on_right_first.is_empty() && op.on_right_first.len() != op.on.len() {
         return Err(ScenarioError::new(
             format!("{path}.on_right_first"),
             format!("has {} entries for {} `on` pairs: give one per pair", op.on_right_first.len(), op.on.len()),
         ));
     }
-    for (i, (&l, &r)) in left_keys.iter().zip(&right_keys).enumerate() {
-        let (a, b) = (col(l), col(width + r));
-        let (a, b) = if op.on_right_first.get(i) == Some(&true) { (b, a) } else { (a, b) };
-        let eq = Expr::Compare(CmpOp::Eq, Box::new(a), Box::new(b));
-        cond = Some(match cond {
-            None => eq,
-            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
-        });
-    }
-    if let Some(extra) = &condition {
-        cond = Some(match cond {
-            Some(c) => Expr::And(Box::new(c), Box::new(extra.clone())),
-            None => extra.clone(),
-        });
-    }
+    let full = full_condition(&left_keys, &right_keys, &op.on_right_first, width, &joined, condition.as_ref());
     let names: Vec<String> = joined.iter().map(|c| c.name.clone()).collect();
-    let full = cond.unwrap_or(Expr::Literal { value: crate::engine::row::Value::Bool(true), data_type: None });
     // `FlinkChangelogModeInferenceProgram` (2.3.0): INNER and SEMI emit what their inputs do,
     // every other type every kind.
     let all_changes = !matches!(join_type, JoinType::Inner | JoinType::Semi);
@@ -289,6 +273,37 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
         where_rex: full.rex(&names),
         where_infix: full.infix(&names),
     }))
+}
+
+/// The join's whole condition over the joined row (`width` left columns, then the right's), as
+/// the plan prints it: each `on` equality as written (`on_right_first`), then the further
+/// condition, joined by AND (`TRUE` when there is none).
+pub(super) fn full_condition(
+    left_keys: &[usize],
+    right_keys: &[usize],
+    on_right_first: &[bool],
+    width: usize,
+    joined: &[Column],
+    extra: Option<&Expr>,
+) -> Expr {
+    let col = |i: usize| Expr::Column { index: i, data_type: joined[i].data_type };
+    let mut cond: Option<Expr> = None;
+    for (i, (&l, &r)) in left_keys.iter().zip(right_keys).enumerate() {
+        let (a, b) = (col(l), col(width + r));
+        let (a, b) = if on_right_first.get(i) == Some(&true) { (b, a) } else { (a, b) };
+        let eq = Expr::Compare(CmpOp::Eq, Box::new(a), Box::new(b));
+        cond = Some(match cond {
+            None => eq,
+            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
+        });
+    }
+    if let Some(extra) = extra {
+        cond = Some(match cond {
+            Some(c) => Expr::And(Box::new(c), Box::new(extra.clone())),
+            None => extra.clone(),
+        });
+    }
+    cond.unwrap_or(Expr::Literal { value: crate::engine::row::Value::Bool(true), data_type: None })
 }
 
 impl JoinSpec {

@@ -241,6 +241,18 @@ impl JoinRecordStateView {
         self.write(keys, key, record, num, 0, now);
     }
 
+    /// How many copies of `record` a `NoUniqueKey` view stores (`MapState.get(record)`; 0 when
+    /// absent).
+    pub fn count_of(&mut self, keys: &mut KeyRegistry, key: KeyId, record: &Row, now: Millis) -> i64 {
+        self.get(keys, key, record, now).map_or(0, |s| s.count)
+    }
+
+    /// `clear()` of the key's records.
+    pub fn clear(&mut self, keys: &mut KeyRegistry, key: KeyId) {
+        self.value.clear(keys, key);
+        self.map.clear(keys, key);
+    }
+
     /// `getRecords()` / `getRecordsAndNumOfAssociations()` at `now`: each visible record with
     /// its number of associations, a `NoUniqueKey` record as many times as it is stored, in the
     /// heap's iteration order.

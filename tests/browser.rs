@@ -275,7 +275,7 @@ async fn the_flink_switch_applies_to_the_editor_text() {
     // A broken edit is refused with its reason; the text stays and the editor stays open once fixed.
     page.set_textarea("#scenario-json", r#"{"name": "x", "flink": "2.3", "bogus": 1}"#);
     page.choose("#flink-select", "1.10-legacy").await;
-    assert!(page.text("#scenario-error").starts_with("bogus: unknown field `bogus`"));
+    assert!(page.text("#scenario-error").starts_with("scenario: unknown field `bogus`"));
     assert_eq!(
         page.textarea("#scenario-json"),
         r#"{"name": "x", "flink": "2.3", "bogus": 1}"#,

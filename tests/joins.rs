@@ -189,3 +189,19 @@ fn subqueries_are_semi_and_anti_joins() {
         ["+I[k1, a1]", "-D[k1, a1]", "+I[k1, a1]", "-D[k1, a1]"]
     );
 }
+
+/// An INNER join of two insert-only inputs is insert-only (`changelogMode=[I]`): its result is
+/// every joined row, appended — not one row per join key (found by the lateral-join helper: the
+/// result table took the join's output for an upsert stream).
+#[wasm_bindgen_test(unsupported = test)]
+fn an_insert_only_join_appends_every_joined_row_to_the_result() {
+    let sim = run(r#"{"name": "inner", "flink": "2.3",
+        "sources": [{"name": "l", "schema": [["k", "STRING"], ["v", "STRING"]]},
+                    {"name": "r", "schema": [["k", "STRING"], ["w", "STRING"]]}],
+        "pipeline": [{"operator": "Join", "id": "join", "left": "l", "right": "r", "join_type": "INNER",
+                      "on": [["k", "k"]]}],
+        "steps": [{"at": 1, "source": "l", "row": ["k1", "a"]}, {"at": 2, "source": "r", "row": ["k1", "x"]},
+                  {"at": 3, "source": "l", "row": ["k1", "b"]}, {"at": 4, "source": "r", "row": ["k1", "y"]}]}"#);
+    let rows: Vec<String> = sim.result().rows().map(|r| r.row.join(", ")).collect();
+    assert_eq!(rows, ["k1, a, k1, x", "k1, b, k1, x", "k1, a, k1, y", "k1, b, k1, y"]);
+}

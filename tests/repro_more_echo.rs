@@ -57,7 +57,7 @@ fn user_text_in_errors_is_escaped() {
         ),
         (
             "E11-unknown-field-raw-newline-esc.json",
-            r"zz\nFAKE\u{1b}[2J: unknown field `zz\nFAKE\u{1b}[2J`, expected one of `$schema`, `name`, `title`, ",
+            r"scenario: unknown field `zz\nFAKE\u{1b}[2J`, expected one of `$schema`, `name`, `title`, ",
         ),
         (
             "E12-datetime-raw-newline-esc.json",
@@ -96,7 +96,7 @@ fn huge_user_text_is_shortened_in_errors() {
         d.to_string()
     };
     let cases = [
-        (unknown_field, format!("{k}… (1000000 characters): unknown field `{k}…` (1000000 characters), expected one of `$schema`", k = "k".repeat(60))),
+        (unknown_field, format!("scenario: unknown field `{k}…` (1000000 characters), expected one of `$schema`", k = "k".repeat(60))),
         (with(&|d| d["steps"] = json!(["x".repeat(M)])),
          format!("steps[0]: invalid type: string \"{}…\" (1000000 characters), expected a step object", "x".repeat(60))),
         (with(&|d| d["steps"][0]["row"][1] = json!("x".repeat(M))),

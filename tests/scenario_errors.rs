@@ -48,7 +48,7 @@ fn names_the_field_and_the_rule() {
         (with("steps", r#"[{"row": ["a", "x"]}]"#), "steps[0].row[1]: column 'v': expected INT or null, found \"x\""),
         (with("steps", r#"[{"row": ["a", 1], "kind": "-D"}]"#), "steps[0].kind: source 'src' is insert-only"),
         (with("steps", r#"[{"row": ["a", 1], "advance_to": 3}]"#), "steps[0]: a step is either an input"),
-        (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0].extra: unknown field `extra`, expected one of `source`, `at`, `row`, `kind`, `advance_to`, `advance_by`"),
+        (with("steps", r#"[{"row": ["a", 1], "at": 1, "extra": 1}]"#), "steps[0]: unknown field `extra`, expected one of `source`, `at`, `row`, `kind`, `advance_to`, `advance_by`"),
         (with("pipeline", "[]"), "pipeline: needs at least one operator"),
         (with("pipeline", r#"[{"operator": "Union", "id": "u"}]"#), "pipeline[0].operator: unknown variant `Union`, expected one of `GroupAggregate`, `Calc`, `Rank`, `Deduplicate`, `Join`, `OverAggregate`"),
         (with("pipeline", r#"[{"operator": "Join", "id": "j"}]"#), "pipeline[0].left: missing: Join reads two inputs, name its left input (an operator or a source)"),
@@ -304,7 +304,7 @@ fn mini_batch_settings_use_flinks_own_checks() {
         ),
         (
             with("mini_batch", r#"{"allow_latency": "1 s", "size": 10, "batch": 1}"#),
-            "mini_batch.batch: unknown field `batch`",
+            "mini_batch: unknown field `batch`",
         ),
         (
             with("mini_batch", r#"{"allow_latency": "1 s", "size": "many"}"#),
@@ -410,7 +410,7 @@ fn a_per_operator_state_ttl_names_the_rule() {
         (on("2.3", serde_json::json!({"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow", "state_ttl": "x"})),
             "pipeline[0].state_ttl: text does not start with a number".to_string()),
         (on("2.3", serde_json::json!({"operator": "Calc", "id": "p", "select": ["k"], "state_ttl": "1 d"})),
-            "pipeline[0].state_ttl: unknown field `state_ttl`, expected one of `operator`, `id`, `select`, `where`".to_string()),
+            "pipeline[0]: unknown field `state_ttl`, expected one of `operator`, `id`, `select`, `where`".to_string()),
     ];
     for (json, expect) in cases {
         let err = error(&json);
@@ -469,7 +469,7 @@ fn count_windows_name_the_rule() {
         (legacy(serde_json::json!({"size": "3 rows"})),
             "pipeline[0].size: invalid type: string \"3 rows\", expected u64".to_string()),
         (legacy(serde_json::json!({"every": 2})),
-            "pipeline[0].every: unknown field `every`, expected one of `operator`, `id`, `group_by`, `on`, `size`, \
+            "pipeline[0]: unknown field `every`, expected one of `operator`, `id`, `group_by`, `on`, `size`, \
              `slide`, `aggregates`".to_string()),
         (legacy(serde_json::json!({"group_by": ["x"]})),
             "pipeline[0].group_by[0]: no column 'x' in source 'src' (columns: k, v, pt)".to_string()),

@@ -197,12 +197,26 @@ pub fn serde_message(e: &serde_json::Error) -> String {
     format!("{}{position}", requote_serde_text(message))
 }
 
+/// The path of the object an error is in: [`serde_path`], but for an unknown field the object
+/// holding it (the message names the field: `steps[0]: unknown field `extra``, not the field
+/// twice); `None` for the root.
+pub fn serde_error_path(path: &serde_path_to_error::Path, error: &serde_json::Error) -> Option<String> {
+    let unknown_field = error.to_string().starts_with("unknown field `");
+    let segments: Vec<_> = path.iter().collect();
+    let keep = if unknown_field { segments.len().saturating_sub(1) } else { segments.len() };
+    segments_text(&segments[..keep])
+}
+
 /// The path of a field as serde_path_to_error tracks it (`steps[0].row`), its keys (user text
 /// when a key is unknown or names a column) shown as [`name`]s; `None` for the root.
 pub fn serde_path(path: &serde_path_to_error::Path) -> Option<String> {
+    segments_text(&path.iter().collect::<Vec<_>>())
+}
+
+fn segments_text(segments: &[&serde_path_to_error::Segment]) -> Option<String> {
     use serde_path_to_error::Segment;
     let mut text = String::new();
-    for segment in path {
+    for segment in segments {
         let part = match segment {
             Segment::Seq { index } => {
                 text.push_str(&format!("[{index}]"));

@@ -3,7 +3,7 @@
 //! [`DurationValue`]), and the JSON Schema helpers their schemas use ([`any_ascii_case`],
 //! [`alias`]).
 
-use crate::engine::error::{serde_message, serde_path, ScenarioError};
+use crate::engine::error::{serde_error_path, serde_message, ScenarioError};
 use crate::engine::time::{
     check_duration, check_time, duration_pattern, parse_date_time, parse_duration, Millis, DATE_TIME_PATTERN,
     MAX_TIME_MS,
@@ -21,7 +21,7 @@ use std::borrow::Cow;
 pub fn parse_part<T: DeserializeOwned>(raw: &str, path: &str) -> Result<T, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(raw);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let full = match serde_path(e.path()) {
+        let full = match serde_error_path(e.path(), e.inner()) {
             None => path.to_string(),
             Some(inner) => format!("{path}.{inner}"),
         };

@@ -218,7 +218,9 @@ impl Pipeline {
         };
         let key_columns = last.map(|s| s.state_key_columns()).unwrap_or_default();
         let upsert_extra = last.map(|s| s.upsert_key_extra()).unwrap_or_default();
-        let upsert = last.is_some_and(|s| !s.generates_update_before());
+        // Updates without UPDATE_BEFORE are applied by key (upsert); an insert-only output (a
+        // join of insert-only inputs) is appended whatever its operator says of UPDATE_BEFORE.
+        let upsert = last.is_some_and(|s| s.output_retracts() && !s.generates_update_before());
         if scenario.state_backend == StateBackend::HashMap {
             for (node, spec) in nodes.iter_mut().zip(&scenario.operators) {
                 node.op.backend_mut().keys.use_heap_backend(spec.spec.key_types());

@@ -14,7 +14,7 @@ mod validate;
 mod watermark;
 pub mod what_if;
 
-use super::error::{serde_message, serde_path, ScenarioError};
+use super::error::{serde_error_path, serde_message, ScenarioError};
 use super::operators::OperatorSpec;
 use super::row::{Column, Row, RowKind};
 use super::time::{format_duration, Millis, TimeFormat};
@@ -287,7 +287,7 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
 
 /// A serde error with the path of the field it happened in; JSON syntax errors say so.
 fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
-    let path = serde_path(e.path()).unwrap_or_else(|| "scenario".to_string());
+    let path = serde_error_path(e.path(), e.inner()).unwrap_or_else(|| "scenario".to_string());
     let inner = e.into_inner();
     if inner.is_syntax() || inner.is_eof() {
         ScenarioError::new("scenario", format!("invalid JSON: {inner}"))

@@ -16,7 +16,10 @@
 //! takes, on its way, up to [`LADDER_MAX`] checkpoints [`LADDER_SPACING`] actions apart just
 //! behind its target (as many as fit [`MEMORY_BUDGET`] at the state's size, at least one); the
 //! next Backs restore the nearest rung and replay at most `LADDER_SPACING` actions plus the
-//! trace window. The ladder holds copies of the live state only (its memory follows the state,
+//! trace window, until they pass below where the ladder's replay started: that Back replays
+//! from the checkpoint before (up to the spacing) and lays the next ladder. So of `b`
+//! consecutive Backs at most `1 + b / LADDER_SPACING` replay more, whatever the depth
+//! (`tests/time_travel_depth.rs`). The ladder holds copies of the live state only (its memory follows the state,
 //! never the run's length), and is forgotten where the history changes.
 
 use std::rc::Rc;
@@ -105,9 +108,9 @@ impl<E: Clone> Checkpoints<E> {
     /// The rungs a step back to a state needing actions from `target` on should take while it
     /// replays from `from`: `target − k × LADDER_SPACING` for k = 1, 2, … after `from`, as many as
     /// fit the budget at `bytes` per copy (at least one, at most [`LADDER_MAX`]). None when the
-    /// replay is short already.
+    /// replay starts less than `LADDER_SPACING` before `target` (from a rung, say).
     pub fn ladder_for(&self, from: usize, target: usize, bytes: usize) -> Vec<usize> {
-        if !self.enabled || target.saturating_sub(from) <= 2 * LADDER_SPACING {
+        if !self.enabled {
             return Vec::new();
         }
         let rungs = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);

@@ -329,23 +329,7 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut state = (*self).clone();
         let version = state.version + 1;
-        // Any other move through the run, or another run, stops a run to the end.
-        let moves = !matches!(
-            action,
-            Action::ToEndSlice
-                | Action::SetAdvanceText(_)
-                | Action::SetSpeed(_)
-                | Action::ToggleKeys
-                | Action::CloseKeys
-                | Action::Tick
-                | Action::Pause
-                | Action::StorageProblem(_)
-                | Action::LinkCopied(_)
-                | Action::FilesNote(_)
-                | Action::DismissFilesNote
-                | Action::DismissFlinkRefusal
-        );
-        if moves && action != Action::RunToEnd {
+        if super::to_end::stops_it(&action) {
             state.drive.to_end = None;
         }
         let next = match action {

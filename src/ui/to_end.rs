@@ -65,6 +65,27 @@ impl AppState {
     }
 }
 
+/// Whether `action` stops a run to the end: any other move through the run, another run, a new
+/// scenario; not what leaves the run as it is (a setting of Play, the keys help, a note).
+pub(super) fn stops_it(action: &Action) -> bool {
+    !matches!(
+        action,
+        Action::RunToEnd
+            | Action::ToEndSlice
+            | Action::SetAdvanceText(_)
+            | Action::SetSpeed(_)
+            | Action::ToggleKeys
+            | Action::CloseKeys
+            | Action::Tick
+            | Action::Pause
+            | Action::StorageProblem(_)
+            | Action::LinkCopied(_)
+            | Action::FilesNote(_)
+            | Action::DismissFilesNote
+            | Action::DismissFlinkRefusal
+    )
+}
+
 /// Schedules the next slice after each render while running to the end (a task: the browser
 /// paints and handles input between two slices).
 #[hook]

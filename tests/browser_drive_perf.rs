@@ -143,8 +143,10 @@ async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
     }
     let page = Page::open().await;
     page.choose("#preset-select", "what-if-100k-logins").await;
-    click(&page, "#run-all");
+    // "▶| to end" runs in slices (src/ui/to_end.rs): wait for the end.
+    let (ms, longest) = run_to_end(&page, 100_000).await;
     settle().await;
+    wasm_bindgen_test::console_log!("DRIVE to end of 100k: {ms:.0} ms, longest task wait meanwhile {longest:.0} ms");
     assert_eq!(page.text("#progress"), "step 100000 / 100000");
     let length: usize = page.attr("#scrubber", "max").parse().unwrap();
     assert_eq!(length, 100_000);
@@ -198,5 +200,74 @@ async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
     // round's median too, for the same reason as the engine's.
     for (what, median) in [("step back", back), ("step", step), ("scrub", scrub)] {
         assert!(median < guard, "page {what}: best round median {median:.1} ms (bound {guard:.1} ms)");
+    }
+}
+
+/// Runs "▶| to end" and waits for the end (up to 5 min), returning the run's wall-clock ms and
+/// the longest wait of a task queued during it: how long the page may leave input unanswered.
+async fn run_to_end(page: &Page, steps: u64) -> (f64, f64) {
+    let t0 = performance_now();
+    click(page, "#run-all");
+    let end = format!("step {steps} / {steps}");
+    let (mut longest, mut last) = (0.0f64, performance_now());
+    while page.text("#progress") != end {
+        assert!(performance_now() - t0 < 300_000.0, "to end: still at {} after 5 min", page.text("#progress"));
+        gloo_timers::future::TimeoutFuture::new(0).await;
+        let now = performance_now();
+        longest = longest.max(now - last);
+        last = now;
+    }
+    (performance_now() - t0, longest)
+}
+
+/// `what-if-100k-logins` with `events` events, loaded from the editor.
+async fn load_logins(page: &Page, events: u64) {
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = events.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    assert_eq!(page.text("#progress"), format!("step 0 / {events}"));
+}
+
+/// Step back and scrub at the end of 100 k and 1 M steps of the login workload (README,
+/// "Performance"): to end (its time and the longest task meanwhile), then 20 Backs and 20 scrubs
+/// to random positions, each timed from the click until the page shows the new position.
+/// Measures and prints (`DEPTH …` lines); the bound of a Back is tests/time_travel_depth.rs's,
+/// in actions replayed.
+#[wasm_bindgen_test]
+async fn back_and_scrub_at_100k_and_1m_steps() {
+    if cfg!(debug_assertions) {
+        wasm_bindgen_test::console_log!("DEPTH skipped: a debug build (run with --release, as scripts/test.sh does)");
+        return;
+    }
+    for events in [100_000u64, 1_000_000] {
+        let page = Page::open().await;
+        load_logins(&page, events).await;
+        let (ms, longest) = run_to_end(&page, events).await;
+        settle().await;
+        wasm_bindgen_test::console_log!(
+            "DEPTH {events}: to end {ms:.0} ms, longest task wait meanwhile {longest:.0} ms"
+        );
+        let mut back = Vec::new();
+        for _ in 0..20 {
+            back.push(timed(&page, || click(&page, "#step-back")).await);
+            settle().await;
+        }
+        assert_eq!(page.text("#progress"), format!("step {} / {events}", events - 20));
+        let length = events as usize;
+        let mut x: u64 = 12_345;
+        let mut scrub = Vec::new();
+        for _ in 0..20 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let to = (x >> 33) as usize % length;
+            scrub.push(timed(&page, || scrub_to(&page, to)).await);
+            assert!(page.text("#scrub-position").starts_with(&format!("action {to} / {events}")));
+            settle().await;
+        }
+        let (first, rest) = (back[0], back[1..].to_vec());
+        wasm_bindgen_test::console_log!("DEPTH {events}: first step back {first:.1} ms");
+        report(&format!("DEPTH {events}: step back (after the first)"), rest);
+        report(&format!("DEPTH {events}: scrub to random positions"), scrub);
     }
 }

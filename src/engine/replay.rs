@@ -56,7 +56,7 @@ impl Simulation {
     pub fn step_back(&mut self) -> Result<(), StepError> {
         match self.action_count() {
             0 => Err(StepError("this is the start of the run: nothing to step back to".into())),
-            n => self.seek(n - 1),
+            n => self.seek_with(n - 1, true),
         }
     }
 }

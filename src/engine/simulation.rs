@@ -24,6 +24,7 @@ use super::ScenarioError;
 use std::rc::Rc;
 
 mod describe;
+mod seek;
 mod views;
 
 /// Refuses to advance beyond [`MAX_RUNTIME_MS`].
@@ -165,6 +166,8 @@ pub struct Simulation {
     checkpoints: Checkpoints<Engine>,
     /// The first action whose trace entries [`Simulation::trace`] holds in full.
     trace_from: usize,
+    /// How many actions the last [`Simulation::seek`] replayed.
+    replayed: usize,
 }
 
 impl Simulation {
@@ -185,6 +188,7 @@ impl Simulation {
             history: Vec::new(),
             checkpoints,
             trace_from: 0,
+            replayed: 0,
         }
     }
 
@@ -251,6 +255,15 @@ impl Simulation {
     /// after a seek back).
     pub fn history(&self) -> &[Action] {
         &self.history
+    }
+    /// The checkpoints time travel keeps: how many, and the spacing (actions) now.
+    pub fn checkpoint_stats(&self) -> (usize, usize) {
+        self.checkpoints.stats()
+    }
+    /// How many actions the last seek (a step back, a `go_to` back) replayed: what its time
+    /// grows with.
+    pub fn last_replay_len(&self) -> usize {
+        self.replayed
     }
     /// The last action carried out.
     pub fn last_action(&self) -> Option<&ActionRecord> {
@@ -461,69 +474,6 @@ impl Simulation {
         let cut = self.trace.partition_point(|e| e.action < oldest);
         if cut > 0 && cut * 2 >= self.trace.len() {
             self.trace.drain(..cut);
-        }
-    }
-
-    /// The first action whose trace entries a state at action `n` must hold.
-    fn trace_needed_from(&self, n: usize) -> usize {
-        match (self.options.trace, self.options.keep_actions) {
-            (TraceLevel::Metrics, _) => n,
-            (TraceLevel::Full, None) => 0,
-            (TraceLevel::Full, Some(keep)) => n.saturating_sub(keep),
-        }
-    }
-
-    /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint
-    /// and replays the actions after it. The state, the result, the metrics and the kept trace
-    /// are exactly those of a straight run to `n`.
-    ///
-    /// # Errors
-    /// When time travel is off, or fewer than `n` actions were recorded.
-    pub fn seek(&mut self, n: usize) -> Result<(), StepError> {
-        if !self.options.time_travel {
-            return Err(StepError("time travel is off for this simulation".into()));
-        }
-        if n > self.history.len() {
-            return Err(StepError(format!("cannot go to action {n}: {} were recorded", self.history.len())));
-        }
-        let here = self.engine.actions;
-        let needed = self.trace_needed_from(n);
-        // Replaying forward from here gives the same as from a checkpoint, when the trace kept
-        // so far covers what the target needs.
-        let from = self.checkpoints.nearest_position(needed);
-        let forward = here <= n && here >= from && self.trace_from <= needed;
-        if !forward {
-            let (from, engine) = self.checkpoints.nearest(needed);
-            self.engine = engine;
-            self.trace.clear();
-            self.trace_from = from;
-        }
-        let history = std::mem::take(&mut self.history);
-        let level = self.options.trace;
-        self.options.time_travel = false;
-        let mut outcome = Ok(());
-        while self.engine.actions < n {
-            let i = self.engine.actions;
-            self.options.trace = if i >= needed { level } else { TraceLevel::Metrics };
-            if i < needed {
-                self.trace_from = i + 1;
-            }
-            let result = self.act(history[i]);
-            if self.engine.actions == i {
-                outcome = result;
-                break;
-            }
-            if self.engine.failure.is_some() {
-                break;
-            }
-        }
-        self.options.trace = level;
-        self.options.time_travel = true;
-        self.history = history;
-        self.trim_trace();
-        match outcome {
-            Err(e) => Err(StepError(format!("replay stopped before action {n}: {}", e.0))),
-            Ok(()) => Ok(()),
         }
     }
 

@@ -9,6 +9,18 @@
 //! nearest checkpoint. Measured (README, "Time travel"): with 32 checkpoints of a 100 k-event run
 //! over 63 k keys the page held 670 MB; the budget keeps it under 250 MB and a seek's median
 //! under 50 ms.
+//!
+//! A state that large makes the spacing long at depth: at 1 M actions of `what-if-100k-logins`
+//! 4 checkpoints were kept, 262 144 actions apart, and a Back replayed up to that many (620 ms
+//! median natively). So a step back also lays a **ladder**: the first Back that replays far
+//! takes, on its way, up to [`LADDER_MAX`] checkpoints [`LADDER_SPACING`] actions apart just
+//! behind its target (as many as fit [`MEMORY_BUDGET`] at the state's size, at least one); the
+//! next Backs restore the nearest rung and replay at most `LADDER_SPACING` actions plus the
+//! trace window, until they pass below where the ladder's replay started: that Back replays
+//! from the checkpoint before (up to the spacing) and lays the next ladder. So of `b`
+//! consecutive Backs at most `1 + b / LADDER_SPACING` replay more, whatever the depth
+//! (`tests/time_travel_depth.rs`). The ladder holds copies of the live state only (its memory follows the state,
+//! never the run's length), and is forgotten where the history changes.
 
 use std::rc::Rc;
 
@@ -19,10 +31,17 @@ pub const INITIAL_SPACING: usize = 2048;
 /// The most memory all checkpoints together may take (by the engine's own estimate).
 pub const MEMORY_BUDGET: usize = 192 << 20;
 
+/// Actions between two rungs of a step back's ladder.
+pub const LADDER_SPACING: usize = 1024;
+/// The most rungs a ladder has.
+pub const LADDER_MAX: usize = 4;
+
 /// Engine states by the number of actions carried out before them, ascending, the first at 0.
 #[derive(Debug, Clone)]
 pub struct Checkpoints<E> {
     taken: Vec<(usize, Rc<E>)>,
+    /// The ladder's rungs, ascending.
+    ladder: Vec<(usize, Rc<E>)>,
     spacing: usize,
     enabled: bool,
 }
@@ -30,7 +49,7 @@ pub struct Checkpoints<E> {
 impl<E: Clone> Checkpoints<E> {
     /// Checkpoints starting with `initial` (the state before any action); none when disabled.
     pub fn new(initial: E, enabled: bool) -> Self {
-        Checkpoints { taken: vec![(0, Rc::new(initial))], spacing: INITIAL_SPACING, enabled }
+        Checkpoints { taken: vec![(0, Rc::new(initial))], ladder: Vec::new(), spacing: INITIAL_SPACING, enabled }
     }
 
     /// Whether a checkpoint is due after `position` actions.
@@ -61,19 +80,55 @@ impl<E: Clone> Checkpoints<E> {
     /// Drops the checkpoints after `position` actions: the history after it changed.
     pub fn forget_after(&mut self, position: usize) {
         self.taken.retain(|(p, _)| *p <= position);
+        self.ladder.retain(|(p, _)| *p <= position);
+    }
+
+    /// The latest checkpoint or rung at or before `position`.
+    fn nearest_entry(&self, position: usize) -> &(usize, Rc<E>) {
+        let i = self.taken.partition_point(|(p, _)| *p <= position).saturating_sub(1);
+        let taken = &self.taken[i];
+        let j = self.ladder.partition_point(|(p, _)| *p <= position);
+        match j.checked_sub(1).map(|j| &self.ladder[j]) {
+            Some(rung) if rung.0 > taken.0 => rung,
+            _ => taken,
+        }
     }
 
     /// The position of the latest checkpoint at or before `position`.
     pub fn nearest_position(&self, position: usize) -> usize {
-        let i = self.taken.partition_point(|(p, _)| *p <= position).saturating_sub(1);
-        self.taken[i].0
+        self.nearest_entry(position).0
     }
 
     /// A copy of the latest checkpoint at or before `position`, with its position.
     pub fn nearest(&self, position: usize) -> (usize, E) {
-        let i = self.taken.partition_point(|(p, _)| *p <= position).saturating_sub(1);
-        let (p, e) = &self.taken[i];
+        let (p, e) = self.nearest_entry(position);
         (*p, (**e).clone())
+    }
+
+    /// The rungs a step back to a state needing actions from `target` on should take while it
+    /// replays from `from`: `target − k × LADDER_SPACING` for k = 1, 2, … after `from`, as many as
+    /// fit the budget at `bytes` per copy (at least one, at most [`LADDER_MAX`]). None when the
+    /// replay starts less than `LADDER_SPACING` before `target` (from a rung, say).
+    pub fn ladder_for(&self, from: usize, target: usize, bytes: usize) -> Vec<usize> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let rungs = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
+        (1..=rungs).map(|k| target.saturating_sub(k * LADDER_SPACING)).filter(|p| *p > from).collect()
+    }
+
+    /// Replaces the ladder's rungs outside `rungs` (a new ladder) and adds `engine` at `position`.
+    pub fn take_rung(&mut self, position: usize, engine: &E, rungs: &[usize]) {
+        self.ladder.retain(|(p, _)| rungs.contains(p));
+        let i = self.ladder.partition_point(|(p, _)| *p < position);
+        if self.ladder.get(i).is_none_or(|(p, _)| *p != position) {
+            self.ladder.insert(i, (position, Rc::new(engine.clone())));
+        }
+    }
+
+    /// The positions of the ladder's rungs.
+    pub fn rungs(&self) -> Vec<usize> {
+        self.ladder.iter().map(|(p, _)| *p).collect()
     }
 
     /// How many checkpoints are kept, and the spacing now.
@@ -108,5 +163,30 @@ mod tests {
             c.maybe_take(pos, &pos, MEMORY_BUDGET / 4);
         }
         assert!(c.stats().0 <= 4, "{:?}", c.stats());
+    }
+
+    #[test]
+    fn a_ladder_sits_behind_its_target_and_is_the_nearest_there() {
+        let mut c = Checkpoints::new(0usize, true);
+        for pos in 1..=INITIAL_SPACING * 100 {
+            c.maybe_take(pos, &pos, MEMORY_BUDGET / 3);
+        }
+        let target = INITIAL_SPACING * 100 - 500;
+        let from = c.nearest_position(target);
+        let rungs = c.ladder_for(from, target, MEMORY_BUDGET / 3);
+        assert_eq!(rungs, vec![target - LADDER_SPACING, target - 2 * LADDER_SPACING, target - 3 * LADDER_SPACING]);
+        for &r in &rungs {
+            c.take_rung(r, &r, &rungs);
+        }
+        assert_eq!(c.rungs(), vec![target - 3 * LADDER_SPACING, target - 2 * LADDER_SPACING, target - LADDER_SPACING]);
+        assert_eq!(c.nearest(target - 1), (target - LADDER_SPACING, target - LADDER_SPACING));
+        assert_eq!(c.nearest_position(target - 2 * LADDER_SPACING - 1), target - 3 * LADDER_SPACING);
+        // From a rung, the replay is short: no new ladder.
+        assert!(c.ladder_for(target - LADDER_SPACING, target - 1, 1).is_empty());
+        // A new ladder replaces the old one; forgetting the future drops rungs too.
+        c.take_rung(7, &7, &[7]);
+        assert_eq!(c.rungs(), vec![7]);
+        c.forget_after(6);
+        assert!(c.rungs().is_empty());
     }
 }

@@ -57,6 +57,8 @@ pub struct DriveState {
     pub show_keys: bool,
     /// The step error is the "advance by" box's (shown beside it, not above the page).
     pub error_from_advance: bool,
+    /// "▶| to end" is running, in slices ([`super::to_end`]).
+    pub to_end: Option<super::to_end::ToEnd>,
 }
 
 /// An input step left out of the run, and the scenario and actions from before.

@@ -13,6 +13,7 @@ pub mod persist;
 pub mod settled;
 pub mod sql_state;
 pub mod state;
+pub mod to_end;
 
 use crate::engine::time::Millis;
 use components::compare::ComparePanel;
@@ -129,6 +130,7 @@ pub fn App(props: &AppProps) -> Html {
     });
     persist::use_persistence(&state, persist);
     far::use_far(&state);
+    to_end::use_to_end(&state);
     // The panic hook's view of this simulator: its root element and scenario text (`crash`).
     crash::install();
     let crash_id = *use_state(crash::next_id);

@@ -417,7 +417,9 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
 fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leaving: bool) {
     let Some(position) = state.persisted_position() else { return };
     let mut m = memory.borrow_mut();
-    if state.playing && m.play_written && !leaving {
+    // A run to the end is written like Play: at its first slice, then where it stops.
+    let playing = state.playing || state.drive.to_end.is_some();
+    if playing && m.play_written && !leaving {
         return;
     }
     let compressed = match &position.scenario {
@@ -435,9 +437,9 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
         // so does Play, at its first beat, then at its pause.
         let replace = !m.first_done || m.from_history || m.play_written || m.dragging;
         write_url(&q, replace);
-        m.play_written = state.playing;
+        m.play_written = playing;
     }
-    if !state.playing {
+    if !playing {
         m.play_written = false;
     }
     m.first_done = true;

@@ -99,6 +99,12 @@ pub enum Action {
     Step,
     /// Run up to this many steps (stopping at the end, a blocked step or a failure).
     RunSteps(u64),
+    /// Run every remaining step, in slices with progress (`to_end`).
+    RunToEnd,
+    /// One slice of that run (scheduled by `to_end::use_to_end`).
+    ToEndSlice,
+    /// Stop running to the end, where it got to.
+    CancelToEnd,
     /// The "advance by" box changed.
     SetAdvanceText(String),
     /// Advance processing time by the duration in the "advance by" box (Flink's syntax: `1 h`).
@@ -321,8 +327,11 @@ impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let state = (*self).clone();
+        let mut state = (*self).clone();
         let version = state.version + 1;
+        if super::to_end::stops_it(&action) {
+            state.drive.to_end = None;
+        }
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),
             Action::LoadJson(json) => state.with_json(json),
@@ -394,6 +403,7 @@ impl Reducible for AppState {
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),
+            Action::RunToEnd | Action::ToEndSlice | Action::CancelToEnd => state.reduce_to_end(action),
             #[cfg(feature = "test-panic")]
             Action::TestPanic => panic!("test panic (feature test-panic): the reducer was asked to panic"),
             files_action => state.reduce_files(files_action),

@@ -78,8 +78,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 <span class="group">
                     <button id="run-many" onclick={dispatch.reform(|_| Action::RunSteps(RUN_MANY))} disabled={step_disabled}
                         title={format!("Run the next {RUN_MANY} steps")}>{ format!("▶▶ ×{RUN_MANY}") }</button>
-                    <button id="run-all" onclick={dispatch.reform(|_| Action::RunSteps(u64::MAX))} disabled={step_disabled}
-                        title="Run every remaining step">{ "▶| to end" }</button>
+                    { crate::ui::to_end::view(state, dispatch, step_disabled) }
                 </span>
             }
             // The timer's time on a second, smaller line: the button is no wider with it than

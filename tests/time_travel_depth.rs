@@ -1,0 +1,94 @@
+//! What a step back costs at depth, counted in actions replayed (not in wall-clock time, which
+//! depends on the machine): of `b` consecutive Backs at most `1 + b / LADDER_SPACING` replay more
+//! than [`LADDER_SPACING`] actions (the ladder, `engine/time_travel.rs`), at 50 k actions as at
+//! 300 k, where the run's own checkpoints are 8× further apart. The state after a Back from a
+//! rung is exactly a straight run's.
+use flink_state_sim::engine::presets::PRESETS;
+use flink_state_sim::engine::time_travel::LADDER_SPACING;
+use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
+
+/// The page's trace window (`ui::state::TRACE_WINDOW_ACTIONS`, compiled for wasm only).
+const WINDOW: usize = 400;
+
+fn options() -> SimOptions {
+    SimOptions { trace: TraceLevel::Full, keep_actions: Some(WINDOW), time_travel: true }
+}
+
+/// The 100 k-login preset's workload with `events` events over 500 users.
+fn logins(events: u64) -> Scenario {
+    let json = PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = events.into();
+    value["workload"]["keys"] = 500.into();
+    Scenario::from_json(&value.to_string()).unwrap()
+}
+
+fn ran(events: u64) -> Simulation {
+    let mut sim = Simulation::with_options(logins(events), options());
+    while sim.can_step() {
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.action_count() as u64, events);
+    sim
+}
+
+/// `backs` consecutive Backs from the end of `events` actions (the engine's `metrics` trace, so
+/// a Back replays from the checkpoint before its target): returns (the most actions one
+/// replayed, how many replayed more than `LADDER_SPACING`). Every replay stays within the run's
+/// checkpoint spacing.
+fn consecutive_backs(events: u64, backs: usize) -> (usize, usize, usize) {
+    let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: true };
+    let mut sim = Simulation::with_options(logins(events), options);
+    while sim.can_step() {
+        sim.step().unwrap();
+    }
+    let spacing = sim.checkpoint_stats().1;
+    let (mut worst, mut long) = (0, 0);
+    for _ in 0..backs {
+        sim.step_back().unwrap();
+        let replayed = sim.last_replay_len();
+        assert!(replayed <= spacing, "a Back replayed {replayed} actions, more than the spacing {spacing}");
+        worst = worst.max(replayed);
+        long += usize::from(replayed > LADDER_SPACING);
+    }
+    assert_eq!(sim.action_count() as u64, events - backs as u64);
+    println!("{events} actions, checkpoints {spacing} apart: {backs} Backs replayed at most {worst}, {long} more than {LADDER_SPACING}");
+    (spacing, worst, long)
+}
+
+#[test]
+fn backs_replay_a_bounded_number_of_actions_whatever_the_depth() {
+    let backs = LADDER_SPACING + 76;
+    let allowed = 1 + backs / LADDER_SPACING;
+    let (shallow_spacing, _, shallow_long) = consecutive_backs(50_000, backs);
+    let (deep_spacing, deep_worst, deep_long) = consecutive_backs(300_000, backs);
+    assert!(shallow_long <= allowed, "{shallow_long} long replays in {backs} Backs at 50 k");
+    assert!(deep_long <= allowed, "{deep_long} long replays in {backs} Backs at 300 k");
+    // The run's own checkpoints spread with depth (the first Back replays up to that far), the
+    // others did not.
+    assert!(deep_spacing >= 4 * shallow_spacing, "spacing {deep_spacing} at 300 k, {shallow_spacing} at 50 k");
+    assert!(deep_worst > LADDER_SPACING, "the first Back at 300 k replays from a checkpoint far behind");
+}
+
+#[test]
+fn a_back_from_a_rung_gives_a_straight_runs_state_and_trace() {
+    // 20 k actions: checkpoints every 2048. A Back to 18 430 (its trace from 18 030) replays from
+    // 16 384 and lays a rung at 17 006; a Back to 17 905 replays from that rung.
+    let mut sim = ran(20_000);
+    sim.go_to(18_431).unwrap();
+    sim.step_back().unwrap();
+    assert_eq!(sim.last_replay_len(), 18_430 - 16_384);
+    sim.go_to(17_906).unwrap();
+    sim.step_back().unwrap();
+    assert_eq!(sim.last_replay_len(), 17_905 - 17_006);
+    let mut straight = Simulation::with_options(logins(20_000), options());
+    while straight.action_count() < 17_905 {
+        straight.step().unwrap();
+    }
+    assert_eq!(sim.action_count(), 17_905);
+    assert_eq!(sim.trace(), straight.trace());
+    assert_eq!(sim.metrics(), straight.metrics());
+    assert_eq!(sim.now(), straight.now());
+    assert!(sim.result().rows().eq(straight.result().rows()));
+    assert_eq!(sim.sample_now(), straight.sample_now());
+}

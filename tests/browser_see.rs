@@ -75,7 +75,7 @@ async fn a_stale_row_says_where_the_state_was_lost() {
     assert_eq!(
         page.text("#flow-rows .loss"),
         "⚠ stale since 2019-11-23 16:00: logins_per_user lost key u1 at 2019-11-23 16:00: its cleanup timer for \
-         2019-11-23 16:00 fired (idle state retention) and cleared it; nothing was emitted"
+         2019-11-23 16:00 fired and cleared it; nothing was emitted"
     );
 }
 

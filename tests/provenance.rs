@@ -112,10 +112,10 @@ fn an_upstream_loss_puts_the_downstream_row_at_risk_with_where_it_happened() {
     assert_eq!(
         losses,
         [
-            "inner lost key dev1 at 2024-01-01 12:00: its cleanup timer for 2024-01-01 12:00 fired (idle state \
-             retention) and cleared it; nothing was emitted",
-            "inner lost key dev2 at 2024-01-01 12:00:01: its cleanup timer for 2024-01-01 12:00:01 fired (idle \
-             state retention) and cleared it; nothing was emitted",
+            "inner lost key dev1 at 2024-01-01 12:00: its cleanup timer for 2024-01-01 12:00 fired and cleared \
+             it; nothing was emitted",
+            "inner lost key dev2 at 2024-01-01 12:00:01: its cleanup timer for 2024-01-01 12:00:01 fired and \
+             cleared it; nothing was emitted",
         ]
     );
     assert_eq!(sim.result().rows().map(|r| r.row.join(",")).collect::<Vec<_>>(), ["1,3"]);
@@ -143,8 +143,8 @@ fn a_stale_row_names_the_cleanup_timer_of_the_last_operator() {
     assert_eq!(loss.rule, LossRule::CleanupTimer { timer_ms: 1_574_524_800_000 });
     assert_eq!(
         loss.describe(TimeFormat::DateTime),
-        "logins_per_user lost key u1 at 2019-11-23 16:00: its cleanup timer for 2019-11-23 16:00 fired (idle \
-         state retention) and cleared it; nothing was emitted"
+        "logins_per_user lost key u1 at 2019-11-23 16:00: its cleanup timer for 2019-11-23 16:00 fired and cleared \
+         it; nothing was emitted"
     );
     assert_eq!(inputs(&p, &p.rows[0].inputs), ["(true,u1)", "(true,u1)", "(true,u1)"]);
 }

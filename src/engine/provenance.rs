@@ -89,11 +89,11 @@ pub struct Loss {
 
 impl Loss {
     /// Where, when and by which rule, for people:
-    /// `inner lost key dev1 at 2019-11-22 15:00: its cleanup timer fired (idle state retention); nothing was emitted`.
+    /// `inner lost key dev1 at 2019-11-22 15:00: its cleanup timer for 2019-11-22 15:00 fired and cleared it; nothing was emitted`.
     pub fn describe(&self, tf: TimeFormat) -> String {
         let why = match self.rule {
             LossRule::CleanupTimer { timer_ms } => {
-                format!("its cleanup timer for {} fired (idle state retention) and cleared it", tf.format(timer_ms))
+                format!("its cleanup timer for {} fired and cleared it", tf.format(timer_ms))
             }
             LossRule::TtlExpiredRemoved { last_access_ms, removed_at_ms } => format!(
                 "state TTL expired (last access {} + ttl <= now); a read at {} removed it",

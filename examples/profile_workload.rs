@@ -4,7 +4,9 @@
 //! `cargo run --release --example profile_workload -- [SCENARIO.json] [metrics|full|page]`
 //! (default: benchmark workload (a) at the `metrics` level). At `full`, the trace is drained
 //! after every step, as the CLI streams it; `page` keeps a window of it and records for time
-//! travel, as the page does.
+//! travel, as the page does. With `PHASE=N` in the environment it also prints the time per event
+//! of every N inputs (wall clock, and on Linux this process's CPU time, which another process's
+//! load on the machine changes less): whether a run slows down as it goes.
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 
 fn main() {
@@ -29,10 +31,26 @@ fn main() {
     let started = std::time::Instant::now();
     let mut sim = Simulation::with_options(scenario, options);
     let mut entries = 0usize;
+    let phase: u64 = std::env::var("PHASE").ok().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let mut mark = (0u64, std::time::Instant::now(), cpu_seconds());
     while !sim.is_finished() {
         sim.step().expect("runs");
         if !page {
             entries += sim.drain_trace().len();
+        }
+        if phase > 0 && (sim.inputs() >= mark.0 + phase || sim.is_finished()) {
+            let (inputs, wall, cpu) = (sim.inputs(), std::time::Instant::now(), cpu_seconds());
+            let per_event = |s: f64| s * 1e6 / (inputs - mark.0) as f64;
+            let cpu_text = match (cpu, mark.2) {
+                (Some(now), Some(then)) => format!(", CPU {:.2} µs", per_event(now - then)),
+                _ => String::new(),
+            };
+            eprintln!(
+                "inputs {}..{inputs}: wall {:.2} µs{cpu_text} per event",
+                mark.0,
+                per_event((wall - mark.1).as_secs_f64())
+            );
+            mark = (inputs, wall, cpu);
         }
     }
     let secs = started.elapsed().as_secs_f64();
@@ -41,4 +59,14 @@ fn main() {
         sim.inputs(),
         sim.inputs() as f64 / secs / 1e6
     );
+}
+
+/// This process's user + system CPU time, from `/proc/self/stat` (Linux; `None` elsewhere).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which may hold spaces) close with ')'.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    // utime and stime are the 14th and 15th fields, in clock ticks (USER_HZ, 100 on Linux).
+    Some((ticks(11)? + ticks(12)?) / 100.0)
 }

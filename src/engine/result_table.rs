@@ -18,6 +18,9 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 use std::hash::BuildHasher;
+use values::Values;
+
+mod values;
 
 /// One row of the result.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -29,7 +32,17 @@ pub struct ResultRow {
 
 type Slots = SmallVec<[u32; 2]>;
 
-/// The rows of one key (the last operator's unique key): their slots, ascending.
+/// A row in its slot: its key's group, and where the slot stands in that group's list.
+#[derive(Debug, Clone)]
+struct Held {
+    row: ResultRow,
+    group: u32,
+    at: u32,
+}
+
+/// The rows of one key (the last operator's state key): their slots, in no order (a slot leaves
+/// its list by a swap with the list's last one, so removing a row costs the same however many
+/// rows the key has — after a join, or a `Calc` after it, the key may be empty: one group).
 #[derive(Debug, Clone)]
 struct Group {
     key: Row,
@@ -40,9 +53,10 @@ struct Group {
 /// The rows, in the order they were added.
 ///
 /// Rows sit in numbered slots (a removed row leaves an empty slot; the table is compacted when
-/// more than half of the slots are empty) and are grouped by key, so applying a message costs the
-/// same however many rows the table holds, and an update (a retraction, then an accumulate of
-/// the same key) looks its key up once.
+/// more than half of the slots are empty), are grouped by key (for marking a key's rows stale,
+/// and for an upsert), and in a retract sink indexed by value: applying a message costs the same
+/// however many rows the table or the key holds (a retraction looks its row up by hash), and an
+/// update (a retraction, then an accumulate of the same key) looks its key up once.
 #[derive(Debug, Clone, Default)]
 pub struct ResultTable {
     pub columns: Vec<String>,
@@ -55,11 +69,13 @@ pub struct ResultTable {
     upsert_extra: SmallVec<[usize; 2]>,
     /// Upsert on the key (true) or retract (false).
     pub upsert: bool,
-    /// Each row with the group of its key.
-    slots: Vec<Option<(ResultRow, u32)>>,
+    /// Each row with its group.
+    slots: Vec<Option<Held>>,
     groups: Vec<Group>,
     /// Group numbers by the hash of their key.
     index: HashTable<u32>,
+    /// A retract sink's rows by value.
+    values: Values,
     /// Rows held, and how many of them are stale.
     live: usize,
     stale: usize,
@@ -85,17 +101,6 @@ impl std::ops::Deref for Key<'_> {
 
 fn hash_key(key: &[Value]) -> u64 {
     FxBuildHasher.hash_one(key)
-}
-
-fn insert_sorted(slots: &mut Slots, slot: u32) {
-    let i = slots.partition_point(|&s| s < slot);
-    slots.insert(i, slot);
-}
-
-fn remove_slot(slots: &mut Slots, slot: u32) {
-    if let Some(i) = slots.iter().position(|s| *s == slot) {
-        slots.remove(i);
-    }
 }
 
 impl ResultTable {
@@ -144,44 +149,45 @@ impl ResultTable {
         if i == self.slots.len() {
             self.slots.push(None);
         }
-        let group = &mut self.groups[g as usize];
-        if row.stale_since_ms.is_some() {
-            insert_sorted(&mut group.stale, slot);
-            self.stale += 1;
-        } else {
-            insert_sorted(&mut group.fresh, slot);
+        let stale = row.stale_since_ms.is_some();
+        if !self.upsert {
+            self.values.add(&self.slots, &row.row, slot, stale);
         }
-        self.slots[i] = Some((row, g));
+        let group = &mut self.groups[g as usize];
+        let list = if stale {
+            self.stale += 1;
+            &mut group.stale
+        } else {
+            &mut group.fresh
+        };
+        list.push(slot);
+        let at = (list.len() - 1) as u32;
+        self.slots[i] = Some(Held { row, group: g, at });
         self.live += 1;
     }
 
-    /// Empties `slot`, dropping it from its group.
+    /// Empties `slot`, dropping it from its group (not from the value index: the caller did).
     fn take(&mut self, slot: u32) -> Option<ResultRow> {
-        let (r, g) = self.slots.get_mut(slot as usize)?.take()?;
+        let Held { row, group: g, at } = self.slots.get_mut(slot as usize)?.take()?;
         self.live -= 1;
         let group = &mut self.groups[g as usize];
-        if r.stale_since_ms.is_some() {
+        let list = if row.stale_since_ms.is_some() {
             self.stale -= 1;
-            remove_slot(&mut group.stale, slot);
+            &mut group.stale
         } else {
-            remove_slot(&mut group.fresh, slot);
+            &mut group.fresh
+        };
+        list.swap_remove(at as usize);
+        if let Some(&moved) = list.get(at as usize) {
+            if let Some(h) = self.slots[moved as usize].as_mut() {
+                h.at = at;
+            }
         }
-        Some(r)
+        Some(row)
     }
 
     fn end(&self) -> u32 {
         self.slots.len() as u32
-    }
-
-    /// The slot of a row equal to `row` among `slots`: the last or the first one.
-    fn find(&self, slots: &Slots, row: &Row, last: bool) -> Option<u32> {
-        let mut equal =
-            slots.iter().copied().filter(|&s| self.slots[s as usize].as_ref().is_some_and(|(r, _)| r.row == *row));
-        if last {
-            equal.next_back()
-        } else {
-            equal.next()
-        }
     }
 
     /// Applies one message. Returns `false` when a retraction finds no row to remove (nothing changes).
@@ -196,19 +202,16 @@ impl ResultTable {
         applied
     }
 
-    /// The row of group `g` an upsert of `row` overwrites: its fresh row with the same upsert key,
-    /// else its stale one.
+    /// The row of group `g` an upsert of `row` overwrites: its first fresh row with the same
+    /// upsert key, else its first stale one. (A group holds one row per upsert key.)
     fn upsert_slot(&self, g: u32, row: &Row) -> Option<u32> {
         let group = &self.groups[g as usize];
-        if self.upsert_extra.is_empty() {
-            return group.fresh.first().or(group.stale.first()).copied();
-        }
-        let same = |&s: &u32| {
-            self.slots[s as usize]
+        let same = |s: &&u32| {
+            self.slots[**s as usize]
                 .as_ref()
-                .is_some_and(|(r, _)| self.upsert_extra.iter().all(|&i| r.row.0.get(i) == row.0.get(i)))
+                .is_some_and(|h| self.upsert_extra.iter().all(|&i| h.row.row.0.get(i) == row.0.get(i)))
         };
-        group.fresh.iter().find(|s| same(s)).or_else(|| group.stale.iter().find(|s| same(s))).copied()
+        group.fresh.iter().filter(same).min().or_else(|| group.stale.iter().filter(same).min()).copied()
     }
 
     /// Upsert on the key: an accumulate replaces the key's row in place, a retraction removes it.
@@ -236,8 +239,8 @@ impl ResultTable {
     /// update changes a row where it stands), a retraction removes the last fresh equal row, or
     /// else the first stale one.
     fn apply_retract(&mut self, message: &Message) -> bool {
-        let key = self.key_of(&message.row);
         if message.change.is_accumulate() {
+            let key = self.key_of(&message.row);
             let (slot, g) = match self.hole.take() {
                 // The update's second half: the key just looked up, the slot just emptied.
                 Some((h, g)) if self.groups[g as usize].key.0[..] == *key => (h, g),
@@ -248,30 +251,21 @@ impl ResultTable {
             self.put(slot, g, ResultRow { row: message.row.clone(), stale_since_ms: None });
             return true;
         }
-        let Some(g) = self.find_group(&key) else {
-            self.hole = None;
-            return false;
-        };
-        let group = &self.groups[g as usize];
-        let slot = self.find(&group.fresh, &message.row, true).or_else(|| self.find(&group.stale, &message.row, false));
-        match slot {
-            Some(slot) => {
-                self.take(slot);
-                self.hole = Some((slot, g));
-                true
-            }
-            None => {
-                self.hole = None;
-                false
-            }
-        }
+        let taken = self.values.take(&self.slots, &message.row);
+        self.hole = None;
+        let slot = taken.and_then(|slot| Some((slot, self.slots.get(slot as usize)?.as_ref()?.group)));
+        let Some((slot, g)) = slot else { return false };
+        self.take(slot);
+        self.hole = Some((slot, g));
+        true
     }
 
     /// Drops the empty slots and the groups without rows, keeping the order of the rows.
     fn compact(&mut self) {
-        let rows: Vec<ResultRow> = self.slots.drain(..).flatten().map(|(r, _)| r).collect();
+        let rows: Vec<ResultRow> = self.slots.drain(..).flatten().map(|h| h.row).collect();
         self.groups.clear();
         self.index.clear();
+        self.values.clear();
         self.live = 0;
         self.stale = 0;
         for r in rows {
@@ -287,17 +281,22 @@ impl ResultTable {
         let Some(g) = self.find_group(key) else { return };
         let fresh = std::mem::take(&mut self.groups[g as usize].fresh);
         for slot in fresh {
-            if let Some((r, _)) = self.slots[slot as usize].as_mut() {
-                r.stale_since_ms = Some(at_ms);
-                insert_sorted(&mut self.groups[g as usize].stale, slot);
-                self.stale += 1;
+            let Some(h) = self.slots[slot as usize].as_mut() else { continue };
+            h.row.stale_since_ms = Some(at_ms);
+            let stale = &mut self.groups[g as usize].stale;
+            stale.push(slot);
+            h.at = (stale.len() - 1) as u32;
+            self.stale += 1;
+            if !self.upsert {
+                // All equal rows are in this group: they all go stale now.
+                self.values.all_stale(&self.slots, slot);
             }
         }
     }
 
     /// The current rows, in order.
     pub fn rows(&self) -> impl DoubleEndedIterator<Item = &ResultRow> {
-        self.slots.iter().flatten().map(|(r, _)| r)
+        self.slots.iter().flatten().map(|h| &h.row)
     }
 
     /// How many rows the table holds.
@@ -367,5 +366,135 @@ mod tests {
         assert_eq!(rows(&t), ["a,1 stale", "a,1"]);
         t.apply(&m(false, "a", 1));
         assert_eq!(rows(&t), ["a,1 stale"], "a retraction removes the live row, not the stale one");
+    }
+
+    #[test]
+    fn a_retraction_removes_the_last_fresh_equal_row_else_the_first_stale_one() {
+        // No key (a join's output read through a Calc): one group, rows found by value.
+        let mut t = ResultTable::new(vec!["k".into(), "v".into()], &[], &[], false);
+        for msg in [m(true, "a", 1), m(true, "b", 1), m(true, "a", 1)] {
+            t.apply(&msg);
+        }
+        t.mark_stale(&Row::default(), 5);
+        for msg in [m(true, "a", 1), m(true, "c", 1), m(true, "a", 1)] {
+            t.apply(&msg);
+        }
+        assert_eq!(rows(&t), ["a,1 stale", "b,1 stale", "a,1 stale", "a,1", "c,1", "a,1"]);
+        t.apply(&m(false, "a", 1));
+        assert_eq!(rows(&t), ["a,1 stale", "b,1 stale", "a,1 stale", "a,1", "c,1"]);
+        t.apply(&m(false, "a", 1));
+        assert_eq!(rows(&t), ["a,1 stale", "b,1 stale", "a,1 stale", "c,1"]);
+        t.apply(&m(false, "a", 1));
+        assert_eq!(rows(&t), ["b,1 stale", "a,1 stale", "c,1"]);
+        assert_eq!((t.len(), t.stale_len()), (3, 2));
+    }
+
+    /// The indexes checked against the plain rule (proptest runs natively only).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod plain_rule {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// The rule the table keeps, without its indexes: rows in slots, searched one by one.
+        struct Naive {
+            upsert: bool,
+            key: Vec<usize>,
+            extra: Vec<usize>,
+            slots: Vec<Option<ResultRow>>,
+            hole: Option<usize>,
+        }
+
+        impl Naive {
+            fn project(&self, row: &Row, cols: &[usize]) -> Vec<Value> {
+                cols.iter().map(|&i| row.0[i]).collect()
+            }
+            /// The first fresh (else stale) row for which `f` holds, or the last fresh one.
+            fn pick(&self, f: impl Fn(&Row) -> bool, last_fresh: bool) -> Option<usize> {
+                let at = |stale: bool| {
+                    let mut it = (0..self.slots.len()).filter(|&i| {
+                        self.slots[i].as_ref().is_some_and(|r| r.stale_since_ms.is_some() == stale && f(&r.row))
+                    });
+                    if last_fresh && !stale {
+                        it.next_back()
+                    } else {
+                        it.next()
+                    }
+                };
+                at(false).or_else(|| at(true))
+            }
+            fn apply(&mut self, msg: &Message) -> bool {
+                let row = &msg.row;
+                if self.upsert {
+                    let cols: Vec<usize> = self.key.iter().chain(&self.extra).copied().collect();
+                    let same = |r: &Row| self.project(r, &cols) == self.project(row, &cols);
+                    let at = self.pick(same, false);
+                    if !msg.change.is_accumulate() {
+                        return at.is_some_and(|i| self.slots[i].take().is_some());
+                    }
+                    let new = Some(ResultRow { row: row.clone(), stale_since_ms: None });
+                    match at {
+                        Some(i) => self.slots[i] = new,
+                        None => self.slots.push(new),
+                    }
+                    return true;
+                }
+                if msg.change.is_accumulate() {
+                    let new = Some(ResultRow { row: row.clone(), stale_since_ms: None });
+                    match self.hole.take() {
+                        Some(i) => self.slots[i] = new,
+                        None => self.slots.push(new),
+                    }
+                    return true;
+                }
+                self.hole = self.pick(|r| r == row, true);
+                self.hole.is_some_and(|i| self.slots[i].take().is_some())
+            }
+            fn mark_stale(&mut self, key: &[Value], at: Millis) {
+                for i in 0..self.slots.len() {
+                    let Some(r) = &self.slots[i] else { continue };
+                    if r.stale_since_ms.is_none() && self.project(&r.row, &self.key) == key {
+                        self.slots[i].as_mut().unwrap().stale_since_ms = Some(at);
+                    }
+                }
+            }
+        }
+
+        proptest! {
+            /// The indexes change no outcome: any mix of accumulates, retractions and losses, on every
+            /// key shape (leading, not leading, none) and both sinks, leaves the rows the plain rule leaves.
+            #[test]
+            fn the_indexes_keep_the_plain_rule(
+                shape in 0..5usize,
+                ops in prop::collection::vec((0..8u8, 0..3u8, 0..3i64), 1..600),
+            ) {
+                let (key, extra, upsert): (Vec<usize>, Vec<usize>, bool) = match shape {
+                    0 => (vec![0], vec![], false),
+                    1 => (vec![], vec![], false),
+                    2 => (vec![1], vec![], false),
+                    3 => (vec![0], vec![], true),
+                    _ => (vec![0], vec![1], true),
+                };
+                let mut t = ResultTable::new(vec!["k".into(), "v".into()], &key, &extra, upsert);
+                let mut n = Naive { upsert, key: key.clone(), extra, slots: Vec::new(), hole: None };
+                // Rows pile up in the first half and mostly go in the second (the table compacts).
+                let half = ops.len() / 2;
+                for (step, (op, k, v)) in ops.into_iter().enumerate() {
+                    let k = ["a", "b", "c"][k as usize];
+                    let msg = m(op < if step < half { 5 } else { 2 }, k, v);
+                    if op == 7 {
+                        let row = msg.row;
+                        let key_row = Row::from(n.project(&row, &key));
+                        t.mark_stale(&key_row, step as Millis);
+                        n.mark_stale(&key_row.0, step as Millis);
+                    } else {
+                        prop_assert_eq!(t.apply(&msg), n.apply(&msg), "step {}", step);
+                    }
+                    let want: Vec<&ResultRow> = n.slots.iter().flatten().collect();
+                    let got: Vec<&ResultRow> = t.rows().collect();
+                    prop_assert_eq!(got, want, "step {}", step);
+                    prop_assert_eq!(t.stale_len(), n.slots.iter().flatten().filter(|r| r.stale_since_ms.is_some()).count());
+                }
+            }
+        }
     }
 }

@@ -322,9 +322,10 @@ fn refusals() {
     );
 }
 
-/// SQL: the simulator's parser cannot read `input => TABLE b`, so a LATERAL SNAPSHOT query is
-/// refused on every mode, with real Flink 2.3.0's parse error first (measured: `explain_sql` of
-/// the same query on the 2.3.0 PyPI build said `Encountered "SNAPSHOT" at line 1, column 35.`).
+/// SQL on a mode without the join (every release: FLIP-579 is on apache/flink's main branch
+/// only): real Flink 2.3.0's parse error first (measured: `explain_sql` of the same query on the
+/// 2.3.0 PyPI build said `Encountered "SNAPSHOT" at line 1, column 35.`, and `Incorrect syntax
+/// near the keyword 'JOIN'` for a bare JOIN).
 #[wasm_bindgen_test(unsupported = test)]
 fn a_lateral_snapshot_query_is_refused_with_flink_2_3_s_parse_error() {
     let scenario = |flink: &str, join: &str| {
@@ -340,12 +341,18 @@ fn a_lateral_snapshot_query_is_refused_with_flink_2_3_s_parse_error() {
     };
     let left = message("2.3", "LEFT JOIN");
     assert!(left.contains("SQL parse failed. Encountered \"SNAPSHOT\" at line 1, column 35."), "{left}");
-    let bare = message("main", "JOIN");
+    let bare = message("1.12", "JOIN");
     assert!(
         bare.contains("SQL parse failed. Incorrect syntax near the keyword 'JOIN' at line 1, column 17."),
         "{bare}"
     );
-    assert!(bare.contains("write a LateralSnapshotJoin operator"), "{bare}");
+    assert!(bare.contains("run the scenario with \"flink\": \"main\""), "{bare}");
+    // On main the same query is read; here it fails later, on what the scenario lacks.
+    let on_main = message("main", "JOIN");
+    assert!(
+        on_main.contains("line 1, column 79: Column 'ts' not found in the snapshot's input (columns: k)"),
+        "{on_main}"
+    );
 }
 
 /// Provenance of the preset's result rows: each joined row comes from its order and the rate (the
@@ -367,4 +374,120 @@ fn provenance_names_the_order_and_the_rate() {
     }
     assert_eq!(rows[3], ["+I[o5, USD, 50, 20000]"]);
     assert_eq!(rows[4], ["+I[o4, EUR, 70, 25000]"]);
+}
+
+/// The preset's scenario with its pipeline replaced by `sql`.
+fn preset_as_sql(sql: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(preset_json("lateral-snapshot-join-ttl").unwrap()).unwrap();
+    let fields = v.as_object_mut().unwrap();
+    fields.remove("pipeline");
+    fields.remove("expect");
+    fields.insert("sql".into(), sql.into());
+    v.to_string()
+}
+
+const PRESET_SQL: &str = "SELECT * FROM orders AS o
+LEFT JOIN LATERAL SNAPSHOT(
+    input => TABLE rates,
+    on_time => DESCRIPTOR(ts),
+    load_completed_time => TO_TIMESTAMP_LTZ(1000, 3)) AS r
+  ON o.currency = r.currency";
+
+/// The preset written in SQL (FLIP-579's syntax, Flink's docs @ apache/flink `07b4ff26`) plans
+/// the same `LateralSnapshotJoin` and runs the same changelog and timers as its pipeline; the
+/// scenario's `state_ttl` (10 s) is the join's (`table.exec.state.ttl` when `state_ttl` is not
+/// given, `StreamExecLateralSnapshotJoin`).
+#[wasm_bindgen_test(unsupported = test)]
+fn the_preset_in_sql_plans_and_runs_as_its_pipeline() {
+    let sql = run(&preset_as_sql(PRESET_SQL));
+    let json = run(preset_json("lateral-snapshot-join-ttl").unwrap());
+    let op = "LateralSnapshotJoin[3]";
+    assert_eq!(emitted(&sql, op), emitted(&json, "LateralSnapshotJoin"));
+    assert_eq!(emitted(&sql, op).len(), 5);
+    assert_eq!(timer_events(&sql, op), timer_events(&json, "LateralSnapshotJoin"));
+    assert_eq!(timer_events(&sql, op)[0], t("timer_registered", "EUR", "15000 ms"));
+    let planned = flink_state_sim::engine::scenario::sql::to_json_form(&preset_as_sql(PRESET_SQL)).unwrap();
+    let planned: serde_json::Value = serde_json::from_str(&planned).unwrap();
+    assert_eq!(
+        planned["pipeline"],
+        serde_json::json!([{
+            "operator": "LateralSnapshotJoin", "id": "LateralSnapshotJoin[3]", "left": "orders", "right": "rates",
+            "join_type": "LEFT", "on": [["currency", "currency"]], "on_time": "ts", "load_completed_time": 1000
+        }])
+    );
+}
+
+/// `state_ttl` and `load_completed_idle_timeout` as interval literals, an INNER join, precision 0.
+#[wasm_bindgen_test(unsupported = test)]
+fn the_arguments_are_read_as_flink_writes_them() {
+    let sql = "SELECT o.order_id, r.rate FROM orders o JOIN LATERAL SNAPSHOT(input => TABLE rates, \
+               on_time => DESCRIPTOR(ts), load_completed_time => TO_TIMESTAMP_LTZ(1, 0), \
+               load_completed_idle_timeout => INTERVAL '2.5' SECOND, state_ttl => INTERVAL '1' MINUTE) r \
+               ON o.currency = r.currency AND r.rate > 100";
+    let planned = flink_state_sim::engine::scenario::sql::to_json_form(&preset_as_sql(sql)).unwrap();
+    let planned: serde_json::Value = serde_json::from_str(&planned).unwrap();
+    let pipeline = planned["pipeline"].as_array().unwrap();
+    let operators: Vec<&str> = pipeline.iter().map(|op| op["id"].as_str().unwrap()).collect();
+    // The probe side is trimmed to what the query reads; the build side keeps its row time.
+    assert_eq!(operators, ["Calc[2]", "LateralSnapshotJoin[4]", "Calc[5]"]);
+    let join = &pipeline[1];
+    assert_eq!(join["join_type"], "INNER");
+    assert_eq!(join["load_completed_time"], 1000);
+    assert_eq!(join["load_completed_idle_timeout"], "2500 ms");
+    assert_eq!(join["state_ttl"], "60000 ms");
+    assert_eq!(join["where"], "(`rate` > 100)");
+    let sim = run(&preset_as_sql(sql));
+    // Only EUR's rate (110) passes `rate > 100`; with a 60 s TTL nothing is evicted before 45 s,
+    // so o1–o4 (EUR) join and o5 (USD, rate 90) matches nothing.
+    assert_eq!(emitted(&sim, "Calc[5]"), ["+I[o1, 110]", "+I[o2, 110]", "+I[o3, 110]", "+I[o4, 110]"]);
+}
+
+/// What is refused, with Flink's message where Flink has one, at the SQL's line and column.
+#[wasm_bindgen_test(unsupported = test)]
+fn lateral_snapshot_sql_errors_name_the_rule() {
+    let error = |sql: &str| flink_state_sim::engine::Scenario::from_json(&preset_as_sql(sql)).unwrap_err().to_string();
+    let on_2_3 = preset_as_sql(PRESET_SQL).replace("\"flink\":\"main\"", "\"flink\":\"2.3\"");
+    let e = flink_state_sim::engine::Scenario::from_json(&on_2_3).unwrap_err().to_string();
+    assert!(
+        e.starts_with("sql: line 2, column 19: SQL parse failed. Encountered \"SNAPSHOT\" at line 2, column 19."),
+        "{e}"
+    );
+    let e = error(&PRESET_SQL.replace("LEFT JOIN", "RIGHT JOIN"));
+    assert!(
+        e.contains("LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but was RIGHT JOIN."),
+        "{e}"
+    );
+    let e = error(&PRESET_SQL.replace("o.currency = r.currency", "o.amount > r.rate"));
+    assert!(e.ends_with("line 6, column 6: LATERAL SNAPSHOT join requires at least one equality predicate."), "{e}");
+    let e = error(&PRESET_SQL.replace(",\n    load_completed_time => TO_TIMESTAMP_LTZ(1000, 3)", ""));
+    assert!(e.contains("give load_completed_time => TO_TIMESTAMP_LTZ(<epoch ms>, 3)"), "{e}");
+    let e = error(&PRESET_SQL.replace("TABLE rates", "rates"));
+    assert!(e.contains("line 3, column 14: write input => TABLE rates"), "{e}");
+    let e = error(&PRESET_SQL.replace("DESCRIPTOR(ts)", "DESCRIPTOR(rate)"));
+    assert!(
+        e.contains("line 4, column 27: 'rate' is not an event-time attribute of 'rates': its watermark is on 'ts'"),
+        "{e}"
+    );
+    let e = error(&PRESET_SQL.replace("DESCRIPTOR(ts)", "DESCRIPTOR(tss)"));
+    assert!(e.contains("Column 'tss' not found in the snapshot's input (columns: currency, rate, ts)"), "{e}");
+    let e = error(&PRESET_SQL.replace("input =>", "inptu =>"));
+    assert!(e.contains("LATERAL SNAPSHOT has no argument 'inptu'"), "{e}");
+    let e = error(&PRESET_SQL.replace("1000, 3)", "1000, 3), state_ttl => INTERVAL '1:30' MINUTE TO SECOND"));
+    assert!(e.contains("state_ttl => INTERVAL '<n>' SECOND"), "{e}");
+    let e = error(&PRESET_SQL.replace("SELECT *", "SELECT /*+ STATE_TTL('r' = '1d') */ *"));
+    assert!(e.contains("on a LATERAL SNAPSHOT join: its state TTL is its own argument"), "{e}");
+    let e = error("SELECT * FROM LATERAL SNAPSHOT(input => TABLE rates) AS r");
+    assert!(e.contains("it is the right side of a join"), "{e}");
+    // The probe side must be append-only: Flink's planner message, from the compiled operator.
+    let e = error(
+        "SELECT * FROM (SELECT currency, COUNT(*) AS n FROM orders GROUP BY currency) AS o \
+         JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(ts), \
+         load_completed_time => TO_TIMESTAMP_LTZ(1000, 3)) AS r ON o.currency = r.currency",
+    );
+    assert!(
+        e.contains(
+            "The probe (left) input of LATERAL SNAPSHOT join doesn't support consuming update and delete changes"
+        ),
+        "{e}"
+    );
 }

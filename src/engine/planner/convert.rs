@@ -25,12 +25,16 @@ pub struct SourceTable {
     /// The primary key of the `ChangelogNormalize` Flink puts over its scan, when it puts one
     /// ([`crate::engine::scenario::Source::planned_normalize`]).
     pub normalize: Option<Vec<String>>,
+    /// The column its `WATERMARK FOR` is on (its event-time attribute), if it has one.
+    pub watermark: Option<String>,
 }
 
 /// What a query can read: the sources and the views created so far.
 pub struct Catalog<'a> {
     pub sources: &'a [SourceTable],
     pub views: HashMap<String, Rel>,
+    /// Where the script wrote a table argument's name (`input => TABLE name`).
+    pub table_arguments: &'a [Location],
 }
 
 /// The aggregate functions the engine models.
@@ -119,7 +123,18 @@ fn select(s: &ast::Select, catalog: &Catalog) -> Result<Rel, SqlError> {
     let mut hint_ttl = state_ttl_hint(s, &qualifier)?;
     let mut rel = input;
     // On a join the hint gives each side its TTL (`StateTtlHint.getStateTtlFromHintOnBiRel`).
-    if let Node::Join { hints, .. } = &mut rel.node {
+    if let Node::Join { hints, snapshot, .. } = &mut rel.node {
+        if let (Some(_), Some(pairs)) = (snapshot, &hint_ttl) {
+            let written: Vec<String> = pairs.iter().map(|(k, v)| format!("'{k}' = '{v}'")).collect();
+            return Err(err(
+                at(&s.select_token.0),
+                format!(
+                    "STATE_TTL({}) on a LATERAL SNAPSHOT join: its state TTL is its own argument, \
+                     state_ttl => INTERVAL '…' SECOND",
+                    escaped(&written.join(", "))
+                ),
+            ));
+        }
         for (key, value) in hint_ttl.take().unwrap_or_default() {
             let is_left = qualifier.sides.first().is_some_and(|(n, _, _)| *n == key);
             hints.retain(|(l, _)| *l != is_left);
@@ -164,25 +179,7 @@ pub(super) fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(
                 check_ident(&a.name)?;
             }
             let table_name = super::script::object_name(name);
-            let rel = if let Some(view) = catalog.views.get(&table_name) {
-                view.clone()
-            } else if let Some(table) = catalog.sources.iter().find(|t| t.name == table_name) {
-                source(table)
-            } else {
-                let mut known: Vec<&str> = catalog.views.keys().map(String::as_str).collect();
-                known.sort_unstable();
-                for (i, t) in catalog.sources.iter().enumerate() {
-                    known.insert(i, &t.name);
-                }
-                return Err(err(
-                    at(name),
-                    format!(
-                        "Object {} not found (tables and views: {})",
-                        quote(&table_name),
-                        name_list(known.iter().copied())
-                    ),
-                ));
-            };
+            let rel = named_relation(&table_name, at(name), catalog)?;
             let qualifier = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or(table_name);
             Ok((rel, Some(qualifier)))
         }
@@ -192,8 +189,27 @@ pub(super) fn relation(factor: &ast::TableFactor, catalog: &Catalog) -> Result<(
             }
             Ok((query(subquery, catalog)?, alias.as_ref().map(|a| a.name.value.clone())))
         }
-        other => Err(unsupported(other, "this FROM item")),
+        other => Err(super::lateral_snapshot::misplaced(other).unwrap_or_else(|| unsupported(other, "this FROM item"))),
     }
+}
+
+/// The table or view `table_name` (written at `location`).
+pub(super) fn named_relation(table_name: &str, location: Location, catalog: &Catalog) -> Result<Rel, SqlError> {
+    if let Some(view) = catalog.views.get(table_name) {
+        return Ok(view.clone());
+    }
+    if let Some(table) = catalog.sources.iter().find(|t| t.name == table_name) {
+        return Ok(source(table));
+    }
+    let mut known: Vec<&str> = catalog.views.keys().map(String::as_str).collect();
+    known.sort_unstable();
+    for (i, t) in catalog.sources.iter().enumerate() {
+        known.insert(i, &t.name);
+    }
+    Err(err(
+        location,
+        format!("Object {} not found (tables and views: {})", quote(table_name), name_list(known.iter().copied())),
+    ))
 }
 
 /// The source as the SQL sees it: its physical columns, and its processing-time attribute

@@ -38,7 +38,9 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, tables: &[SourceTab
         out.push(op);
         return id;
     }
-    if let Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } = &rel.node {
+    if let Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints, snapshot } =
+        &rel.node
+    {
         let l = emit(left, out, number, tables);
         let r = emit(right, out, number, tables);
         *number += 1;
@@ -47,10 +49,23 @@ fn emit(rel: &Rel, out: &mut Vec<Value>, number: &mut usize, tables: &[SourceTab
             .zip(right_keys)
             .map(|(&a, &b)| json!([left.names[a].clone(), right.names[b].clone()]))
             .collect();
-        let id = format!("Join[{number}]");
-        let mut op = json!({ "operator": "Join", "id": id, "left": l, "right": r, "join_type": join_type, "on": on });
+        let kind = if snapshot.is_some() { "LateralSnapshotJoin" } else { "Join" };
+        let id = format!("{kind}[{number}]");
+        let mut op = json!({ "operator": kind, "id": id, "left": l, "right": r, "join_type": join_type, "on": on });
         if let Some(c) = condition {
             op["where"] = Value::String(c.sql(&super::rel::join_names(&left.names, &right.names)));
+        }
+        if let Some(args) = snapshot {
+            op["on_time"] = Value::String(args.on_time.clone());
+            op["load_completed_time"] = json!(args.load_completed_time);
+            if let Some(ms) = args.load_completed_idle_timeout {
+                op["load_completed_idle_timeout"] = Value::String(format!("{ms} ms"));
+            }
+            if let Some(ms) = args.state_ttl {
+                op["state_ttl"] = Value::String(format!("{ms} ms"));
+            }
+            out.push(op);
+            return id;
         }
         if right_first.iter().any(|&r| r) {
             op["on_right_first"] = json!(right_first);

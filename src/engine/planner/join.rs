@@ -4,6 +4,7 @@
 //! the names a join's fields are referred to by (`l.k`, or a name only one input has).
 
 use super::convert::{at, check_ident, expr, relation, unsupported, Catalog, FromNames, Scope};
+use super::lateral_snapshot::snapshot_relation;
 use super::rel::{Ex, Node, Rel};
 use super::script::err;
 use super::SqlError;
@@ -34,8 +35,13 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
     };
     let mut sides = vec![(name_of(name, &table.relation)?, 0, rel.names.len())];
     for join in &table.joins {
-        let (right, right_name) = relation(&join.relation, catalog)?;
-        let right_name = name_of(right_name, &join.relation)?;
+        let (right, right_name, snapshot) = match snapshot_relation(&join.relation, catalog)? {
+            Some((right, name, args)) => (right, name, Some(Box::new(args))),
+            None => {
+                let (right, name) = relation(&join.relation, catalog)?;
+                (right, name_of(name, &join.relation)?, None)
+            }
+        };
         let (join_type, constraint) = match &join.join_operator {
             ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => ("INNER", c),
             ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => ("LEFT", c),
@@ -43,6 +49,15 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
             ast::JoinOperator::FullOuter(c) => ("FULL", c),
             _ => return Err(unsupported(&join.relation, "this kind of join (a regular JOIN … ON is modelled)")),
         };
+        if snapshot.is_some() && !matches!(join_type, "INNER" | "LEFT") {
+            // `StreamPhysicalLateralSnapshotJoinRule` (apache/flink main, FLIP-579).
+            return Err(err(
+                at(&join.relation),
+                format!(
+                    "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but was {join_type} JOIN."
+                ),
+            ));
+        }
         let ast::JoinConstraint::On(on) = constraint else {
             return Err(unsupported(&join.relation, "a join without ON (USING, NATURAL, a cross join)"));
         };
@@ -65,23 +80,38 @@ fn from_clause(s: &ast::Select, catalog: &Catalog) -> Result<(Rel, FromNames), S
                 right_first: Vec::new(),
                 condition: None,
                 hints: Vec::new(),
+                snapshot: None,
             },
             names,
         };
         let from = FromNames { qualifier: None, sides: sides.clone() };
         let condition = expr(on, &Scope::new(&joined, &from))?;
         let (left_keys, right_keys, right_first, rest) = split_join_condition(condition, width);
+        if left_keys.is_empty() && snapshot.is_some() {
+            return Err(err(at(on), "LATERAL SNAPSHOT join requires at least one equality predicate."));
+        }
         if left_keys.is_empty() {
             return Err(err(
                 at(on),
-                "a regular streaming join needs an equality of a left and a right field in ON (the join key):                  without one Flink plans a nested-loop join, which is not modelled",
+                "a regular streaming join needs an equality of a left and a right field in ON (the join key): \
+                 without one Flink plans a nested-loop join, which is not modelled",
             ));
         }
         let Rel { node: Node::Join { left, right, join_type, hints, .. }, names } = joined else {
             return Err(err(at(on), "internal: the join was lost"));
         };
         rel = Rel {
-            node: Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition: rest, hints },
+            node: Node::Join {
+                left,
+                right,
+                join_type,
+                left_keys,
+                right_keys,
+                right_first,
+                condition: rest,
+                hints,
+                snapshot,
+            },
             names,
         };
     }
@@ -236,6 +266,7 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                 right_first: keys.2,
                 condition,
                 hints: Vec::new(),
+                snapshot: None,
             },
             names: names.clone(),
         };
@@ -289,6 +320,7 @@ fn semi_join(rel: Rel, sub: &ast::Expr, from: &FromNames, catalog: &Catalog) -> 
                     right_first: Vec::new(),
                     condition: None,
                     hints: Vec::new(),
+                    snapshot: None,
                 },
                 names: super::rel::join_names(&rel.names, &inner.names),
             };

@@ -18,6 +18,7 @@ mod aggregate;
 mod convert;
 mod emit;
 mod join;
+mod lateral_snapshot;
 mod optimize;
 mod rel;
 pub mod reserved_words;
@@ -64,7 +65,7 @@ pub struct PlannedQuery {
 /// # Errors
 /// The first construct that is not modelled or not valid, at its line and column.
 pub fn plan(script: &script::Script, sources: &[SourceTable]) -> Result<PlannedQuery, SqlError> {
-    let mut catalog = Catalog { sources, views: HashMap::new() };
+    let mut catalog = Catalog { sources, views: HashMap::new(), table_arguments: &script.table_arguments };
     for view in &script.views {
         if sources.iter().any(|s| s.name == view.name) {
             return Err(script::err(

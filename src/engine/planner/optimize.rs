@@ -34,13 +34,19 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
     let Rel { node, names } = rel;
     match node {
         node @ Node::Scan(_) => (Rel { node, names }, needed.to_vec()),
-        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => {
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints, snapshot } => {
             let width = left.names.len();
             let mut used: Vec<usize> = needed.to_vec();
             used.extend(&left_keys);
             used.extend(right_keys.iter().map(|&r| width + r));
             if let Some(c) = &condition {
                 c.columns(&mut used);
+            }
+            // A LATERAL SNAPSHOT join's build input keeps all its fields: the engine tracks the
+            // row-time attribute only from a source read directly (`LateralSnapshotJoin`), where
+            // Flink would project the build side keeping the attribute.
+            if snapshot.is_some() {
+                used.extend(width..width + right.names.len());
             }
             used.sort_unstable();
             used.dedup();
@@ -64,6 +70,7 @@ fn trim_node(rel: Rel, needed: &[usize]) -> (Rel, Vec<usize>) {
                     right: Box::new(right),
                     join_type,
                     hints,
+                    snapshot,
                 },
                 names,
             };
@@ -243,16 +250,19 @@ fn merge(rel: Rel) -> Rel {
     let Rel { node, names } = rel;
     let node = match node {
         node @ Node::Scan(_) => node,
-        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => Node::Join {
-            left: Box::new(merge(*left)),
-            right: Box::new(merge(*right)),
-            join_type,
-            left_keys,
-            right_keys,
-            right_first,
-            condition,
-            hints,
-        },
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints, snapshot } => {
+            Node::Join {
+                left: Box::new(merge(*left)),
+                right: Box::new(merge(*right)),
+                join_type,
+                left_keys,
+                right_keys,
+                right_first,
+                condition,
+                hints,
+                snapshot,
+            }
+        }
         Node::Calc { input, items, condition } => {
             let input = merge(*input);
             if let Node::Calc { input: lower, items: lower_items, condition: lower_condition } = input.node {
@@ -304,16 +314,19 @@ fn dollar_names(rel: Rel) -> Rel {
     let Rel { node, mut names } = rel;
     let node = match node {
         node @ Node::Scan(_) => node,
-        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints } => Node::Join {
-            left: Box::new(dollar_names(*left)),
-            right: Box::new(dollar_names(*right)),
-            join_type,
-            left_keys,
-            right_keys,
-            right_first,
-            condition,
-            hints,
-        },
+        Node::Join { left, right, join_type, left_keys, right_keys, right_first, condition, hints, snapshot } => {
+            Node::Join {
+                left: Box::new(dollar_names(*left)),
+                right: Box::new(dollar_names(*right)),
+                join_type,
+                left_keys,
+                right_keys,
+                right_first,
+                condition,
+                hints,
+                snapshot,
+            }
+        }
         Node::Calc { input, items, condition } => {
             let input = dollar_names(*input);
             if let Node::Over { input: below, dollar_names: true, .. } = &input.node {

@@ -150,6 +150,9 @@ pub enum Node {
         right_first: Vec<bool>,
         condition: Option<Ex>,
         hints: Vec<(bool, String)>,
+        /// A `LATERAL SNAPSHOT` join's arguments (the right input is the snapshot's `input`);
+        /// `None` for a regular join.
+        snapshot: Option<Box<super::lateral_snapshot::SnapshotArgs>>,
     },
     /// A projection with an optional condition (Calcite's `LogicalProject` / `LogicalFilter`,
     /// merged into Flink's `Calc`).

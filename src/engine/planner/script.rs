@@ -72,6 +72,12 @@ pub struct Script {
     /// The `INSERT INTO`'s `ON CONFLICT` clause, if any.
     pub on_conflict: Option<OnConflict>,
     pub query_at: Location,
+    /// Where the name of each table argument (`input => TABLE name`, a `LATERAL SNAPSHOT`
+    /// call's) was written.
+    pub table_arguments: Vec<Location>,
+    /// Flink 2.3.0's parse error for the script's first `LATERAL SNAPSHOT`, if it has one: what a
+    /// mode without that join reports.
+    pub lateral_snapshot_refusal: Option<SqlError>,
 }
 
 fn dialect() -> GenericDialect {
@@ -104,6 +110,8 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
     let mut tables: Vec<SinkTable> = Vec::new();
     let mut query: Option<(ast::Query, Option<String>, Location)> = None;
     let mut on_conflict = None;
+    let mut table_arguments = Vec::new();
+    let mut lateral_snapshot_refusal = None;
     for statement in split(tokens) {
         let Some(first) = statement.iter().find(|t| !matches!(t.token, Token::Whitespace(_))) else { continue };
         let at = first.span.start;
@@ -114,7 +122,9 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
         if query.is_some() {
             return Err(err(at, "only one query (SELECT or INSERT INTO) is simulated, and it comes last"));
         }
-        check_lateral_snapshot(&statement)?;
+        let (statement, arguments, refusal) = read_lateral_snapshot(statement);
+        table_arguments.extend(arguments);
+        lateral_snapshot_refusal = lateral_snapshot_refusal.or(refusal);
         let (statement, conflict) = split_on_conflict(statement)?;
         on_conflict = conflict;
         let dialect = dialect();
@@ -191,7 +201,17 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
     if let (Some(c), None) = (on_conflict, &insert_into) {
         return Err(err(c.at, "ON CONFLICT belongs to an INSERT INTO … SELECT … statement"));
     }
-    Ok(Script { options, views, tables, query, insert_into, on_conflict, query_at })
+    Ok(Script {
+        options,
+        views,
+        tables,
+        query,
+        insert_into,
+        on_conflict,
+        query_at,
+        table_arguments,
+        lateral_snapshot_refusal,
+    })
 }
 
 /// A token that is the keyword `word` (unquoted, any case).
@@ -210,39 +230,79 @@ fn encountered(t: &TokenWithSpan, expecting: &str) -> SqlError {
     err(at, format!("Encountered \"{found}\" at line {}, column {}. Was expecting {expecting}", at.line, at.column))
 }
 
-/// `JOIN LATERAL SNAPSHOT(input => TABLE b, …)` (FLIP-579) is refused on every mode: sqlparser
-/// 0.64 cannot read a table argument (`input => TABLE b`: "Expected: ), found: b", every dialect),
-/// so the simulator plans it from a pipeline only (`LateralSnapshotJoin`, `"flink": "main"`). The
-/// message starts with real Flink 2.3.0's (measured with `explain_sql` on the 2.3.0 PyPI build):
-/// `[INNER|LEFT [OUTER]] JOIN LATERAL SNAPSHOT` → `Encountered "SNAPSHOT"` at `SNAPSHOT`; a bare
-/// `JOIN LATERAL SNAPSHOT` → `Incorrect syntax near the keyword 'JOIN'` at `JOIN` (RIGHT, FULL
-/// and CROSS were not measured: they get the first form).
-fn check_lateral_snapshot(statement: &[TokenWithSpan]) -> Result<(), SqlError> {
-    let significant: Vec<&TokenWithSpan> =
-        statement.iter().filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF)).collect();
-    for (i, pair) in significant.windows(2).enumerate() {
-        if !(is_keyword(pair[0], "LATERAL") && is_keyword(pair[1], "SNAPSHOT")) {
+/// `JOIN LATERAL SNAPSHOT(input => TABLE b, …)` (FLIP-579, apache/flink main, unreleased 2.4):
+/// the statement's tokens with the `TABLE` keyword of each table argument (`=> TABLE b` inside the
+/// call) taken out, which sqlparser 0.64 cannot read ("Expected: ), found: b", every dialect);
+/// it then reads the call as a lateral table function with named arguments. Returns where each
+/// table argument's name was written (the planner requires `input => TABLE name`), and Flink
+/// 2.3.0's parse error for the syntax, which a mode without the join reports
+/// (`crate::engine::scenario::sql`). That error was measured with `explain_sql` on the 2.3.0
+/// PyPI build: `[INNER|LEFT [OUTER]] JOIN LATERAL SNAPSHOT` → `Encountered "SNAPSHOT"` at
+/// `SNAPSHOT`; a bare `JOIN LATERAL SNAPSHOT` → `Incorrect syntax near the keyword 'JOIN'` at
+/// `JOIN` (RIGHT, FULL and CROSS were not measured: they get the first form).
+fn read_lateral_snapshot(statement: Vec<TokenWithSpan>) -> (Vec<TokenWithSpan>, Vec<Location>, Option<SqlError>) {
+    let significant: Vec<usize> =
+        (0..statement.len()).filter(|&i| !matches!(statement[i].token, Token::Whitespace(_) | Token::EOF)).collect();
+    let mut refusal = None;
+    let mut table_keywords = Vec::new();
+    let mut table_arguments = Vec::new();
+    for (n, pair) in significant.windows(2).enumerate() {
+        let (lateral, snapshot) = (&statement[pair[0]], &statement[pair[1]]);
+        if !(is_keyword(lateral, "LATERAL") && is_keyword(snapshot, "SNAPSHOT")) {
             continue;
         }
-        let join = i.checked_sub(1).map(|j| significant[j]).filter(|t| is_keyword(t, "JOIN"));
-        let typed = i.checked_sub(2).is_some_and(|j| {
-            ["INNER", "LEFT", "OUTER", "RIGHT", "FULL", "CROSS"].iter().any(|w| is_keyword(significant[j], w))
-        });
-        let (at, flink) = match join {
-            Some(join) if !typed => (join.span.start, "Incorrect syntax near the keyword 'JOIN'".to_string()),
-            _ => (pair[1].span.start, "Encountered \"SNAPSHOT\"".to_string()),
-        };
-        return Err(err(
-            at,
-            format!(
-                "SQL parse failed. {flink} at line {}, column {}. (Flink 2.3.0's words: LATERAL SNAPSHOT, FLIP-579, \
-                 is only on apache/flink's main branch; the simulator's SQL parser cannot read it on any mode \
-                 either: write a LateralSnapshotJoin operator in \"pipeline\" with \"flink\": \"main\")",
-                at.line, at.column
-            ),
-        ));
+        if refusal.is_none() {
+            let join = n.checked_sub(1).map(|j| &statement[significant[j]]).filter(|t| is_keyword(t, "JOIN"));
+            let typed = n.checked_sub(2).is_some_and(|j| {
+                ["INNER", "LEFT", "OUTER", "RIGHT", "FULL", "CROSS"]
+                    .iter()
+                    .any(|w| is_keyword(&statement[significant[j]], w))
+            });
+            let (at, flink) = match join {
+                Some(join) if !typed => (join.span.start, "Incorrect syntax near the keyword 'JOIN'".to_string()),
+                _ => (snapshot.span.start, "Encountered \"SNAPSHOT\"".to_string()),
+            };
+            refusal = Some(err(
+                at,
+                format!(
+                    "SQL parse failed. {flink} at line {}, column {}. (Flink 2.3.0's words: LATERAL SNAPSHOT, \
+                     FLIP-579, is only on apache/flink's main branch: run the scenario with \"flink\": \"main\")",
+                    at.line, at.column
+                ),
+            ));
+        }
+        // The call's arguments: `=> TABLE name` at the call's own depth.
+        let mut depth = 0usize;
+        let rest = &significant[n + 2..];
+        for (k, &i) in rest.iter().enumerate() {
+            match statement[i].token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Token::RArrow if depth == 1 => {
+                    let next = rest.get(k + 1).map(|&j| (j, &statement[j]));
+                    let name = rest.get(k + 2).map(|&j| &statement[j]);
+                    if let (Some((table, t)), Some(name)) = (next, name) {
+                        if is_keyword(t, "TABLE") && matches!(name.token, Token::Word(_)) {
+                            table_keywords.push(table);
+                            table_arguments.push(name.span.start);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if depth == 0 && k == 0 {
+                break; // no `(` right after SNAPSHOT: sqlparser reports it
+            }
+        }
     }
-    Ok(())
+    let statement =
+        statement.into_iter().enumerate().filter(|(i, _)| !table_keywords.contains(i)).map(|(_, t)| t).collect();
+    (statement, table_arguments, refusal)
 }
 
 /// An `INSERT` statement's tokens without its trailing `ON CONFLICT DO <behavior>` (which

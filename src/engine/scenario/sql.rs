@@ -34,6 +34,11 @@ pub fn sql_error(e: &SqlError) -> ScenarioError {
 /// A parse error, an option that is not modelled, a bad value, or an option set twice.
 pub(super) fn apply_options(raw: &mut RawScenario, sql: &str) -> Result<Script, ScenarioError> {
     let script = planner::script::parse(sql).map_err(|e| sql_error(&e))?;
+    if let Some(refusal) = &script.lateral_snapshot_refusal {
+        if !raw.flink.has_lateral_snapshot_join() {
+            return Err(sql_error(refusal));
+        }
+    }
     let mut seen: Vec<&str> = Vec::new();
     let mini_batch_in_fields = raw.mini_batch.is_some();
     for option in &script.options {
@@ -161,6 +166,7 @@ pub(super) fn plan(
             columns: source.columns.iter().map(|c| c.name.clone()).collect(),
             proctime: source.proctime.as_ref().map(|c| c.name.clone()),
             normalize: source.planned_normalize(cdc_events_duplicate),
+            watermark: source.watermark.as_ref().map(|w| source.columns[w.column].name.clone()),
         })
         .collect();
     planner::plan(script, &tables).map_err(|e| sql_error(&e))

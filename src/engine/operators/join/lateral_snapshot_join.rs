@@ -68,6 +68,10 @@ struct RawLateralSnapshotJoin {
     /// A further condition over the joined columns (left's, then right's as the output names them).
     #[serde(default, rename = "where")]
     condition: Option<String>,
+    /// `on_time`: the build input's row-time column, `DESCRIPTOR(column)` in SQL; when given, it
+    /// must be the column the build source's watermark is on.
+    #[serde(default)]
+    on_time: Option<String>,
     /// `load_completed_time`: the build-side watermark at which the LOAD phase ends (ms or a
     /// date-time, on the row-time column's clock).
     load_completed_time: TimeValue,
@@ -168,6 +172,21 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             ),
         ));
     };
+    if let Some(on_time) = &op.on_time {
+        let attribute = &right.columns[build_rowtime].name;
+        if on_time != attribute {
+            return Err(ScenarioError::new(
+                format!("{path}.on_time"),
+                format!(
+                    "{} is not an event-time attribute of {}: its watermark is on {} (on_time => DESCRIPTOR({}))",
+                    quote(on_time),
+                    right.input_name,
+                    quote(attribute),
+                    attribute
+                ),
+            ));
+        }
+    }
     let mut left_keys = Vec::new();
     let mut right_keys = Vec::new();
     for (i, (l, r)) in op.on.iter().enumerate() {

@@ -288,7 +288,13 @@ fn scenario_text(file: Option<&Path>, preset: Option<&str>) -> Result<String, Fa
 fn explain(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> Result<(), Failure> {
     let text = scenario_text(file.as_deref(), preset.as_deref())?;
     let scenario = Scenario::from_json(&text).map_err(|e| Failure::Input(e.to_string()))?;
-    Ok(out.line(flink_state_sim::engine::explain::explain(&scenario).trim_end())?)
+    out.line(flink_state_sim::engine::explain::explain(&scenario).trim_end())?;
+    // Under the plan, never in Flink's text: what it leaves unsaid.
+    for note in flink_state_sim::engine::explain::plan_notes(&scenario) {
+        out.line("")?;
+        out.line(&format!("Note: {note}"))?;
+    }
+    Ok(())
 }
 
 fn export_sql(out: &mut Out, file: Option<PathBuf>, preset: Option<String>) -> Result<(), Failure> {

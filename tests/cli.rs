@@ -138,3 +138,18 @@ fn bad_input_exits_2_with_one_line() {
         assert!(err.starts_with(expect), "{args:?}: {err}");
     }
 }
+
+/// `explain` prints Flink's text, then what it leaves unsaid: seed 004's `LATEST_BY_TIME` is a
+/// user-defined function, though its call prints like a built-in's.
+#[test]
+fn explain_says_latest_by_time_is_seed_004_s_user_defined_function() {
+    let text = stdout(&cli(&["explain", "--preset", "seed-004-device-status-flink-2.3"]));
+    let (plan, notes) = text.split_once("\n\nNote: ").expect("a note under the plan");
+    assert!(plan.contains("select=[devId, LATEST_BY_TIME(status, times) AS st]"), "{plan}");
+    assert!(
+        notes.starts_with("LATEST_BY_TIME is not a Flink built-in: it is seed 004's user-defined aggregate"),
+        "{notes}"
+    );
+    let plain = stdout(&cli(&["explain", "--preset", "sql-min-max-distinct"]));
+    assert!(plain.contains("GroupAggregate(") && !plain.contains("Note:"), "{plain}");
+}

@@ -331,3 +331,17 @@ pub fn explain(scenario: &Scenario) -> String {
     };
     format!("== Optimized Physical Plan ==\n{}\n\n== Optimized Execution Plan ==\n{}\n", tree(true), tree(false))
 }
+
+/// What the plan's text leaves unsaid ([`crate::engine::operators::OperatorSpec::plan_notes`]),
+/// each once: printed under the plan, never inside Flink's text.
+pub fn plan_notes(scenario: &Scenario) -> Vec<&'static str> {
+    let mut notes: Vec<&'static str> = Vec::new();
+    for op in &scenario.operators {
+        for note in op.spec.plan_notes() {
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    notes
+}

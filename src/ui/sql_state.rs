@@ -5,7 +5,7 @@
 
 use super::state::AppState;
 use crate::engine::error::ScenarioError;
-use crate::engine::explain::explain;
+use crate::engine::explain::{explain, plan_notes};
 use crate::engine::export_sql;
 use crate::engine::planner;
 use crate::engine::scenario::sql::{error_location, to_json_form, MODELLED_OPTIONS};
@@ -44,8 +44,9 @@ pub struct Forms {
 pub enum Planned {
     /// Nothing written yet.
     Empty,
-    /// The plan as Flink's `EXPLAIN CHANGELOG_MODE` prints it, and the scenario to load.
-    Plan { explain: String, scenario: String },
+    /// The plan as Flink's `EXPLAIN CHANGELOG_MODE` prints it, what it leaves unsaid
+    /// ([`crate::engine::explain::plan_notes`]), and the scenario to load.
+    Plan { explain: String, notes: Vec<&'static str>, scenario: String },
     /// The engine's error (`sql: line L, column C: …`), and the position it names.
     Error { message: String, at: Option<(u64, u64)> },
 }
@@ -96,7 +97,9 @@ pub fn plan_draft(json: &str, sql: &str) -> Planned {
     }
     let planned = with_sql(json, sql).and_then(|text| Scenario::from_json(&text).map(|s| (s, text)));
     match planned {
-        Ok((scenario, text)) => Planned::Plan { explain: explain(&scenario), scenario: text },
+        Ok((scenario, text)) => {
+            Planned::Plan { explain: explain(&scenario), notes: plan_notes(&scenario), scenario: text }
+        }
         Err(e) => Planned::Error { message: e.to_string(), at: error_location(&e) },
     }
 }

@@ -70,6 +70,21 @@ pub enum Accumulator {
 }
 
 impl AggCall {
+    /// What its plan text leaves unsaid: `LATEST_BY_TIME` prints like a built-in, but is seed
+    /// 004's user-defined aggregate. Flink prints a user-defined function's call by the name it
+    /// was registered under (`tests/conformance` registers the UDAF as `LATEST_BY_TIME`, and
+    /// real Flink 2.3 prints `LATEST_BY_TIME(status, times)`).
+    pub fn plan_note(&self) -> Option<&'static str> {
+        match self {
+            AggCall::LatestByTime { .. } => Some(
+                "LATEST_BY_TIME is not a Flink built-in: it is seed 004's user-defined aggregate function \
+                 LatestTimeUdf (the seed registers it as latestTimeUdf; Flink prints a user-defined function \
+                 by the name it is registered under). Register it in Flink to run this plan.",
+            ),
+            _ => None,
+        }
+    }
+
     /// Flink's name for the call, with argument names: `COUNT(*)`, `SUM(v)`, `LATEST_BY_TIME(status, times)`.
     pub fn display(&self, input_names: &[String]) -> String {
         let n = |i: usize| input_names.get(i).cloned().unwrap_or_else(|| format!("${i}"));

@@ -325,6 +325,11 @@ pub trait OperatorSpec: fmt::Debug {
     /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`: its node in
     /// the optimized execution plan (`ExecNode.getDescription`).
     fn plan(&self) -> String;
+    /// What its plan text leaves unsaid, for people (not part of Flink's text): a user-defined
+    /// function printed like a built-in.
+    fn plan_notes(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// Its node in the optimized physical plan (`RelNode.explain`), where that differs from
     /// [`OperatorSpec::plan`]: a deduplication is still a `Rank`, a `Calc` prints its
     /// expressions in Calcite's prefix form.

@@ -350,6 +350,7 @@ fn operator_box(sim: &Simulation, i: usize, flink_class: &'static str, step: &[u
                 <span class="op-class">{ flink_class }</span>
             </div>
             <div class="fplan">{ node.spec.plan() }</div>
+            { for node.spec.plan_notes().into_iter().map(|n| html! { <div class="fnote plan-note">{ n }</div> }) }
             if !changes.is_empty() {
                 <ul class="fchanges" aria-label={format!("what happened in {}", node.id)}>
                     { for changes.iter().take(MAX_PER_EDGE).map(|&e| {

@@ -69,8 +69,11 @@ pub fn SqlEditor(props: &SqlEditorProps) -> Html {
         Planned::Empty => html! {
             <p class="hint" id="sql-empty">{ "Write a query over the scenario's source table: its plan shows here as you type." }</p>
         },
-        Planned::Plan { explain, .. } => html! {
-            <pre class="sql-plan" id="sql-plan" aria-label="the plan (EXPLAIN CHANGELOG_MODE)">{ explain.trim_end() }</pre>
+        Planned::Plan { explain, notes, .. } => html! {
+            <>
+                <pre class="sql-plan" id="sql-plan" aria-label="the plan (EXPLAIN CHANGELOG_MODE)">{ explain.trim_end() }</pre>
+                { for notes.iter().map(|n| html! { <p class="hint plan-note">{ format!("Note: {n}") }</p> }) }
+            </>
         },
         Planned::Error { message, at } => html! {
             <>

@@ -203,6 +203,10 @@ impl OperatorSpec for GroupAggregateSpec {
         self.state_ttl.as_ref()
     }
 
+    fn plan_notes(&self) -> Vec<&'static str> {
+        self.calls.iter().filter_map(AggCall::plan_note).collect()
+    }
+
     /// `GroupAggregate(groupBy=[devId], select=[devId, LAST_VALUE(status) AS st])`, or for a
     /// two-phase aggregation the pair as Flink explains it (data flowing up).
     fn plan(&self) -> String {

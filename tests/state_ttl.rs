@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{emitted, run};
+use common::{emitted, run, text};
 use flink_state_sim::engine::scenario::{describe_retentions, Retention};
 use flink_state_sim::engine::{Scenario, Simulation};
 use wasm_bindgen_test::*;
@@ -151,6 +151,36 @@ fn a_mini_batch_aggregation_takes_the_hint() {
     // With a TTL an unchanged result is re-emitted; with table.exec.state.ttl = 0 it is not.
     assert_eq!(emitted(&run_with(r#", "state_ttl": "1 h""#), "agg"), ["+I[a, 1]", "-U[a, 1]", "+U[a, 1]"]);
     assert_eq!(emitted(&run_with(""), "agg"), ["+I[a, 1]"]);
+    // The re-emission says why, just before it.
+    let reason = "the result is unchanged, but state cleaning is on";
+    let trace = text(&run_with(r#", "state_ttl": "1 h""#));
+    let at = trace.iter().position(|l| l.contains(reason)).expect("the reason is in the trace");
+    assert!(trace[at + 1].contains("-U[a, 1]"), "{trace:?}");
+    assert!(!text(&run_with("")).iter().any(|l| l.contains(reason)));
+}
+
+/// The legacy planner (`GroupAggProcessFunction`, Flink 1.7) under idle state retention: `MAX(v)`
+/// stays 5 when 3 arrives, and the row is retracted and emitted again, "to prevent too early
+/// state eviction of downstream operators"; the trace says so. Without retention nothing is
+/// emitted for the 3.
+#[wasm_bindgen_test(unsupported = test)]
+fn the_legacy_planner_re_emits_an_unchanged_row_and_says_why() {
+    let legacy = |retention: &str| {
+        run(&format!(
+            r#"{{"name": "t", "flink": "1.7-legacy", {retention}
+                "source": {{"name": "src", "schema": [["k", "STRING"], ["v", "INT"]]}},
+                "pipeline": [{{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                               "aggregates": [{{"function": "MAX", "args": ["v"], "as": "m"}}]}}],
+                "steps": [{{"at": 0, "row": ["a", 5]}}, {{"at": 1000, "row": ["a", 3]}}]}}"#
+        ))
+    };
+    let kept = legacy(r#""idle_state_retention": {"min": "1 h", "max": "2 h"},"#);
+    assert_eq!(emitted(&kept, "agg"), ["(true,a,5)", "(false,a,5)", "(true,a,5)"]);
+    let trace = text(&kept);
+    let at = trace.iter().position(|l| l.contains("the result is unchanged, but state cleaning is on")).unwrap();
+    assert!(trace[at].contains("to prevent too early state eviction of downstream operators"), "{}", trace[at]);
+    assert!(trace[at + 1].contains("(false,a,5)"), "{trace:?}");
+    assert_eq!(emitted(&legacy(""), "agg"), ["(true,a,5)"]);
 }
 
 #[wasm_bindgen_test(unsupported = test)]

@@ -145,6 +145,9 @@ impl StreamOperator for GroupAggFunction {
                     });
                     return Ok(());
                 }
+                if prev == new {
+                    ctx.record(&key_row, super::unchanged_result_reemitted);
+                }
                 if self.spec.generate_update_before {
                     ctx.collect(&key_row, Message::new(Change::Kind(RowKind::UpdateBefore), prev));
                 }

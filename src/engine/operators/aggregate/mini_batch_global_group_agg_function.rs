@@ -193,6 +193,9 @@ impl MiniBatchLocalGlobalGroupAgg {
             if first_row {
                 ctx.collect(key_row, Message::new(Change::Kind(RowKind::Insert), new));
             } else if self.state_retention_ms > 0 || prev != new {
+                if prev == new {
+                    ctx.record(key_row, super::unchanged_result_reemitted);
+                }
                 if self.spec.generate_update_before {
                     ctx.collect(key_row, Message::new(Change::Kind(RowKind::UpdateBefore), prev));
                 }

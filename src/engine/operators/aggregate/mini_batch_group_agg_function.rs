@@ -161,6 +161,9 @@ impl MiniBatchGroupAggFunction {
                 ctx.collect(key_row, Message::new(Change::of(RowKind::Insert, self.flink.has_row_kind()), new));
             } else if (self.state_retention_ms > 0 && self.flink.mini_batch_reemits_unchanged_with_ttl()) || prev != new
             {
+                if prev == new {
+                    ctx.record(key_row, super::unchanged_result_reemitted);
+                }
                 if self.spec.generate_update_before {
                     ctx.collect(
                         key_row,

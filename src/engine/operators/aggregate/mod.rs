@@ -21,6 +21,25 @@ mod mini_batch_global_group_agg_function;
 mod mini_batch_group_agg_function;
 
 pub use blink_group_agg_function::BlinkGroupAggFunction;
+
+use crate::engine::trace::TraceEvent;
+
+/// Why an aggregation emits a result equal to its previous one: Flink's group aggregations return
+/// without emitting when the new result equals the previous one *and* state cleaning is off
+/// (`GroupAggProcessFunction` of the legacy planner, 1.6–1.13: `prevRow.row.equals(newRow.row) &&
+/// !stateCleaningEnabled`; the Blink `GroupAggFunction` of 1.9–1.10: `!stateCleaningEnabled &&
+/// equalsWithoutHeader(prev, new)`; `GroupAggFunction` 2.3: `!ttlConfig.isEnabled() &&
+/// equaliser.equals(prev, new)`; the mini-batch functions since FLINK-33936). With cleaning on,
+/// the row is retracted and emitted again; each of those classes says why in the comment on that
+/// `return`.
+pub(crate) fn unchanged_result_reemitted() -> TraceEvent {
+    TraceEvent::Note {
+        what: "the result is unchanged, but state cleaning is on (idle state retention or state TTL): it is \
+               retracted and emitted again, \"to prevent too early state eviction of downstream operators\" \
+               (Flink's GroupAggFunction): each downstream operator sees the key and renews its state"
+            .into(),
+    }
+}
 pub use group_agg_function::GroupAggFunction;
 pub use group_agg_process_function::GroupAggProcessFunction;
 pub use group_aggregate::GroupAggregateSpec;

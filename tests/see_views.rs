@@ -82,3 +82,18 @@ fn charts_follow_the_metrics_series() {
     sim.step().unwrap();
     assert_eq!(sim.metrics().last().unwrap().time_ms, sim.now());
 }
+
+/// Seed 001 after its first login (2019-11-20 15:00, min 1 d, max 2 d): the `CleanupTime` state
+/// holds `now + max` = 2019-11-22 15:00 as an epoch-ms `Long`; the cell says it is a time, which
+/// the page shows in the scenario's units ("2019-11-22 15:00"), the stored number in its tooltip.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_cleanup_time_cell_is_a_time() {
+    let mut sim = flink_state_sim::engine::Simulation::from_json(preset("seed-001-one-day-two-days")).unwrap();
+    sim.step().unwrap();
+    let i = inspect(&sim, 0, "", 10).unwrap();
+    let cell = i.keys[0].states[2].as_ref().expect("CleanupTime");
+    assert_eq!((cell.value.as_str(), cell.time_ms), ("1574434800000", Some(1_574_434_800_000)));
+    assert_eq!(sim.time_format().format(1_574_434_800_000), "2019-11-22 15:00");
+    // Other states are not times.
+    assert_eq!(i.keys[0].states[1].as_ref().map(|c| c.time_ms), Some(None));
+}

@@ -185,6 +185,18 @@ impl CleanupState {
         }
     }
 
+    /// The key's `cleanupTimeState` as the state inspector shows it: the stored `Long`, marked as
+    /// a processing time.
+    pub fn state_cell(&self, key: KeyId) -> Option<crate::engine::view::StateCell> {
+        self.cleanup_time(key).map(|ms| crate::engine::view::StateCell {
+            value: ms.to_string(),
+            entries: 1,
+            visible: 1,
+            ttl: None,
+            time_ms: Some(ms),
+        })
+    }
+
     /// The cleanup time stored for `key` (`C`), if any.
     pub fn cleanup_time(&self, key: KeyId) -> Option<Millis> {
         self.cleanup_time_state.peek(key).map(|v| v.user_value)

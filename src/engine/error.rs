@@ -189,6 +189,16 @@ fn push_escaped(out: &mut String, c: char, delimiter: Option<char>) {
 /// A serde_json error's message with the user text it quotes made safe: serde writes an unknown
 /// field or variant whole (`` unknown field `…` ``) and a string value in Rust's debug form
 /// (`invalid type: string "…"`), however long; here both go through [`quote_in`].
+/// [`serde_message`] without serde's `at line L column C`: for a part of the scenario read on its
+/// own ([`crate::engine::format::parse_part`]), whose positions count from the part's first
+/// character, not the user's text (the path names the field instead).
+pub fn serde_message_without_position(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let message = if e.line() > 0 { full.strip_suffix(&position).unwrap_or(&full) } else { &full };
+    requote_serde_text(message)
+}
+
 pub fn serde_message(e: &serde_json::Error) -> String {
     let full = e.to_string();
     let position = if e.line() > 0 { format!(" at line {} column {}", e.line(), e.column()) } else { String::new() };

@@ -3,7 +3,7 @@
 //! [`DurationValue`]), and the JSON Schema helpers their schemas use ([`any_ascii_case`],
 //! [`alias`]).
 
-use crate::engine::error::{serde_error_path, serde_message, ScenarioError};
+use crate::engine::error::{serde_error_path, serde_message_without_position, ScenarioError};
 use crate::engine::time::{
     check_duration, check_time, duration_pattern, parse_date_time, parse_duration, Millis, DATE_TIME_PATTERN,
     MAX_TIME_MS,
@@ -25,7 +25,7 @@ pub fn parse_part<T: DeserializeOwned>(raw: &str, path: &str) -> Result<T, Scena
             None => path.to_string(),
             Some(inner) => format!("{path}.{inner}"),
         };
-        ScenarioError::new(full, serde_message(e.inner()))
+        ScenarioError::new(full, serde_message_without_position(e.inner()))
     })
 }
 
@@ -82,7 +82,11 @@ fn whole_millis(n: &serde_json::Number) -> Result<Millis, String> {
     match n.as_f64() {
         // Exactly representable whole numbers below 2^53 convert without loss.
         Some(f) if !n.is_u64() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Ok(f as i64),
-        Some(f) if n.is_u64() || f.fract() == 0.0 => Err(format!("{n} ms is outside 0 ..= {MAX_TIME_MS} ms")),
+        Some(f) if n.is_u64() || f.fract() == 0.0 => Err(if f < 0.0 {
+            format!("{n} ms is before 1970-01-01T00:00:00Z, where a scenario's time starts (0 ms)")
+        } else {
+            format!("{n} ms is after {}, the latest time a scenario can reach", crate::engine::time::LATEST_TIME_TEXT)
+        }),
         _ => Err(format!("{n} is not a whole number of milliseconds")),
     }
 }

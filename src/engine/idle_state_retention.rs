@@ -71,6 +71,21 @@ impl IdleStateRetention {
     }
 }
 
+/// Flink's message from [`IdleStateRetention::set_idle_state_retention_time`] (its wording, its
+/// raw milliseconds), followed by `min` and `max` as the scenario writes durations, when Flink's
+/// message gives them in ms.
+pub fn message_with_durations(message: String, min_ms: Millis, max_ms: Millis) -> String {
+    if !message.starts_with("Difference between minTime:") {
+        return message;
+    }
+    format!(
+        "{message} (min = {}, max = {}: {} apart)",
+        format_duration(min_ms),
+        format_duration(max_ms),
+        format_duration(max_ms.saturating_sub(min_ms).max(0))
+    )
+}
+
 /// The checks of `setIdleStateRetentionTime`; `wording` is how Flink's message goes on after
 /// `maxTime: X ms` (`"shoud be"`, typo and missing space included, before 1.12; `" should be"` after).
 fn check(min_ms: Millis, max_ms: Millis, test_harness: bool, wording: &str) -> Result<(), String> {

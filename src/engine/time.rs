@@ -23,29 +23,34 @@ pub const MAX_TIME_MS: Millis = 253_402_300_799_999;
 /// reached and adding any duration up to `MAX_TIME_MS` never overflows.
 pub const MAX_RUNTIME_MS: Millis = Millis::MAX / 4;
 
+/// The latest processing time a scenario can reach ([`MAX_TIME_MS`]), as people read it.
+pub const LATEST_TIME_TEXT: &str = "9999-12-31T23:59:59.999Z";
+
 /// Checks that a processing time is within `0..=MAX_TIME_MS`.
 ///
 /// # Errors
-/// A message giving the allowed range.
+/// What is wrong with it, in dates: before 1970 or after [`LATEST_TIME_TEXT`].
 pub fn check_time(t: Millis) -> Result<Millis, String> {
-    if (0..=MAX_TIME_MS).contains(&t) {
-        Ok(t)
+    if t < 0 {
+        Err(format!("processing time {t} ms is before 1970-01-01T00:00:00Z, where a scenario's time starts (0 ms)"))
+    } else if t > MAX_TIME_MS {
+        Err(format!("processing time {t} ms is after {LATEST_TIME_TEXT}, the latest time a scenario can reach"))
     } else {
-        Err(format!(
-            "processing time {t} ms is outside 0 ..= {MAX_TIME_MS} ms (1970-01-01 to 9999-12-31T23:59:59.999Z)"
-        ))
+        Ok(t)
     }
 }
 
 /// Checks that a duration is within `0..=MAX_TIME_MS`.
 ///
 /// # Errors
-/// A message giving the allowed range.
+/// What is wrong with it: negative, or longer than a scenario's whole time range.
 pub fn check_duration(d: Millis) -> Result<Millis, String> {
-    if (0..=MAX_TIME_MS).contains(&d) {
-        Ok(d)
+    if d < 0 {
+        Err(format!("duration {d} ms is negative"))
+    } else if d > MAX_TIME_MS {
+        Err(format!("duration {d} ms is longer than a scenario's whole time range (1970 to 9999, about 8,000 years)"))
     } else {
-        Err(format!("duration {d} ms is outside 0 ..= {MAX_TIME_MS} ms (about 8,000 years)"))
+        Ok(d)
     }
 }
 

@@ -54,6 +54,9 @@ pub struct StateCell {
     pub visible: usize,
     /// TTL of the entry (the newest entry of a map or list), when the state has a TTL.
     pub ttl: Option<TtlView>,
+    /// The value is a processing time in ms (a `ValueState<Long>` holding a cleanup time or a
+    /// timer's deadline), which views show in the scenario's time units.
+    pub time_ms: Option<Millis>,
 }
 
 /// State TTL of one stored entry.

@@ -48,7 +48,10 @@ pub fn idle_state_retention_as_state_ttl(
         return Ok(None);
     }
     let ttl_ms = IdleStateRetention::set_idle_state_retention_time_1_12(idle.min.0, idle.max.0, idle.test_harness)
-        .map_err(|m| ScenarioError::new("idle_state_retention", m))?;
+        .map_err(|m| {
+            let m = crate::engine::idle_state_retention::message_with_durations(m, idle.min.0, idle.max.0);
+            ScenarioError::new("idle_state_retention", m)
+        })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
@@ -131,7 +134,7 @@ mod tests {
             "source": {"name": "s", "schema": [["k", "STRING"]]}, "pipeline": []}"#;
         assert_eq!(
             idle_state_retention_as_state_ttl(json, FlinkMode::Flink2_3).unwrap_err().to_string(),
-            "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 ms should be at least 5 minutes."
+            "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 ms should be at least 5 minutes. (min = 10 min, max = 899999 ms: 299999 ms apart)"
         );
     }
 }

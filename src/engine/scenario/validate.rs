@@ -149,7 +149,10 @@ fn compile_retention(
             None => Ok(Retention::IdleState(IdleStateRetention::NEVER)),
             Some(r) => IdleStateRetention::set_idle_state_retention_time(r.min.0, r.max.0, r.test_harness)
                 .map(Retention::IdleState)
-                .map_err(|m| ScenarioError::new("idle_state_retention", m)),
+                .map_err(|m| {
+                    let m = crate::engine::idle_state_retention::message_with_durations(m, r.min.0, r.max.0);
+                    ScenarioError::new("idle_state_retention", m)
+                }),
         };
     }
     match idle {
@@ -161,7 +164,10 @@ fn compile_retention(
         Some(r) if flink.idle_state_retention_sets_ttl() => {
             IdleStateRetention::set_idle_state_retention_time_1_12(r.min.0, r.max.0, r.test_harness)
                 .map(Retention::StateTtl)
-                .map_err(|m| ScenarioError::new("idle_state_retention", m))
+                .map_err(|m| {
+                    let m = crate::engine::idle_state_retention::message_with_durations(m, r.min.0, r.max.0);
+                    ScenarioError::new("idle_state_retention", m)
+                })
         }
         Some(_) => Err(ScenarioError::new(
             "idle_state_retention",

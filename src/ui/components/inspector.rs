@@ -147,7 +147,11 @@ fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
                     let expired = per_state && c.ttl.is_some_and(|t| t.expired);
                     html! {
                         <td data-label={*name} class={classes!("state-cell", expired.then_some("expired"))}>
-                            <span class="value">{ &c.value }</span>
+                            if let Some(t) = c.time_ms {
+                                <span class="value time" title={format!("stored: {} (epoch ms)", c.value)}>{ tf.format(t) }</span>
+                            } else {
+                                <span class="value">{ &c.value }</span>
+                            }
                             if c.entries != c.visible {
                                 <span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span>
                             }

@@ -113,7 +113,7 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, per_state: bool, tf
     html! {
         <tr class={if expired { "expired" } else { "" }}>
             <td class={if k.row.0.is_empty() { "key global" } else { "key" }}>{ key_cell(k) }</td>
-            { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), k, per_state, tf)) }
+            { for op.state_names.iter().zip(&k.states).map(|(name, cell)| state_cell(name, cell.as_ref(), per_state, tf)) }
             if ttl_column { <td class="ttl">{ ttl.unwrap_or_else(|| "—".into()) }</td> }
         </tr>
     }
@@ -134,13 +134,14 @@ fn key_cell(k: &KeyView) -> Html {
 /// One state's cell: the cleanup time as a time, a TTL state with its expiry, others as stored.
 /// With `per_state`, the cell says its own TTL (`TTL 1 d: expires at …`, or expired and still
 /// stored) and is greyed once expired, as a key's row is.
-fn state_cell(name: &str, cell: Option<&StateCell>, k: &KeyView, per_state: bool, tf: TimeFormat) -> Html {
+fn state_cell(name: &str, cell: Option<&StateCell>, per_state: bool, tf: TimeFormat) -> Html {
     let Some(cell) = cell else { return html! { <td>{ "—" }</td> } };
-    // The cleanup-time ValueState: "CleanupTime" (legacy planner), "GroupAggregateCleanupTime",
-    // "RankFunctionCleanupTime" (Blink 1.10).
-    if name.ends_with("CleanupTime") {
-        let text = k.cleanup_time_ms.map(|t| tf.format(t)).unwrap_or_else(|| cell.value.clone());
-        return html! { <td class="cleanup-time">{ text }</td> };
+    // A state holding a processing time (a cleanup time, a TTL timer's deadline): in the
+    // scenario's units, the stored Long in the tooltip.
+    if let Some(t) = cell.time_ms {
+        return html! {
+            <td class="cleanup-time" title={format!("stored: {} (epoch ms)", cell.value)}>{ tf.format(t) }</td>
+        };
     }
     let Some(ttl) = cell.ttl.filter(|_| per_state) else { return html! { <td>{ &cell.value }</td> } };
     let when = if ttl.expired {

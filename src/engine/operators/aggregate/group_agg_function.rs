@@ -188,7 +188,7 @@ impl StreamOperator for GroupAggFunction {
             }
             let ttl = self.ttl_of(key, now);
             let visible = usize::from(!ttl.is_some_and(|t| t.expired));
-            StateCell { value, entries: 1, visible, ttl }
+            StateCell { time_ms: None, value, entries: 1, visible, ttl }
         });
         vec![cell]
     }

@@ -171,12 +171,12 @@ impl StreamOperator for GroupAggProcessFunction {
     }
 
     fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String| StateCell { value, entries: 1, visible: 1, ttl: None };
+        let cell = |value: String| StateCell { time_ms: None, value, entries: 1, visible: 1, ttl: None };
         let names = &self.spec.output_columns[self.spec.group_by.len()..];
         vec![
             self.state.peek(key).map(|a| cell(describe_accumulators(names, &a.user_value))),
             self.cnt_state.peek(key).map(|c| cell(c.user_value.to_string())),
-            self.cleanup.cleanup_time_state.peek(key).map(|c| cell(c.user_value.to_string())),
+            self.cleanup.state_cell(key),
         ]
     }
 

@@ -222,6 +222,7 @@ impl MiniBatchLocalGlobalGroupAgg {
 
     fn bundle_cell(&self, bundle: &MapBundle<Accumulators>, key: KeyId) -> Option<StateCell> {
         bundle.get(key).map(|(accs, n)| StateCell {
+            time_ms: None,
             value: format!("{} ({n} records)", describe_accumulators(&self.acc_names, accs)),
             entries: n as usize,
             visible: n as usize,

@@ -234,7 +234,7 @@ pub(super) fn acc_state_cell(
     }
     let ttl = acc_ttl(acc_state, key, now);
     let visible = usize::from(!ttl.is_some_and(|t| t.expired));
-    Some(StateCell { value, entries: 1, visible, ttl })
+    Some(StateCell { time_ms: None, value, entries: 1, visible, ttl })
 }
 
 /// The TTL of a key's `accState` entry.
@@ -295,7 +295,7 @@ impl StreamOperator for MiniBatchGroupAggFunction {
             if rows.len() > SHOWN_ROWS {
                 value.push(format!("… {} more", rows.len() - SHOWN_ROWS));
             }
-            StateCell { value: value.join(", "), entries: n as usize, visible: n as usize, ttl: None }
+            StateCell { time_ms: None, value: value.join(", "), entries: n as usize, visible: n as usize, ttl: None }
         });
         vec![acc_state_cell(&self.spec, &self.acc_state, key, now), bundle]
     }

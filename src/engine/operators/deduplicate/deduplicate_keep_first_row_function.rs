@@ -120,11 +120,8 @@ impl StreamOperator for DeduplicateKeepFirstRowFunction {
     }
 
     fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String| StateCell { value, entries: 1, visible: 1, ttl: None };
-        vec![
-            self.state.peek(key).map(|s| cell(s.user_value.to_string())),
-            self.cleanup.cleanup_time_state.peek(key).map(|c| cell(c.user_value.to_string())),
-        ]
+        let cell = |value: String| StateCell { time_ms: None, value, entries: 1, visible: 1, ttl: None };
+        vec![self.state.peek(key).map(|s| cell(s.user_value.to_string())), self.cleanup.state_cell(key)]
     }
 
     fn ttl_of(&self, _key: KeyId, _now: Millis) -> Option<TtlView> {

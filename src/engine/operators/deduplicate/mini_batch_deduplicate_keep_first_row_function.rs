@@ -191,6 +191,7 @@ impl StreamOperator for MiniBatchDeduplicateKeepFirstRowFunction {
         let flag = self.state.peek(key).map(|stored| {
             let ttl = self.ttl_of(key, now);
             StateCell {
+                time_ms: None,
                 value: stored.user_value.to_string(),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),
@@ -198,6 +199,7 @@ impl StreamOperator for MiniBatchDeduplicateKeepFirstRowFunction {
             }
         });
         let bundle = self.bundle.get(key).map(|(row, n)| StateCell {
+            time_ms: None,
             value: format!("{row} (first of {n})"),
             entries: 1,
             visible: 1,

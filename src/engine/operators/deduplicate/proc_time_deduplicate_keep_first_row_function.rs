@@ -108,6 +108,7 @@ impl StreamOperator for ProcTimeDeduplicateKeepFirstRowFunction {
         vec![self.state.peek(key).map(|stored| {
             let ttl = self.ttl_of(key, now);
             StateCell {
+                time_ms: None,
                 value: stored.user_value.to_string(),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),

@@ -165,6 +165,7 @@ impl StreamOperator for ProcTimeDeduplicateKeepLastRowFunction {
             let ttl = self.ttl_of(key, now);
             let StoredRow { row, kind } = &stored.user_value;
             StateCell {
+                time_ms: None,
                 value: format!("{}[{}]", kind.short_string(), row.join(", ")),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),

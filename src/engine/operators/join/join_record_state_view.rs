@@ -302,6 +302,7 @@ impl JoinRecordStateView {
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),
                 ttl,
+                time_ms: None,
             });
         }
         let capacity = self.capacity.get(key.index()).copied().unwrap_or(0);
@@ -317,6 +318,7 @@ impl JoinRecordStateView {
             entries: entries.len(),
             visible,
             ttl: config.is_enabled().then(|| ttl(newest)),
+            time_ms: None,
         })
     }
 

@@ -68,7 +68,9 @@ impl LateralSnapshotState {
     /// What each state holds for `key`, in [`STATES`] order: the build rows with their copies,
     /// the buffered changes by row time, the probes by sequence number, the numbers.
     pub fn cells(&self, key: KeyId, now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String, entries: usize| Some(StateCell { value, entries, visible: entries, ttl: None });
+        let cell = |value: String, entries: usize| {
+            Some(StateCell { time_ms: None, value, entries, visible: entries, ttl: None })
+        };
         let mut buckets: Vec<_> = self.change_buffer.peek(key).map(|(t, v)| (*t, &v.user_value)).collect();
         buckets.sort_by_key(|(t, _)| *t);
         let changes: Vec<String> = buckets
@@ -89,7 +91,13 @@ impl LateralSnapshotState {
             self.buffered_at_wm.peek(key).and_then(|v| cell(wm(v.user_value), 1)),
             (!probes.is_empty()).then(|| probe_text.join(", ")).and_then(|t| cell(t, probes.len())),
             self.probe_buffer_seq.peek(key).and_then(|v| cell(v.user_value.to_string(), 1)),
-            self.ttl_expiry.peek(key).and_then(|v| cell(v.user_value.to_string(), 1)),
+            self.ttl_expiry.peek(key).map(|v| StateCell {
+                time_ms: Some(v.user_value),
+                value: v.user_value.to_string(),
+                entries: 1,
+                visible: 1,
+                ttl: None,
+            }),
         ]
     }
 

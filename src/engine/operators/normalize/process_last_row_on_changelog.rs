@@ -166,6 +166,7 @@ impl StreamOperator for ProcTimeDeduplicateKeepLastRowOnChangelog {
         vec![self.state.peek(key).map(|stored| {
             let ttl = self.ttl_of(key, now);
             StateCell {
+                time_ms: None,
                 value: format!("+I[{}]", stored.user_value.join(", ")),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),

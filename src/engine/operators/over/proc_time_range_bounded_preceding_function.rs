@@ -166,7 +166,8 @@ impl StreamOperator for ProcTimeRangeBoundedPrecedingFunction {
     }
 
     fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String, entries: usize| StateCell { value, entries, visible: entries, ttl: None };
+        let cell =
+            |value: String, entries: usize| StateCell { time_ms: None, value, entries, visible: entries, ttl: None };
         let buffered = self.input_state.peek(key).count();
         vec![
             (buffered > 0).then(|| {

@@ -238,7 +238,8 @@ impl StreamOperator for ProcTimeRowsBoundedPrecedingFunction {
     }
 
     fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String, entries: usize| StateCell { value, entries, visible: entries, ttl: None };
+        let cell =
+            |value: String, entries: usize| StateCell { time_ms: None, value, entries, visible: entries, ttl: None };
         let buffered = self.input_state.peek(key).count();
         let names = self.spec.aggregate_columns();
         vec![
@@ -248,7 +249,7 @@ impl StreamOperator for ProcTimeRowsBoundedPrecedingFunction {
             self.acc_state.peek(key).map(|a| cell(describe_accumulators(names, &a.user_value), 1)),
             self.counter_state.peek(key).map(|c| cell(c.user_value.to_string(), 1)),
             self.smallest_ts_state.peek(key).map(|c| cell(c.user_value.to_string(), 1)),
-            self.cleanup.cleanup_time_state.peek(key).map(|c| cell(c.user_value.to_string(), 1)),
+            self.cleanup.state_cell(key),
         ]
     }
 

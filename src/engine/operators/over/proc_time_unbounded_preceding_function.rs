@@ -140,16 +140,17 @@ impl StreamOperator for ProcTimeUnboundedPrecedingFunction {
         let acc = self.acc_state.peek(key).map(|stored| {
             let ttl = self.ttl_of(key, now);
             let visible = usize::from(!ttl.is_some_and(|t| t.expired));
-            StateCell { value: describe_accumulators(names, &stored.user_value), entries: 1, visible, ttl }
+            StateCell {
+                time_ms: None,
+                value: describe_accumulators(names, &stored.user_value),
+                entries: 1,
+                visible,
+                ttl,
+            }
         });
         let mut cells = vec![acc];
         if let Some(cleanup) = &self.cleanup {
-            cells.push(cleanup.cleanup_time_state.peek(key).map(|c| StateCell {
-                value: c.user_value.to_string(),
-                entries: 1,
-                visible: 1,
-                ttl: None,
-            }));
+            cells.push(cleanup.state_cell(key));
         }
         cells
     }

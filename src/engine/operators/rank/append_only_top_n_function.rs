@@ -181,7 +181,13 @@ impl StreamOperator for AppendOnlyTopNFunction {
         }
         let stored = self.data_state.peek(key).count();
         let visible = self.data_state.peek(key).filter(|(_, v)| !config.expired(v.last_access_ms, now)).count();
-        vec![Some(StateCell { value: entries.join("; "), entries: stored, visible, ttl: self.ttl_of(key, now) })]
+        vec![Some(StateCell {
+            time_ms: None,
+            value: entries.join("; "),
+            entries: stored,
+            visible,
+            ttl: self.ttl_of(key, now),
+        })]
     }
 
     /// The TTL of the newest entry: the partition's state is visible until it expires.

@@ -199,17 +199,13 @@ impl StreamOperator for BlinkAppendOnlyTopNFunction {
             .collect();
         let count = entries.len();
         let data = (!entries.is_empty()).then(|| StateCell {
+            time_ms: None,
             value: entries.join("; "),
             entries: count,
             visible: count,
             ttl: None,
         });
-        let cleanup = self.cleanup.cleanup_time_state.peek(key).map(|c| StateCell {
-            value: c.user_value.to_string(),
-            entries: 1,
-            visible: 1,
-            ttl: None,
-        });
+        let cleanup = self.cleanup.state_cell(key);
         vec![data, cleanup]
     }
 

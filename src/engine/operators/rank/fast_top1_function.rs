@@ -102,6 +102,7 @@ impl StreamOperator for FastTop1Function {
         vec![self.data_state.peek(key).map(|stored| {
             let ttl = self.ttl_of(key, now);
             StateCell {
+                time_ms: None,
                 value: format!("[{}]", stored.user_value.join(", ")),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),

@@ -489,6 +489,7 @@ impl StreamOperator for RetractableTopNFunction {
             });
             let counts: Vec<String> = stored.user_value.iter().map(|(k, c)| format!("{k} → {c}")).collect();
             StateCell {
+                time_ms: None,
                 value: counts.join("; "),
                 entries: 1,
                 visible: usize::from(!ttl.is_some_and(|t| t.expired)),
@@ -507,6 +508,7 @@ impl StreamOperator for RetractableTopNFunction {
         let data = (!entries.is_empty()).then(|| {
             let newest = self.data_state.peek(key).map(|(_, v)| v.last_access_ms).max().unwrap_or_default();
             StateCell {
+                time_ms: None,
                 value: entries.join("; "),
                 entries: self.data_state.peek(key).count(),
                 visible: self.data_state.peek(key).filter(|(_, v)| !config.expired(v.last_access_ms, now)).count(),

@@ -153,6 +153,7 @@ impl StreamOperator for SinkUpsertMaterializer {
             let rows = &stored.user_value;
             let text: Vec<String> = rows.iter().map(|r| format!("[{}]", r.join(", "))).collect();
             StateCell {
+                time_ms: None,
                 value: text.join(", "),
                 entries: rows.len(),
                 visible: if ttl.is_some_and(|t| t.expired) { 0 } else { rows.len() },

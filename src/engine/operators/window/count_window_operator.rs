@@ -228,7 +228,8 @@ impl StreamOperator for CountWindowOperator {
     }
 
     fn key_state(&self, key: KeyId, _now: Millis) -> Vec<Option<StateCell>> {
-        let cell = |value: String, entries: usize| StateCell { value, entries, visible: entries, ttl: None };
+        let cell =
+            |value: String, entries: usize| StateCell { time_ms: None, value, entries, visible: entries, ttl: None };
         let contents = match &self.window {
             WindowState::Aggregating(state) => {
                 state.peek(key).map(|a| cell(describe_accumulators(self.spec.aggregate_columns(), &a.user_value), 1))
@@ -241,11 +242,7 @@ impl StreamOperator for CountWindowOperator {
                 })
             }
         };
-        vec![
-            contents,
-            self.trigger.count_of(key).map(|c| cell(c.to_string(), 1)),
-            self.trigger.cleanup.cleanup_time(key).map(|c| cell(c.to_string(), 1)),
-        ]
+        vec![contents, self.trigger.count_of(key).map(|c| cell(c.to_string(), 1)), self.trigger.cleanup.state_cell(key)]
     }
 
     fn ttl_of(&self, _key: KeyId, _now: Millis) -> Option<crate::engine::view::TtlView> {

@@ -39,14 +39,16 @@ fn chart(title: &'static str, series: Vec<Series>) -> Chart {
 /// fired. Emitted rows: the totals per kind the operator emitted (only the kinds it emitted;
 /// `(true,…)` / `(false,…)` on the legacy planner).
 pub fn operator_charts(samples: &[Sample], op: usize) -> Vec<Chart> {
-    let state = chart(
-        "state size",
-        vec![
-            series(samples, op, "entries stored", |o| o.entries_stored),
-            series(samples, op, "entries visible", |o| o.entries_stored.saturating_sub(o.entries_expired)),
-            series(samples, op, "keys", |o| o.keys),
-        ],
-    );
+    let mut sizes = vec![
+        series(samples, op, "entries stored", |o| o.entries_stored),
+        series(samples, op, "entries visible", |o| o.entries_stored.saturating_sub(o.entries_expired)),
+        series(samples, op, "keys", |o| o.keys),
+    ];
+    // The rows inside list-valued entries (SinkUpsertMaterializer's), when the operator has any.
+    if samples.iter().any(|s| s.operators.get(op).is_some_and(|o| o.list_rows > 0)) {
+        sizes.push(series(samples, op, "rows in state lists", |o| o.list_rows));
+    }
+    let state = chart("state size", sizes);
     let timers = chart(
         "timers",
         vec![

@@ -83,6 +83,9 @@ pub struct Inspection {
     /// How many keys match the filter (stored and gone), and how many are stored.
     pub matched: usize,
     pub stored: usize,
+    /// Rows held in the operator's list-valued entries, all keys together (each key's rows are
+    /// its cell's value): `SinkUpsertMaterializer`'s `values`; 0 for other operators.
+    pub list_rows: u64,
 }
 
 /// Operator `op` of `sim` now: its keys whose label contains `filter` (ASCII case ignored), at
@@ -176,5 +179,6 @@ pub fn inspect(sim: &Simulation, op: usize, filter: &str, limit: usize) -> Optio
         keys,
         matched,
         stored,
+        list_rows: view.list_rows,
     })
 }

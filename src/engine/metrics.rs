@@ -27,6 +27,10 @@ pub struct OperatorSample {
     pub entries_stored: u64,
     /// Of those, entries whose TTL expired that are still stored.
     pub entries_expired: u64,
+    /// Rows held inside list-valued entries, over all keys (each list is one entry above):
+    /// `SinkUpsertMaterializer`'s rows of every primary key, expired lists included. 0 for an
+    /// operator without such a state ([`super::operators::StreamOperator::list_rows`]).
+    pub list_rows: u64,
     /// Registered timers.
     pub timers: u64,
     /// Timers registered, deleted and fired since the start.

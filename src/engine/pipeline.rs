@@ -69,6 +69,8 @@ pub struct Peaks {
     pub keys: Peak,
     pub entries_stored: Peak,
     pub timers: Peak,
+    /// Rows held in list-valued entries ([`super::metrics::OperatorSample::list_rows`]).
+    pub list_rows: Peak,
 }
 
 /// The operators and the result table of a scenario.
@@ -378,6 +380,7 @@ impl Pipeline {
             n.peaks.keys.see(backend.keys.live() as u64, now);
             n.peaks.timers.see(backend.timers.len() as u64, now);
             n.peaks.entries_stored.see(n.op.entries_stored(), now);
+            n.peaks.list_rows.see(n.op.list_rows(), now);
         }
     }
 
@@ -558,6 +561,7 @@ impl Pipeline {
                     keys_visible,
                     entries_stored: sizes.iter().map(|(_, s)| s.stored).sum(),
                     entries_expired: sizes.iter().map(|(_, s)| s.expired).sum(),
+                    list_rows: n.op.list_rows(),
                     timers: timers.len() as u64,
                     timers_registered: timers.registered,
                     timers_deleted: timers.deleted,
@@ -614,8 +618,9 @@ impl Pipeline {
         }
     }
 
-    /// About how many bytes the state takes (keys, state entries, timers, result rows), from the
-    /// sizes measured for the group aggregations: what a checkpoint of it costs.
+    /// About how many bytes the state takes (keys, state entries — a row in a list-valued entry
+    /// counted as one more —, timers, result rows), from the sizes measured for the group
+    /// aggregations: what a checkpoint of it costs.
     pub fn approx_bytes(&self) -> usize {
         const PER_KEY: usize = 160;
         const PER_ENTRY: usize = 96;
@@ -626,7 +631,7 @@ impl Pipeline {
             .iter()
             .map(|n| {
                 let backend = n.op.backend();
-                let entries: u64 = n.op.state_sizes(0).iter().map(|(_, s)| s.stored).sum();
+                let entries: u64 = n.op.state_sizes(0).iter().map(|(_, s)| s.stored).sum::<u64>() + n.op.list_rows();
                 backend.keys.live() * PER_KEY + entries as usize * PER_ENTRY + backend.timers.len() * PER_TIMER
             })
             .sum();
@@ -653,6 +658,7 @@ impl Pipeline {
             keys,
             key_count: backend.keys.live(),
             sizes,
+            list_rows: op.list_rows(),
             metrics: op.flink_metrics(),
         }
     }

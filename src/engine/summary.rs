@@ -32,6 +32,7 @@ pub fn run_summary(sim: &Simulation, secs: f64) -> Vec<String> {
         let (peak_keys, peak_keys_at) = (p.keys.value, p.keys.at_ms);
         let (peak_stored, peak_stored_at) = (p.entries_stored.value, p.entries_stored.at_ms);
         let (peak_timers, peak_timers_at) = (p.timers.value, p.timers.at_ms);
+        let (peak_list_rows, peak_list_rows_at) = (p.list_rows.value, p.list_rows.at_ms);
         let timer_ops = now.timers_registered + now.timers_deleted;
         let e = now.emitted;
         let emitted = if sc.flink.has_row_kind() {
@@ -54,6 +55,14 @@ pub fn run_summary(sim: &Simulation, secs: f64) -> Vec<String> {
             peak_stored,
             tf.format(peak_stored_at)
         ));
+        if peak_list_rows > 0 {
+            out.push(format!(
+                "  rows in state lists now {} (every row of every key, each list one entry above); peak {} at {}",
+                now.list_rows,
+                peak_list_rows,
+                tf.format(peak_list_rows_at)
+            ));
+        }
         out.push(format!(
             "  timers now {}; peak {} at {}; registered {}, deleted {}, fired {} ({:.3} registrations + deletions per input)",
             now.timers,

@@ -21,6 +21,9 @@ pub struct OperatorView {
     pub key_count: usize,
     /// The size of each state now, in `state_names` order.
     pub sizes: Vec<StateSize>,
+    /// Rows held inside list-valued entries, all keys together (`SinkUpsertMaterializer`'s
+    /// rows; 0 for other operators): [`crate::engine::operators::StreamOperator::list_rows`].
+    pub list_rows: u64,
     /// Its own metrics by Flink's names, for an operator that has any beyond the samples'
     /// (`numStateTtlEvictions` of a `LATERAL SNAPSHOT` join).
     pub metrics: Vec<(&'static str, String)>,

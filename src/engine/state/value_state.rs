@@ -26,6 +26,10 @@ pub struct ValueState<T> {
     entries: Vec<Option<TtlValue<T>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
+    /// For a value that holds rows (`ValueState<List<RowData>>`): how many rows a value holds,
+    /// and the running total over every stored value ([`Self::elements`]).
+    weigh: Option<fn(&T) -> u64>,
+    elements: u64,
     /// On the heap backend with TTL: the layout and the background cleanup (made at the first
     /// access once the registry is on the heap backend).
     cleanup: Option<Box<TtlIncrementalCleanup>>,
@@ -46,8 +50,22 @@ impl<T: Clone> ValueState<T> {
             entries: Vec::new(),
             stored: 0,
             expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
+            weigh: None,
+            elements: 0,
             cleanup: None,
         }
+    }
+
+    /// The same state, counting the elements its values hold (`weigh`: a list's length) as they
+    /// are stored, replaced, taken out, cleared and expired — a running total, O(1) per access,
+    /// never a scan of the keys.
+    pub fn counting_elements(mut self, weigh: fn(&T) -> u64) -> Self {
+        self.weigh = Some(weigh);
+        self
+    }
+
+    fn weight(weigh: Option<fn(&T) -> u64>, value: &T) -> u64 {
+        weigh.map_or(0, |w| w(value))
     }
 
     fn slot(&mut self, key: KeyId) -> &mut Option<TtlValue<T>> {
@@ -61,7 +79,7 @@ impl<T: Clone> ValueState<T> {
     /// `accessCallback.run()`: the background cleanup, on the heap backend.
     fn state_accessed(&mut self, keys: &mut KeyRegistry) {
         TtlIncrementalCleanup::on_heap(&mut self.cleanup, self.expiry.is_some(), keys);
-        let ValueState { name, config, entries, stored, expiry, cleanup } = self;
+        let ValueState { name, config, entries, stored, expiry, weigh, elements, cleanup } = self;
         let Some(cleanup) = cleanup else { return };
         let now = keys.ttl_time();
         cleanup.state_accessed(|k| {
@@ -71,6 +89,7 @@ impl<T: Clone> ValueState<T> {
             }
             let last = e.last_access_ms;
             keys.cleaned_up(k, name, last, config.expiration_timestamp(last));
+            *elements -= Self::weight(*weigh, &e.user_value);
             entries[k.index()] = None;
             *stored -= 1;
             if let Some(ix) = expiry {
@@ -95,6 +114,7 @@ impl<T: Clone> ValueState<T> {
             c.table.remove(key);
         }
         self.stored -= 1;
+        self.elements -= Self::weight(self.weigh, &old.user_value);
         if let Some(ix) = &mut self.expiry {
             ix.remove(old.last_access_ms);
         }
@@ -105,7 +125,11 @@ impl<T: Clone> ValueState<T> {
     fn store(&mut self, keys: &mut KeyRegistry, key: KeyId, value: TtlValue<T>) {
         let stamp = value.last_access_ms;
         let ttl = self.expiry.is_some();
+        self.elements += Self::weight(self.weigh, &value.user_value);
         let old = self.slot(key).replace(value);
+        if let Some(o) = &old {
+            self.elements -= Self::weight(self.weigh, &o.user_value);
+        }
         match &old {
             Some(o) => {
                 if let Some(ix) = &mut self.expiry {
@@ -188,6 +212,8 @@ impl<T: Clone> ValueState<T> {
             return TtlRead::Absent;
         };
         let value = std::mem::take(&mut stored.user_value);
+        // Out of the state until written or put back: it weighs nothing meanwhile.
+        self.elements -= Self::weight(self.weigh, &value);
         if self.config.update_type == UpdateType::OnReadAndWrite {
             self.store(keys, key, TtlValue { user_value: T::default(), last_access_ms: now });
         }
@@ -198,6 +224,8 @@ impl<T: Clone> ValueState<T> {
     /// state holds when the caller fails before its `update`.
     pub fn put_back(&mut self, key: KeyId, value: T) {
         if let Some(Some(stored)) = self.entries.get_mut(key.index()) {
+            self.elements += Self::weight(self.weigh, &value);
+            self.elements -= Self::weight(self.weigh, &stored.user_value);
             stored.user_value = value;
         }
     }
@@ -237,6 +265,12 @@ impl<T: Clone> ValueState<T> {
     /// Entries stored (expired or not).
     pub fn stored(&self) -> u64 {
         self.stored
+    }
+
+    /// The elements all stored values hold together (expired or not), when the state counts
+    /// them ([`Self::counting_elements`]); 0 otherwise.
+    pub fn elements(&self) -> u64 {
+        self.elements
     }
 
     pub fn size(&self, now: Millis) -> StateSize {
@@ -292,6 +326,60 @@ mod tests {
             s.value(&mut keys, k, 18),
             TtlRead::Expired { last_access_ms: 8, expired_at_ms: 18, returned: Some(7) }
         );
+    }
+
+    /// The running count of a list-valued state follows every write, move, removal and expiry.
+    #[test]
+    fn the_elements_of_stored_lists_are_counted_as_they_change() {
+        let mut keys = KeyRegistry::new(10);
+        let mut s = ValueState::with_ttl("values", StateTtlConfig::create_ttl_config(10))
+            .counting_elements(|v: &Vec<u8>| v.len() as u64);
+        // A key is interned just before its first write (an id nothing holds is reused).
+        let a = key(&mut keys, "a");
+        s.update(&mut keys, a, vec![1, 2, 3], 0);
+        let b = key(&mut keys, "b");
+        s.update(&mut keys, b, vec![1], 5);
+        assert_eq!(s.elements(), 4);
+        let TtlRead::Fresh(mut taken) = s.take_value(&mut keys, a, 6) else { panic!("a is fresh") };
+        assert_eq!(s.elements(), 1, "a's list is out of the state until written back");
+        taken.push(4);
+        s.update(&mut keys, a, taken, 6);
+        assert_eq!(s.elements(), 5);
+        let TtlRead::Fresh(taken) = s.take_value(&mut keys, a, 7) else { panic!("a is fresh") };
+        s.put_back(a, taken);
+        assert_eq!(s.elements(), 5, "put back unchanged");
+        s.update(&mut keys, a, vec![9], 8);
+        assert_eq!(s.elements(), 2, "a replaced by one element");
+        // b expired at 15: the read that finds it so removes it, its element with it.
+        assert!(matches!(s.value(&mut keys, b, 15), TtlRead::Expired { .. }));
+        assert_eq!(s.elements(), 1);
+        s.clear(&mut keys, a);
+        assert_eq!((s.elements(), s.stored()), (0, 0));
+    }
+
+    /// On the heap backend each access cleans up a few expired entries in the background: their
+    /// elements leave the count with them.
+    #[test]
+    fn the_background_cleanup_takes_the_elements_of_what_it_removes() {
+        let mut keys = KeyRegistry::new(10);
+        keys.use_heap_backend(vec![crate::engine::row::DataType::String]);
+        let mut s = ValueState::with_ttl("values", StateTtlConfig::create_ttl_config(10))
+            .counting_elements(|v: &Vec<u8>| v.len() as u64);
+        let mut ids = Vec::new();
+        for i in 0..20 {
+            let k = key(&mut keys, &format!("k{i}"));
+            s.update(&mut keys, k, vec![0; i % 3 + 1], 0);
+            ids.push(k);
+        }
+        let counted = |s: &ValueState<Vec<u8>>| {
+            ids.iter().filter_map(|&k| s.peek(k)).map(|v| v.user_value.len() as u64).sum::<u64>()
+        };
+        assert_eq!(s.elements(), 39);
+        for t in 20..320 {
+            s.update(&mut keys, ids[0], vec![1, 2], t);
+            assert_eq!(s.elements(), counted(&s), "at {t}: {} entries stored", s.stored());
+        }
+        assert!(s.stored() < 20, "the background cleanup removed some: {} stored", s.stored());
     }
 
     #[test]

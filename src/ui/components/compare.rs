@@ -86,6 +86,7 @@ const METRICS: &[(&str, fn(&OperatorSample) -> u64)] = &[
     ("keys visible", |o| o.keys_visible),
     ("entries stored", |o| o.entries_stored),
     ("… of them expired", |o| o.entries_expired),
+    ("rows in state lists", |o| o.list_rows),
     ("timers now", |o| o.timers),
     ("timers registered", |o| o.timers_registered),
     ("timers deleted", |o| o.timers_deleted),
@@ -98,9 +99,11 @@ const METRICS: &[(&str, fn(&OperatorSample) -> u64)] = &[
     ("emitted (false,..)", |o| o.emitted.retract),
 ];
 
-/// Whether a metric row is shown: always but for a message kind neither side's Flink emits.
+/// Whether a metric row is shown: always but for a message kind neither side's Flink emits and
+/// the rows in state lists when neither side keeps any (only `SinkUpsertMaterializer` does).
 fn shown(label: &str, get: fn(&OperatorSample) -> u64, samples: [&Sample; 2]) -> bool {
-    !label.starts_with("emitted") || samples.iter().any(|s| s.operators.iter().any(|o| get(o) != 0))
+    let sometimes = label.starts_with("emitted") || label == "rows in state lists";
+    !sometimes || samples.iter().any(|s| s.operators.iter().any(|o| get(o) != 0))
 }
 
 /// The metrics table of one side: a column per operator, a row per metric, each cell marked

@@ -62,10 +62,16 @@ pub fn StateInspector(props: &Props) -> Html {
             Some(i) => {
                 let tf = sim.time_format();
                 let shown = i.keys.len();
+                // A materializer's rows, all keys together (each key's are in its cell).
+                let rows = if i.list_rows > 0 {
+                    format!("; {} rows in their state lists", i.list_rows)
+                } else {
+                    String::new()
+                };
                 html! {
                     <>
                         <p class="hint" id="inspector-count">{ format!(
-                            "{} {}: {shown} of {} matching keys shown ({} stored; gone keys from the kept trace)",
+                            "{} {}: {shown} of {} matching keys shown ({} stored{rows}; gone keys from the kept trace)",
                             i.op_id, i.flink_class, i.matched, i.stored) }</p>
                         <div class="inspector-scroll">
                             <table class="state inspector-table" id="inspector-table">

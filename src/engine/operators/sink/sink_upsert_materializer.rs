@@ -50,7 +50,8 @@ pub const STATE_CLEARED_MSG: &str =
 pub struct SinkUpsertMaterializer {
     spec: SinkUpsertMaterializerSpec,
     backend: KeyedStateBackend,
-    /// `"values"`: the key's rows, oldest first.
+    /// `"values"`: the key's rows, oldest first; the rows of all keys are counted as they come
+    /// and go ([`StreamOperator::list_rows`]).
     state: ValueState<Vec<Row>>,
 }
 
@@ -61,7 +62,7 @@ impl SinkUpsertMaterializer {
         SinkUpsertMaterializer {
             spec,
             backend: KeyedStateBackend::new(config.enabled_ttl_ms()),
-            state: ValueState::with_ttl("values", config),
+            state: ValueState::with_ttl("values", config).counting_elements(|rows: &Vec<Row>| rows.len() as u64),
         }
     }
 
@@ -170,6 +171,12 @@ impl StreamOperator for SinkUpsertMaterializer {
         self.state.stored()
     }
 
+    /// Every row of every key's `values` list, counted as the lists change (each list is one
+    /// entry of [`StreamOperator::entries_stored`]).
+    fn list_rows(&self) -> u64 {
+        self.state.elements()
+    }
+
     fn state_sizes(&self, now: Millis) -> Vec<(&'static str, StateSize)> {
         vec![(self.state.name, self.state.size(now))]
     }
@@ -241,6 +248,7 @@ mod tests {
             "a second row of key a is an update of the sink's row"
         );
         assert_eq!(stored(&op, "a", 2).as_deref(), Some("[k1, a], [k2, a]"));
+        assert_eq!((op.entries_stored(), op.list_rows()), (1, 2), "one entry, two rows");
         // Retracting a row that is not the latest: the state shrinks, nothing is emitted.
         assert_eq!(feed(&mut op, 3, UB, "k1", "a"), Vec::<String>::new());
         assert_eq!(stored(&op, "a", 3).as_deref(), Some("[k2, a]"));
@@ -250,7 +258,7 @@ mod tests {
         // Retracting the last one deletes the key, with the retraction's own row; the state is cleared.
         assert_eq!(feed(&mut op, 6, UB, "k2", "a"), ["-D[k2, a]"]);
         assert_eq!(stored(&op, "a", 6), None);
-        assert_eq!(op.state.stored(), 0);
+        assert_eq!((op.state.stored(), op.list_rows()), (0, 0));
     }
 
     #[test]
@@ -271,6 +279,7 @@ mod tests {
         assert_eq!(stored(&plain, "a", 3).as_deref(), Some("[k1, a], [k2, a], [k1, a]"));
         assert_eq!(feed(&mut plain, 4, UB, "k1", "a"), Vec::<String>::new(), "the first [k1, a] goes, not the latest");
         assert_eq!(stored(&plain, "a", 4).as_deref(), Some("[k2, a], [k1, a]"));
+        assert_eq!(plain.list_rows(), 2);
     }
 
     #[test]
@@ -293,8 +302,11 @@ mod tests {
         assert_eq!(op.ttl_of(key, 9).unwrap().last_access_ms, 8);
         // At 18 the list is expired: the retraction of k2 finds nothing (Flink's "state is cleared"
         // log), and the next row of key a starts over as +I.
+        assert_eq!(op.list_rows(), 2);
         assert_eq!(feed(&mut op, 18, UB, "k2", "a"), [format!("dropped: {STATE_CLEARED_MSG}")]);
+        assert_eq!(op.list_rows(), 0, "the read that found the list expired removed its two rows");
         assert_eq!(feed(&mut op, 19, I, "k3", "a"), ["+I[k3, a]"]);
         assert_eq!(stored(&op, "a", 19).as_deref(), Some("[k3, a]"));
+        assert_eq!(op.list_rows(), 1);
     }
 }

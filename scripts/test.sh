@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
 log=$(mktemp)
+# Each part's start, with the seconds since the test command began (where a CI run's time goes).
+say() { echo "[test] +${SECONDS}s $*" >&2; }
 part="native"
 report_failure() { echo "[test] FAILED in the $part tests (see above)" >&2; }
 trap 'status=$?; [ $status -ne 0 ] && report_failure; rm -f "$log"; exit $status' EXIT
@@ -22,33 +24,32 @@ if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1380 2>/dev/null)" ] || ! g
     >"$stamp" 2>/dev/null || true
 fi
 
-echo "[test] native: cargo test" >&2
+say "native: cargo test"
 cargo test --locked 2>&1 | tee -a "$log"
 part="fuzz"
 # A fixed number of fuzz cases (about 30 s on two idle cores; not a time limit, so the same cases
 # run on any machine): generated and mutated scenarios of every operator, mode and input path,
 # a sample through the CLI binary built beside it. Ends with "N passed, M failed".
-echo "[test] fuzz: examples/fuzz_scenarios, 6000 cases (profile fuzz)" >&2
+say "fuzz: examples/fuzz_scenarios, 6000 cases (profile fuzz)"
 cargo build --locked --profile fuzz --bin flink-state-sim --example fuzz_scenarios
 cargo run --locked --profile fuzz --example fuzz_scenarios -- 6000 2>&1 | tee -a "$log"
 part="native, optimised (memory)"
-echo "[test] native, profile fuzz: tests/memory.rs (10^7 events, peak heap)" >&2
+say "native, profile fuzz: tests/memory.rs (10^7 events, peak heap)"
 cargo test --locked --profile fuzz --test memory -- --ignored --nocapture 2>&1 | tee -a "$log"
 part="browser"
-echo "[test] browser: wasm-pack test --headless --chrome" >&2
+say "browser: wasm-pack test --headless --chrome"
 # --no-default-features: the CLI (feature `cli`) is native only.
+# This runs tests/browser_crash.rs too: the debug build has its hidden action that panics.
 wasm-pack test --headless --chrome --no-default-features 2>&1 | tee -a "$log"
-part="browser (a panic's message)"
-echo "[test] browser: tests/browser_crash.rs (feature test-panic: a hidden action that panics)" >&2
-wasm-pack test --headless --chrome --no-default-features --features test-panic --test browser_crash 2>&1 | tee -a "$log"
 part="browser (release, timing)"
-echo "[test] browser, the page's build (profile wasm-release): tests/browser_drive_perf.rs (100 k events)" >&2
+say "browser, the page's build (profile wasm-release): tests/browser_drive_perf.rs (100 k events)"
 # Through cargo with wasm-pack's runner settings: `wasm-pack test --release` would first build
 # every test target with LTO (`cargo build --tests`), which takes long on two cores.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" \
   CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_ONLY_WEB=1 \
   cargo test --locked --profile wasm-release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
   -- --nocapture 2>&1 | tee -a "$log"
+say "done"
 total=$(grep -aoE '^test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
 runs=$(grep -acE '^test result: ok\.' "$log")
 fuzzed=$(grep -aoE '^[0-9]+ passed, 0 failed$' "$log" | awk '{s += $1} END {print s + 0}')

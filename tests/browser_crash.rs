@@ -3,10 +3,12 @@
 //! since they share the one wasm module that cannot run on — with the message, the scenario each
 //! was running (to copy or download) and a Reload button.
 //!
-//! Needs the hidden action that panics: `wasm-pack test --headless --chrome --no-default-features
-//! --features test-panic --test browser_crash` (scripts/test.sh runs it). One test only: after the
-//! panic the module is unusable, so nothing else may run in this test binary.
-#![cfg(all(target_arch = "wasm32", feature = "test-panic"))]
+//! Needs the hidden action that panics, which a debug build has (`debug_assertions`, as
+//! `wasm-pack test` builds) and a release build only with `--features test-panic` (a screenshot
+//! of the message): `wasm-pack test --headless --chrome --no-default-features --test
+//! browser_crash`. One test only: after the panic the module is unusable, so nothing else may run
+//! in this test binary (each tests/*.rs is its own wasm module).
+#![cfg(all(target_arch = "wasm32", any(feature = "test-panic", debug_assertions)))]
 
 mod common;
 

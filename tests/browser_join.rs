@@ -229,3 +229,23 @@ async fn a_source_read_by_both_sides_of_a_join_is_drawn_above_each() {
     assert_eq!(page.texts(r#"#flow .fedge[data-from="Calc[4]"] .msg"#), ["+I[k1, x2]"]);
     assert_eq!(page.texts("#flow-rows .flow-row"), ["[k1, a1, x2]"]);
 }
+
+/// `ON CONFLICT DO DEDUPLICATE`: the materializer's card shows every row it keeps per city (three
+/// users in Paris after step 3: `SinkUpsertMaterializer` keeps one row per upstream key still
+/// alive), and its count of rows in state lists.
+#[wasm_bindgen_test]
+async fn the_materializers_card_shows_each_citys_rows() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "upsert-sink-on-conflict").await;
+    page.step(3).await;
+    let rows = page.texts(r#"[id="op-Sink[3]"] tbody tr"#);
+    assert!(
+        rows.iter().any(|r| r.starts_with("Paris") && r.contains("[u1, Paris], [u2, Paris], [u3, Paris]")),
+        "{rows:?}"
+    );
+    // u1 moves to Berlin: its Paris row leaves the list, Berlin gets one.
+    page.step(1).await;
+    let rows = page.texts(r#"[id="op-Sink[3]"] tbody tr"#);
+    assert!(rows.iter().any(|r| r.starts_with("Paris") && r.contains("[u2, Paris], [u3, Paris]") && !r.contains("u1")), "{rows:?}");
+    assert!(rows.iter().any(|r| r.starts_with("Berlin") && r.contains("[u1, Berlin]")), "{rows:?}");
+}

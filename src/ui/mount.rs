@@ -157,7 +157,7 @@ impl Simulator {
     }
 }
 
-#[cfg(feature = "test-panic")]
+#[cfg(any(feature = "test-panic", debug_assertions))]
 #[wasm_bindgen]
 impl Simulator {
     /// Makes this simulator's reducer panic, in a task of its own (feature `test-panic` only: for

@@ -190,7 +190,7 @@ pub enum Action {
     /// Forget the link's position.
     DismissFar,
     /// Panics (feature `test-panic`, for tests/browser_crash.rs only).
-    #[cfg(feature = "test-panic")]
+    #[cfg(any(feature = "test-panic", debug_assertions))]
     #[doc(hidden)]
     TestPanic,
 }
@@ -404,7 +404,7 @@ impl Reducible for AppState {
             | Action::CloseKeys => state.reduce_drive(action),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),
             Action::RunToEnd | Action::ToEndSlice | Action::CancelToEnd => state.reduce_to_end(action),
-            #[cfg(feature = "test-panic")]
+            #[cfg(any(feature = "test-panic", debug_assertions))]
             Action::TestPanic => panic!("test panic (feature test-panic): the reducer was asked to panic"),
             files_action => state.reduce_files(files_action),
         };

@@ -37,6 +37,14 @@ elif [ -x "$opt" ]; then
   mv "$out.opt" "$out"
   after=$(stat -c %s "$out"); after_gz=$(gzip -9 -c "$out" | wc -c)
   say "wasm-opt -Oz: $before → $after bytes; gzipped $before_gz → $after_gz bytes"
+  # The size budget (README, "The page's size"): every docs page with a simulator downloads this.
+  budget_gz=1800000
+  if [ "$after_gz" -gt "$budget_gz" ] && [ "${SIZE_BUDGET:-1}" != 0 ]; then
+    say "over the size budget: $after_gz bytes gzipped > $budget_gz (README, \"The page's size\"; SIZE_BUDGET=0 builds anyway)"
+    exit 1
+  fi
+  # Where the bytes go, by crate (the module cargo built still has its function names).
+  python3 scripts/wasm-size-by-crate.py "$wasm" | head -8 | sed 's/^/[build-page]   /' >&2 || true
 else
   say "binaryen's wasm-opt is not installed (scripts/setup.sh serve installs it): the wasm is not size-optimised"
 fi

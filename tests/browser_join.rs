@@ -246,6 +246,9 @@ async fn the_materializers_card_shows_each_citys_rows() {
     // u1 moves to Berlin: its Paris row leaves the list, Berlin gets one.
     page.step(1).await;
     let rows = page.texts(r#"[id="op-Sink[3]"] tbody tr"#);
-    assert!(rows.iter().any(|r| r.starts_with("Paris") && r.contains("[u2, Paris], [u3, Paris]") && !r.contains("u1")), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r.starts_with("Paris") && r.contains("[u2, Paris], [u3, Paris]") && !r.contains("u1")),
+        "{rows:?}"
+    );
     assert!(rows.iter().any(|r| r.starts_with("Berlin") && r.contains("[u1, Berlin]")), "{rows:?}");
 }

@@ -94,6 +94,19 @@ async fn the_charts_have_points_and_the_cursor_moves_on_step() {
     assert!(page.text("#charts-0 figcaption").contains("entries stored 3"), "{}", page.text("#charts-0 figcaption"));
     assert!(page.texts("#charts .tick text").iter().any(|t| t == "11-21"), "{:?}", page.texts("#charts .tick text"));
     assert!(page.text("#charts-2 figcaption").contains("(true,…) 2"), "{}", page.text("#charts-2 figcaption"));
+    // The charts follow the timeline's view; "whole run" shows the timeline's whole domain (the
+    // run and every pending timer) whatever the view, and gives the view back when released.
+    let range = |page: &Page| page.text("#charts-range");
+    let whole = range(&page);
+    page.click("#tl-zoom-in").await;
+    page.click("#tl-zoom-in").await;
+    let zoomed = range(&page);
+    assert_ne!(zoomed, whole, "the charts follow the zoomed view");
+    page.click("#charts-whole").await;
+    assert_eq!(page.attr("#charts-whole", "aria-pressed"), "true");
+    assert_eq!(range(&page), whole, "the whole run, as the unzoomed timeline shows it");
+    page.click("#charts-whole").await;
+    assert_eq!(range(&page), zoomed);
 }
 
 #[wasm_bindgen_test]

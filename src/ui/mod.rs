@@ -47,7 +47,7 @@ pub fn start() {
 
 /// Everything that shows the simulation's state; `on_view` is told the timeline's time range.
 fn simulation_view(
-    state: &AppState,
+    timeline_version: u64,
     handle: &state::SimHandle,
     dispatch: &Callback<Action>,
     on_view: &Callback<(Millis, Millis)>,
@@ -55,7 +55,7 @@ fn simulation_view(
 ) -> Html {
     html! {
         <>
-            <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} on_view={on_view.clone()} />
+            <Timeline sim={handle.clone()} version={timeline_version} dispatch={dispatch.clone()} on_view={on_view.clone()} />
             <Cards sim={handle.clone()} version={deferred} />
         </>
     }
@@ -160,8 +160,20 @@ pub fn App(props: &AppProps) -> Html {
     // The page's keys; an embedded simulator takes keys only while focused (`embed::view`).
     keys::use_keys(dispatch.clone(), props.embed.is_none());
     let on_scrub = scrubber::use_scrub(dispatch.clone());
+    // While "▶| to end" runs, the timeline and the sections below it keep showing the position
+    // the run started from: rendering them after every slice kept the page from answering input
+    // within 50 ms at 1 M steps. The controls and the progress bar move; the views catch up when
+    // the run ends or is cancelled (`to_end`).
+    let views_version = {
+        let kept = use_mut_ref(|| state.version);
+        if state.drive.to_end.is_none() {
+            *kept.borrow_mut() = state.version;
+        }
+        let v = *kept.borrow();
+        v
+    };
     // The sections below the timeline follow one frame later (`deferred`).
-    let deferred = deferred::use_deferred_version(state.version);
+    let deferred = deferred::use_deferred_version(views_version);
     // The timeline's time range on show, which the charts follow.
     let timeline_view = use_state_eq(|| None::<(Millis, Millis)>);
     let on_view = {
@@ -211,7 +223,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(handle) = &state.sim {
-                { simulation_view(&state, handle, &dispatch, &on_view, deferred) }
+                { simulation_view(views_version, handle, &dispatch, &on_view, deferred) }
                 { see_view(handle, deferred, *timeline_view) }
             }
             <ComparePanel json={state.json.clone()} />

@@ -4,7 +4,8 @@
 //! stays where the run got to (a position like any other: Back, scrub and Step work from it).
 //!
 //! At 400 k steps (`seed-000-topn-dedup`) the run took 8 s in one task before, with the page
-//! frozen; now each task takes one slice plus one render.
+//! frozen; now each task takes one slice plus a render of the controls: the timeline and the
+//! sections below it keep the run's starting position until it stops (`super::App`).
 
 use super::state::{Action, AppState};
 use yew::prelude::*;
@@ -115,6 +116,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) 
                 aria-label="progress to the end of the run" />
             <button id="to-end-cancel" onclick={dispatch.reform(|_| Action::CancelToEnd)}
                 title="Stop here (Back, scrub and Step work from where it stopped)">{ "Cancel" }</button>
+            <span class="hint">{ "the views below catch up when the run stops" }</span>
         </span>
     }
 }

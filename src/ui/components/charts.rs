@@ -32,6 +32,9 @@ pub struct Props {
     pub cursor_ms: Millis,
     /// Prefix of the element ids (two chart panels may be on the page).
     pub id: AttrValue,
+    /// A "whole run" toggle: whether it is on, and what pressing it asks for.
+    #[prop_or_default]
+    pub whole_run: Option<(bool, Callback<bool>)>,
 }
 
 /// The charts of one operator at a time, chosen with a selector.
@@ -68,6 +71,13 @@ pub fn ChartsPanel(props: &Props) -> Html {
                 <span class="hint" id={format!("{}-range", props.id)}>{ format!("{} samples; {} – {}; cursor at {}", props.samples.len(),
                     range_label(props.time_format, props.from_ms, precision), range_label(props.time_format, props.to_ms, precision),
                     props.time_format.format(props.cursor_ms)) }</span>
+                if let Some((on, toggle)) = &props.whole_run {
+                    <button id={format!("{}-whole", props.id)} aria-pressed={on.to_string()}
+                        onclick={let (on, toggle) = (*on, toggle.clone()); Callback::from(move |_| toggle.emit(!on))}
+                        title="Show the whole run, to the last timer still pending (else the timeline's view)">
+                        { "whole run" }
+                    </button>
+                }
             </div>
             <div class="charts">
                 { for charts.iter().enumerate().map(|(c, chart)| one_chart(props, chart, c, &x, &ticks)) }
@@ -165,16 +175,25 @@ impl PartialEq for SimProps {
 /// run), the cursor at "now".
 #[component]
 pub fn SimCharts(props: &SimProps) -> Html {
+    let whole = use_state(|| false);
+    let on = *whole;
     let sim = props.sim.get();
     let scenario = sim.scenario();
     let samples = Rc::new(sim.metrics());
     let ops: Vec<String> = scenario.operators.iter().map(|n| n.id.clone()).collect();
-    let (from, to) = props
-        .view
-        .filter(|(from, to)| to > from)
-        .unwrap_or((scenario.start_ms, scenario.end_ms().max(sim.now()).max(scenario.start_ms + 1)));
+    let (from, to) = if on {
+        // The timeline's whole domain: the run, its retention horizon and every pending timer.
+        let tl = crate::engine::timeline::timeline(&sim);
+        (tl.from_ms, tl.to_ms.max(tl.from_ms + 1))
+    } else {
+        props
+            .view
+            .filter(|(from, to)| to > from)
+            .unwrap_or((scenario.start_ms, scenario.end_ms().max(sim.now()).max(scenario.start_ms + 1)))
+    };
+    let toggle = Callback::from(move |on: bool| whole.set(on));
     html! {
         <ChartsPanel samples={samples} ops={ops} time_format={sim.time_format()} from_ms={from}
-            to_ms={to} cursor_ms={sim.now()} id="charts" />
+            to_ms={to} cursor_ms={sim.now()} id="charts" whole_run={Some((on, toggle))} />
     }
 }

@@ -7,19 +7,19 @@
 //! caused before moving to the operator it feeds, which gives the same per-operator order and a
 //! readable trace. All of it happens at the same processing time.
 
-use super::error::{escape_line, quote, StepError};
-use super::metrics::{OperatorSample, Sample};
-use super::operators::{Context, EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
+use super::error::{quote, StepError};
+use super::operators::{EmitCounts, ProcTimeMiniBatchAssigner, StreamOperator};
 use super::result_table::ResultTable;
 use super::row::{Change, Message, Row, RowKind, Value};
 use super::scenario::{NodeInput, Scenario, StateBackend};
-use super::state::StateSize;
 use super::time::Millis;
 use super::trace::{TraceEntry, TraceEvent};
-use super::view::{KeyView, OperatorView};
 use std::rc::Rc;
 
+mod call;
 mod rowtime;
+mod views;
+use call::call;
 use rowtime::RowtimeInputs;
 
 /// The most messages one input record (or one timer) may cause between operators. A pipeline
@@ -139,38 +139,6 @@ fn settle_lost(lost: &mut Vec<(Row, Millis)>, result: &mut ResultTable, last_ope
 
 /// Where trace events go: `None` at the `metrics` trace level.
 pub type TraceSink<'a> = Option<&'a mut Vec<TraceEntry>>;
-
-/// Before an operator call: its states' TTL clock (`TtlTimeProvider`) reads the call's time.
-/// Returns where the call's events will start in the trace.
-fn begin_call(node: &mut Node, now: Millis, trace: &TraceSink) -> usize {
-    node.op.backend_mut().keys.set_ttl_time(now);
-    trace.as_ref().map_or(0, |t| t.len())
-}
-
-/// After an operator call: the entries the state TTL's background cleanup removed during the
-/// call go into the trace right after the call's first event. Each was removed by a state access
-/// of the call, and before any read of its own key in that call (an entry written in the call is
-/// not expired), so this order tells the same story.
-fn end_call(node: &mut Node, start: usize, now: Millis, action: usize, trace: Option<&mut Vec<TraceEntry>>) {
-    let cleaned = node.op.backend_mut().keys.take_cleaned_up();
-    let Some(trace) = trace else { return };
-    if cleaned.is_empty() {
-        return;
-    }
-    let at = (start + 1).min(trace.len());
-    let entries = cleaned.into_iter().map(|c| TraceEntry {
-        action,
-        time_ms: now,
-        op: node.id.clone(),
-        key: Some(c.key),
-        event: TraceEvent::StateCleanedUp {
-            state: c.state,
-            last_access_ms: c.last_access_ms,
-            expired_at_ms: c.expired_at_ms,
-        },
-    });
-    trace.splice(at..at, entries);
-}
 
 impl Pipeline {
     pub fn new(scenario: &Scenario) -> Self {
@@ -323,22 +291,16 @@ impl Pipeline {
         for i in 0..self.nodes.len() {
             let node = &mut self.nodes[i];
             let mut out = self.buffers.pop().unwrap_or_default();
-            let start = begin_call(node, now, &trace);
-            let mut ctx = Context {
+            call(
+                node,
+                &mut self.lost,
+                &mut out,
                 now,
                 action,
-                op_id: &node.id,
-                out: &mut out,
-                trace: trace.as_deref_mut(),
-                lost: &mut self.lost,
-                emitted: &mut node.emitted,
-            };
-            let outcome = node.op.process_watermark(watermark, &mut ctx);
-            node.op.backend_mut().keys.finish();
-            end_call(node, start, now, action, trace.as_deref_mut());
-            outcome.map_err(|e| {
-                StepError(format!("operator {} failed finishing its mini-batch: {}", quote(&node.id), escape_line(&e)))
-            })?;
+                &mut trace,
+                |op, ctx| op.process_watermark(watermark, ctx),
+                || "finishing its mini-batch".to_string(),
+            )?;
             settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
             if out.is_empty() {
                 self.buffers.push(out);
@@ -400,26 +362,16 @@ impl Pipeline {
             let node = &mut self.nodes[i];
             let mut out = self.buffers.pop().unwrap_or_default();
             for m in &messages {
-                let start = begin_call(node, now, &trace);
-                let mut ctx = Context {
+                call(
+                    node,
+                    &mut self.lost,
+                    &mut out,
                     now,
                     action,
-                    op_id: &node.id,
-                    out: &mut out,
-                    trace: trace.as_deref_mut(),
-                    lost: &mut self.lost,
-                    emitted: &mut node.emitted,
-                };
-                let outcome = if port == 0 {
-                    node.op.process_element(m, &mut ctx)
-                } else {
-                    node.op.process_element2(m, &mut ctx)
-                };
-                node.op.backend_mut().keys.finish();
-                end_call(node, start, now, action, trace.as_deref_mut());
-                outcome.map_err(|e| {
-                    StepError(format!("operator {} failed on {}: {}", quote(&node.id), m.echo(), escape_line(&e)))
-                })?;
+                    &mut trace,
+                    |op, ctx| if port == 0 { op.process_element(m, ctx) } else { op.process_element2(m, ctx) },
+                    || format!("on {}", m.echo()),
+                )?;
             }
             total += out.len();
             if total > MAX_MESSAGES_PER_RECORD {
@@ -520,22 +472,16 @@ impl Pipeline {
         let node = &mut self.nodes[i];
         let Some((ts, key)) = node.op.backend_mut().poll_due(time) else { return Ok(false) };
         let mut out = Vec::new();
-        let start = begin_call(node, ts, &trace);
-        let mut ctx = Context {
-            now: ts,
+        call(
+            node,
+            &mut self.lost,
+            &mut out,
+            ts,
             action,
-            op_id: &node.id,
-            out: &mut out,
-            trace: trace.as_deref_mut(),
-            lost: &mut self.lost,
-            emitted: &mut node.emitted,
-        };
-        let outcome = node.op.on_timer(ts, key, &mut ctx);
-        node.op.backend_mut().keys.finish();
-        end_call(node, start, ts, action, trace.as_deref_mut());
-        outcome.map_err(|e| {
-            StepError(format!("operator {} failed in onTimer({ts}): {}", quote(&node.id), escape_line(&e)))
-        })?;
+            &mut trace,
+            |op, ctx| op.on_timer(ts, key, ctx),
+            || format!("in onTimer({ts})"),
+        )?;
         settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
         if !out.is_empty() {
             let consumer = self.nodes[i].consumer;
@@ -543,123 +489,5 @@ impl Pipeline {
         }
         self.track_peaks(ts);
         Ok(true)
-    }
-
-    /// Every operator's state, timers and output at `now`, and the result's size.
-    pub fn sample(&self, now: Millis, inputs: u64) -> Sample {
-        let operators = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let sizes = n.op.state_sizes(now);
-                let backend = n.op.backend();
-                let keys = backend.keys.live() as u64;
-                let keys_visible = backend.keys.visible(now) as u64;
-                let timers = &backend.timers;
-                OperatorSample {
-                    keys,
-                    keys_visible,
-                    entries_stored: sizes.iter().map(|(_, s)| s.stored).sum(),
-                    entries_expired: sizes.iter().map(|(_, s)| s.expired).sum(),
-                    list_rows: n.op.list_rows(),
-                    timers: timers.len() as u64,
-                    timers_registered: timers.registered,
-                    timers_deleted: timers.deleted,
-                    timers_fired: timers.fired,
-                    emitted: n.emitted,
-                }
-            })
-            .collect();
-        Sample {
-            time_ms: now,
-            inputs,
-            result_rows: self.result.len() as u64,
-            stale_rows: self.result.stale_len() as u64,
-            operators,
-        }
-    }
-
-    /// Keys whose state TTL expired in `(from, to]`: (operator id, key, expiry time ms).
-    pub fn expired_between(&self, from: Millis, to: Millis) -> Vec<(String, String, Millis)> {
-        let mut out = Vec::new();
-        for node in &self.nodes {
-            let keys = &node.op.backend().keys;
-            for k in keys.held() {
-                if let Some(ttl) = node.op.ttl_of(k, to) {
-                    if ttl.expired && ttl.expires_at_ms > from && ttl.expires_at_ms <= to {
-                        out.push((node.id.to_string(), keys.row(k).key_label(), ttl.expires_at_ms));
-                    }
-                }
-            }
-        }
-        out.sort_by_key(|(_, _, at)| *at);
-        out
-    }
-
-    /// One key of operator `i` at `now`, if it holds state or timers.
-    pub fn key_view(&self, i: usize, row: &Row, now: Millis) -> Option<KeyView> {
-        let op = &self.nodes.get(i)?.op;
-        let k = op.backend().keys.lookup(row)?;
-        Some(Self::key_view_of(op.as_ref(), k, now))
-    }
-
-    fn key_view_of(op: &dyn StreamOperator, k: super::state::KeyId, now: Millis) -> KeyView {
-        let backend = op.backend();
-        let row = backend.keys.row(k).clone();
-        let states = op.key_state(k, now);
-        let ttl = states.iter().flatten().find_map(|c| c.ttl);
-        KeyView {
-            key: row.key_label(),
-            row,
-            states,
-            cleanup_time_ms: op.cleanup_time(k),
-            timers_ms: backend.timers.timers_of(k),
-            ttl,
-        }
-    }
-
-    /// About how many bytes the state takes (keys, state entries — a row in a list-valued entry
-    /// counted as one more —, timers, result rows), from the sizes measured for the group
-    /// aggregations: what a checkpoint of it costs.
-    pub fn approx_bytes(&self) -> usize {
-        const PER_KEY: usize = 160;
-        const PER_ENTRY: usize = 96;
-        const PER_TIMER: usize = 48;
-        const PER_RESULT_ROW: usize = 160;
-        let ops: usize = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let backend = n.op.backend();
-                let entries: u64 = n.op.state_sizes(0).iter().map(|(_, s)| s.stored).sum::<u64>() + n.op.list_rows();
-                backend.keys.live() * PER_KEY + entries as usize * PER_ENTRY + backend.timers.len() * PER_TIMER
-            })
-            .sum();
-        ops + self.result.len() * PER_RESULT_ROW
-    }
-
-    /// What the page shows of operator `i` at `now`: its first `limit` keys in key order.
-    pub fn view(&self, i: usize, now: Millis, limit: usize) -> OperatorView {
-        self.view_of_keys(i, now, self.nodes[i].op.backend().keys.first_sorted(limit))
-    }
-
-    /// Operator `i` now, showing the keys `ids` (held keys of it).
-    pub fn view_of_keys(&self, i: usize, now: Millis, ids: Vec<super::state::KeyId>) -> OperatorView {
-        let node = &self.nodes[i];
-        let sizes: Vec<StateSize> = node.op.state_sizes(now).into_iter().map(|(_, s)| s).collect();
-        let op = &node.op;
-        let backend = op.backend();
-        let keys = ids.iter().map(|&k| Self::key_view_of(op.as_ref(), k, now)).collect();
-        OperatorView {
-            id: node.id.to_string(),
-            flink_class: op.flink_class(),
-            plan: node.plan.clone(),
-            state_names: op.state_names(),
-            keys,
-            key_count: backend.keys.live(),
-            sizes,
-            list_rows: op.list_rows(),
-            metrics: op.flink_metrics(),
-        }
     }
 }

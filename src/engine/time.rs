@@ -48,7 +48,10 @@ pub fn check_duration(d: Millis) -> Result<Millis, String> {
     if d < 0 {
         Err(format!("duration {d} ms is negative"))
     } else if d > MAX_TIME_MS {
-        Err(format!("duration {d} ms is longer than a scenario's whole time range (1970 to 9999, about 8,000 years)"))
+        Err(format!(
+            "duration {} is longer than a scenario's whole time range (1970 to 9999, about 8,000 years)",
+            format_duration(d)
+        ))
     } else {
         Ok(d)
     }

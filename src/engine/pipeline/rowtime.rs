@@ -16,9 +16,8 @@
 //! deterministic choice): the mini-batch assigner's, the watermark assigners' (upstream of every
 //! operator, by source), then per operator in plan order its own timer before its keys' timers.
 
-use super::{begin_call, end_call, settle_lost, Pipeline, TimerOwner, TraceSink};
-use crate::engine::error::{escape_line, quote, StepError};
-use crate::engine::operators::Context;
+use super::{call, settle_lost, Pipeline, TimerOwner, TraceSink};
+use crate::engine::error::{quote, StepError};
 use crate::engine::time::Millis;
 
 /// The event-time watermarks of an operator's inputs (`AbstractStreamOperator`'s
@@ -134,22 +133,16 @@ impl Pipeline {
         let Some(ts) = self.nodes[i].op.operator_timer().filter(|&ts| ts <= time) else { return Ok(false) };
         let node = &mut self.nodes[i];
         let mut out = Vec::new();
-        let start = begin_call(node, ts, &trace);
-        let mut ctx = Context {
-            now: ts,
+        let forward = call(
+            node,
+            &mut self.lost,
+            &mut out,
+            ts,
             action,
-            op_id: &node.id,
-            out: &mut out,
-            trace: trace.as_deref_mut(),
-            lost: &mut self.lost,
-            emitted: &mut node.emitted,
-        };
-        let outcome = node.op.on_operator_timer(ts, &mut ctx);
-        node.op.backend_mut().keys.finish();
-        end_call(node, start, ts, action, trace.as_deref_mut());
-        let forward = outcome.map_err(|e| {
-            StepError(format!("operator {} failed in its timer at {ts}: {}", quote(&node.id), escape_line(&e)))
-        })?;
+            &mut trace,
+            |op, ctx| op.on_operator_timer(ts, ctx),
+            || format!("in its timer at {ts}"),
+        )?;
         settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
         let consumer = self.nodes[i].consumer;
         if !out.is_empty() {
@@ -193,26 +186,16 @@ impl Pipeline {
             let node = &mut self.nodes[i];
             let forward = if node.op.handles_rowtime_watermarks() {
                 let mut out = self.buffers.pop().unwrap_or_default();
-                let start = begin_call(node, now, &trace);
-                let mut ctx = Context {
+                let forward = call(
+                    node,
+                    &mut self.lost,
+                    &mut out,
                     now,
                     action,
-                    op_id: &node.id,
-                    out: &mut out,
-                    trace: trace.as_deref_mut(),
-                    lost: &mut self.lost,
-                    emitted: &mut node.emitted,
-                };
-                let outcome = node.op.process_rowtime_watermark(port, watermark, &mut ctx);
-                node.op.backend_mut().keys.finish();
-                end_call(node, start, now, action, trace.as_deref_mut());
-                let forward = outcome.map_err(|e| {
-                    StepError(format!(
-                        "operator {} failed on watermark {watermark}: {}",
-                        quote(&node.id),
-                        escape_line(&e)
-                    ))
-                })?;
+                    &mut trace,
+                    |op, ctx| op.process_rowtime_watermark(port, watermark, ctx),
+                    || format!("on watermark {watermark}"),
+                )?;
                 settle_lost(&mut self.lost, &mut self.result, i + 1 == self.nodes.len() && self.stale_on_loss);
                 if out.is_empty() {
                     self.buffers.push(out);

@@ -216,7 +216,8 @@ async fn advance_by_a_flink_duration() {
     page.type_into("#advance-by", "99999999 d").await;
     page.click("#advance").await;
     assert!(
-        page.text("#step-error").starts_with("advance by '99999999 d': duration 99999999 d is longer than a scenario's whole time range"),
+        page.text("#step-error")
+            .starts_with("advance by '99999999 d': duration 99999999 d is longer than a scenario's whole time range"),
         "{}",
         page.text("#step-error")
     );

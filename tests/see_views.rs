@@ -97,3 +97,24 @@ fn a_cleanup_time_cell_is_a_time() {
     // Other states are not times.
     assert_eq!(i.keys[0].states[1].as_ref().map(|c| c.time_ms), Some(None));
 }
+
+/// The inspector searches state values too. `upsert-sink-on-conflict` after its 4th step (u1, u2,
+/// u3 logged in from Paris, then u1 from Berlin): the materializer keyed by city holds
+/// `[u2, Paris], [u3, Paris]` for Paris and `[u1, Berlin]` for Berlin. A user id finds the city
+/// whose rows hold it; a city finds its own key.
+#[wasm_bindgen_test(unsupported = test)]
+fn the_inspector_searches_keys_and_state_values() {
+    let mut sim = Simulation::from_json(preset("upsert-sink-on-conflict")).unwrap();
+    for _ in 0..4 {
+        sim.step().unwrap();
+    }
+    let sink = sim.operator_views().iter().position(|v| v.id.starts_with("Sink")).unwrap();
+    let found = |needle: &str| -> Vec<String> {
+        inspect(&sim, sink, needle, 10).unwrap().keys.iter().map(|k| k.key.clone()).collect()
+    };
+    assert_eq!(found("u1"), ["Berlin"]);
+    assert_eq!(found("U3"), ["Paris"], "case ignored");
+    assert_eq!(found("Paris"), ["Paris"]);
+    assert_eq!(found("u"), ["Berlin", "Paris"], "in the inspector's order");
+    assert!(found("u9").is_empty());
+}

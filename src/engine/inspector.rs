@@ -88,8 +88,9 @@ pub struct Inspection {
     pub list_rows: u64,
 }
 
-/// Operator `op` of `sim` now: its keys whose label contains `filter` (ASCII case ignored), at
-/// most `limit` of them, followed by keys the kept trace shows removed and not stored again.
+/// Operator `op` of `sim` now: its keys whose label, or the value of one of whose states, contains
+/// `filter` (ASCII case ignored: search by key or by value), at most `limit` of them, followed by
+/// keys the kept trace shows removed and not stored again (by key only: their values are gone).
 pub fn inspect(sim: &Simulation, op: usize, filter: &str, limit: usize) -> Option<Inspection> {
     let view = sim.operator_views().into_iter().nth(op)?;
     let needle = filter.trim().to_ascii_lowercase();
@@ -126,7 +127,7 @@ pub fn inspect(sim: &Simulation, op: usize, filter: &str, limit: usize) -> Optio
     let mut keys = Vec::new();
     let mut matched = 0;
     for k in &view.keys {
-        if !matches(&k.key) {
+        if !matches(&k.key) && !k.states.iter().flatten().any(|c| matches(&c.value)) {
             continue;
         }
         matched += 1;

@@ -109,9 +109,9 @@ pub fn StateInspector(props: &Props) -> Html {
                         <option value={i.to_string()} selected={i == chosen}>{ id }</option>
                     }) }
                 </select>
-                <label for="inspector-filter">{ " key contains " }</label>
+                <label for="inspector-filter">{ " key or value contains " }</label>
                 <input id="inspector-filter" type="search" value={(*filter).clone()} oninput={on_filter}
-                    placeholder="filter keys" aria-label="filter keys by their value" />
+                    placeholder="search keys and state values" aria-label="search the keys and their states' values" />
             </div>
             { body }
         </details>

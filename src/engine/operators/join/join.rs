@@ -158,6 +158,40 @@ pub(super) fn joined_columns(left: &[Column], right: &[Column]) -> Vec<Column> {
     out
 }
 
+/// A two-input operator's equality keys and further condition, as `JoinInfo.of` splits a join's
+/// condition (Calcite; the regular join's and the `LATERAL SNAPSHOT` join's alike).
+pub(super) struct EquiCondition {
+    pub left_keys: Vec<usize>,
+    pub right_keys: Vec<usize>,
+    /// The joined row's columns (the right's names made unique, [`joined_columns`]).
+    pub joined: Vec<Column>,
+    /// The further (non-equi) condition over the joined row.
+    pub condition: Option<Expr>,
+}
+
+/// Reads `on` (pairs of a left and a right column) and `condition` (over the joined row) at
+/// `path`, against the left input `left` and the right input `right`.
+pub(super) fn equi_condition(
+    on: &[(String, String)],
+    condition: Option<&str>,
+    left: &CompileInput,
+    right: &CompileInput,
+    path: &str,
+) -> Result<EquiCondition, ScenarioError> {
+    let mut left_keys = Vec::new();
+    let mut right_keys = Vec::new();
+    for (i, (l, r)) in on.iter().enumerate() {
+        left_keys.push(column(left.columns, l, format!("{path}.on[{i}][0]"), left.input_name)?);
+        right_keys.push(column(right.columns, r, format!("{path}.on[{i}][1]"), right.input_name)?);
+    }
+    let joined = joined_columns(left.columns, right.columns);
+    let condition = match condition {
+        Some(text) => Some(compile_predicate(text, &joined, &format!("{path}.where"), "the joined row")?),
+        None => None,
+    };
+    Ok(EquiCondition { left_keys, right_keys, joined, condition })
+}
+
 /// `JoinUtil.analyzeJoinInput`: the input's unique key is its leading `unique_key_len` columns.
 fn input_side_spec(unique_key_len: usize, join_keys: &[usize]) -> InputSideSpec {
     if unique_key_len == 0 {
@@ -222,18 +256,9 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             "a regular streaming join needs at least one equality of a left and a right column (the join key)",
         ));
     }
-    let mut left_keys = Vec::new();
-    let mut right_keys = Vec::new();
-    for (i, (l, r)) in op.on.iter().enumerate() {
-        left_keys.push(column(input.columns, l, format!("{path}.on[{i}][0]"), input.input_name)?);
-        right_keys.push(column(right.columns, r, format!("{path}.on[{i}][1]"), right.input_name)?);
-    }
-    let joined = joined_columns(input.columns, right.columns);
+    let EquiCondition { left_keys, right_keys, joined, condition } =
+        equi_condition(&op.on, op.condition.as_deref(), &input, right, path)?;
     let width = input.columns.len();
-    let condition = match &op.condition {
-        Some(text) => Some(compile_predicate(text, &joined, &format!("{path}.where"), "the joined row")?),
-        None => None,
-    };
     let (left_ttl, right_ttl) = match op.state_ttl {
         None => (None, None),
         Some(t) => (OperatorStateTtl::hint(t.left, &input)?, OperatorStateTtl::hint(t.right, &input)?),

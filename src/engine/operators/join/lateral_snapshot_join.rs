@@ -34,10 +34,9 @@
 //! `user_time` value comes from the earlier `load_completed_condition` argument; the execution
 //! plan is assumed to print the same terms with the condition in infix form.
 
-use super::join::{column, full_condition, joined_columns, JoinType};
+use super::join::{equi_condition, full_condition, EquiCondition, JoinType};
 use super::lateral_snapshot_join_operator::LateralSnapshotJoinOperator;
 use crate::engine::error::{quote, ScenarioError};
-use crate::engine::expr::compile::compile_predicate;
 use crate::engine::expr::Expr;
 use crate::engine::format::{parse_part, DurationValue, TimeValue};
 use crate::engine::operators::{CompileInput, Distribution, OperatorKind, OperatorSpec, StreamOperator};
@@ -187,17 +186,8 @@ fn compile(raw: &str, input: CompileInput) -> Result<Rc<dyn OperatorSpec>, Scena
             ));
         }
     }
-    let mut left_keys = Vec::new();
-    let mut right_keys = Vec::new();
-    for (i, (l, r)) in op.on.iter().enumerate() {
-        left_keys.push(column(input.columns, l, format!("{path}.on[{i}][0]"), input.input_name)?);
-        right_keys.push(column(right.columns, r, format!("{path}.on[{i}][1]"), right.input_name)?);
-    }
-    let joined = joined_columns(input.columns, right.columns);
-    let condition = match &op.condition {
-        Some(text) => Some(compile_predicate(text, &joined, &format!("{path}.where"), "the joined row")?),
-        None => None,
-    };
+    let EquiCondition { left_keys, right_keys, joined, condition } =
+        equi_condition(&op.on, op.condition.as_deref(), &input, right, path)?;
     if op.load_completed_time.ms < 0 {
         return Err(ScenarioError::new(
             format!("{path}.load_completed_time"),

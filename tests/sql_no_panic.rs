@@ -166,3 +166,112 @@ fn the_presets_sql_plans() {
         check(&sql);
     }
 }
+
+/// Flink main's `LATERAL SNAPSHOT` (its arguments read around sqlparser, `planner/script.rs`): the
+/// query over two watermarked sources, mutated, on the `main` mode.
+const LATERAL: &str = "SELECT * FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates, \
+    on_time => DESCRIPTOR(ts), load_completed_time => TO_TIMESTAMP_LTZ(1000, 3), \
+    load_completed_idle_timeout => INTERVAL '2.5' SECOND, state_ttl => INTERVAL '10' SECOND) AS r \
+    ON o.currency = r.currency AND r.rate > 1";
+
+const LATERAL_WORDS: &[&str] = &[
+    "SELECT",
+    "*",
+    "FROM",
+    "orders",
+    "o",
+    "rates",
+    "r",
+    "JOIN",
+    "LEFT",
+    "LATERAL",
+    "SNAPSHOT",
+    "(",
+    ")",
+    ",",
+    "input",
+    "=>",
+    "TABLE",
+    "on_time",
+    "DESCRIPTOR",
+    "ts",
+    "load_completed_time",
+    "TO_TIMESTAMP_LTZ",
+    "1000",
+    "3",
+    "state_ttl",
+    "INTERVAL",
+    "'10'",
+    "SECOND",
+    "ON",
+    "o.currency",
+    "=",
+    "r.currency",
+    "AS",
+];
+
+fn lateral_check(sql: &str) {
+    let text = json!({
+        "name": "fuzz", "flink": "main", "time_format": "millis",
+        "sources": [
+            {"name": "orders", "schema": [["order_id", "STRING"], ["currency", "STRING"], ["ts", "BIGINT"]],
+             "watermark": {"column": "ts", "delay": "0 s"}},
+            {"name": "rates", "schema": [["currency", "STRING"], ["rate", "INT"], ["ts", "BIGINT"]],
+             "watermark": {"column": "ts", "delay": "0 s"}}
+        ],
+        "sql": sql,
+        "steps": [{"at": 0, "source": "rates", "row": ["EUR", 2, 500]},
+                  {"at": 100, "source": "orders", "row": ["o1", "EUR", 600]},
+                  {"at": 1200, "source": "rates", "row": ["USD", 3, 1200]},
+                  {"advance_to": 30000}]
+    })
+    .to_string();
+    match Scenario::from_json(&text) {
+        Ok(s) => {
+            let mut sim = Simulation::new(s);
+            let _ = sim.run_to_end();
+            let _ = flink_state_sim::engine::explain::explain(sim.scenario());
+        }
+        Err(e) => {
+            assert_eq!(e.path, "sql", "{sql:?} → {e}");
+            assert!(
+                error_location(&e).is_some() || e.message.contains("(in the planned pipeline["),
+                "a refusal without its position: {sql:?} → {e}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(500))]
+
+    #[test]
+    fn mutated_lateral_snapshot_queries_never_panic(cut in 0usize..300, len in 0usize..20, dup in any::<bool>()) {
+        let chars: Vec<char> = LATERAL.chars().collect();
+        let at = cut.min(chars.len());
+        let end = (at + len).min(chars.len());
+        let mut mutated: String = chars[..at].iter().collect();
+        if dup {
+            mutated.extend(&chars[at..end]);
+            mutated.extend(&chars[at..end]);
+        }
+        mutated.extend(&chars[end..]);
+        lateral_check(&mutated);
+    }
+
+    #[test]
+    fn lateral_snapshot_token_soup_is_refused_with_a_position(words in prop::collection::vec(prop::sample::select(LATERAL_WORDS), 0..40)) {
+        lateral_check(&words.join(" "));
+    }
+}
+
+#[test]
+fn the_lateral_snapshot_query_plans_and_runs() {
+    lateral_check(LATERAL);
+    let text = json!({"name": "x", "flink": "main",
+        "sources": [{"name": "orders", "schema": [["order_id", "STRING"], ["currency", "STRING"], ["ts", "BIGINT"]], "watermark": {"column": "ts"}},
+                    {"name": "rates", "schema": [["currency", "STRING"], ["rate", "INT"], ["ts", "BIGINT"]], "watermark": {"column": "ts"}}],
+        "sql": LATERAL, "steps": []})
+    .to_string();
+    assert!(Scenario::from_json(&text).is_ok(), "{:?}", Scenario::from_json(&text).err());
+}

@@ -113,14 +113,11 @@ pub enum Layout {
     /// As on the page: the timeline's rule written out, the controls at the page's size.
     #[default]
     Full,
-    /// For a page that explains the scenario around the simulator (the book): tighter controls
-    /// and cards, the timeline's rule folded under a summary line, the panels after the timeline
-    /// side by side where there is room (`www/embed.css`, `.compact`).
+    /// For a page that explains the scenario around the simulator (the book): the clock beside
+    /// its label, smaller buttons, the timeline's rule folded under a summary line and its note
+    /// on where lanes come from dropped, tighter cards, the charts three to a row where there is
+    /// room (`www/embed.css`, `.compact`). The same parts, the same information otherwise.
     Compact,
-}
-
-impl Layout {
-    pub const NAMES: &'static str = "full, compact";
 }
 
 impl EmbedOptions {

@@ -159,7 +159,7 @@ async fn book_first_simulator(width: u32, layout: &str) -> (f64, f64, f64) {
 async fn the_compact_layout_keeps_the_book_s_first_simulator_short() {
     // Measured here and by scripts/embed-measure.sh on the built book (headless Chromium, the
     // same numbers): full 736 px at 932 px wide (a 1280 px window) and 1 347 px at 360 px (a
-    // 400 px window); compact 571 px and 968 px. The bounds leave room for fonts, not for a
+    // 400 px window); compact 587 px and 986 px. The bounds leave room for fonts, not for a
     // layout that grows back.
     for (width, bound) in [(932, 600.0), (360, 1020.0)] {
         let (full, _, _) = book_first_simulator(width, "full").await;

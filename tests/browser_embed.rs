@@ -125,7 +125,7 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     let bad_rule = preset_json("seed-001-one-day-two-days").unwrap().replace(r#""max": "2 d""#, r#""max": "1 d""#);
     assert_eq!(
         mount_error(el(), JsValue::from_str(&bad_rule), JsValue::UNDEFINED),
-        "mount: scenario: idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes."
+        "mount: scenario: idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes. (min = 1 d, max = 1 d: 0 ms apart)"
     );
     assert_eq!(
         mount_error(el(), options(r#"{"name": "x"}"#), JsValue::UNDEFINED),
@@ -133,11 +133,11 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"stpe": 2}"#)),
-        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`"
+        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`"
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"panels": ["timelin"]}"#)),
-        "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`"
+        "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 1.5}"#)),
@@ -266,7 +266,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
     let cases = [
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" stpe="1"></flink-state-sim>"#,
-            "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, heading)",
+            "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, layout, heading)",
         ),
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="two"></flink-state-sim>"#,
@@ -278,7 +278,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
         ),
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" panels="timeline clock"></flink-state-sim>"#,
-            "<flink-state-sim>: attribute panels[1]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`",
+            "<flink-state-sim>: attribute panels[1]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
         ),
         (
             r#"<flink-state-sim></flink-state-sim>"#,
@@ -312,12 +312,12 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
 
     assert_eq!(
         link("?embed&preset=seed-001-one-day-two-days&stp=3").unwrap_err(),
-        "'stp': not a parameter of an embed link (embed, preset, s, step, actions, panels, heading)"
+        "'stp': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading)"
     );
     assert_eq!(link("?embed&heading=no").unwrap_err(), "heading: 'no' is not true or false");
     assert_eq!(
         link("?embed&panels=").unwrap_err(),
-        "link.panels: name at least one of timeline, happened, operators, result"
+        "link.panels: name at least one of timeline, happened, operators, result, flow, charts, inspector"
     );
     assert!(link("?embed").unwrap().0.is_none(), "no scenario: the default preset");
 }

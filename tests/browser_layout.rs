@@ -221,3 +221,31 @@ async fn at_400_px_the_scrubber_label_goes_under_the_slider_whole() {
     assert!(label.top() >= slider.bottom(), "under the slider: {} < {}", label.top(), slider.bottom());
     assert!(row.right() <= 400.5, "the row is no wider than the page: {}", row.right());
 }
+
+#[wasm_bindgen_test]
+async fn at_400_px_every_panel_in_the_compact_layout_fits() {
+    let all = r#"{"layout": "compact", "panels": ["timeline", "happened", "operators", "result", "flow", "charts", "inspector"]}"#;
+    for preset in ["seed-001-one-day-two-days", "seed-004-device-status-flink-2.3"] {
+        let h = host(400);
+        let options = js_sys::JSON::parse(all).unwrap();
+        let sim =
+            mount(h.clone().into(), JsValue::from_str(preset), options).unwrap_or_else(|_| panic!("mount {preset}"));
+        let root = h.shadow_root().expect("a shadow root");
+        let page = Page { root: root.query_selector(".fss-host").unwrap().expect("a simulator in the shadow root") };
+        sim.seek(JsValue::from(2)).unwrap();
+        settle().await;
+        // The inspector open, its table laid out as the narrow simulator's list of keys.
+        page.get("#inspector").unchecked_into::<web_sys::HtmlDetailsElement>().set_open(true);
+        common::browser::until("the inspector's table", || page.find("#inspector-table").is_some()).await;
+        settle().await;
+        let fss = page.get(".fss");
+        assert_eq!(fss.get_bounding_client_rect().width(), 400.0);
+        for part in ["#timeline", "#happened", "#flow", "#charts", "#inspector-table"] {
+            assert!(page.get(part).get_bounding_client_rect().width() > 100.0, "{preset}: {part} is laid out");
+        }
+        assert_eq!(sticking_out(&page, &fss), Vec::<String>::new(), "{preset}");
+        assert!(fss.scroll_width() <= fss.client_width(), "{preset}: {} > {}", fss.scroll_width(), fss.client_width());
+        drop(page);
+        h.remove();
+    }
+}

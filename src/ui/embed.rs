@@ -7,17 +7,21 @@
 //! Two ways in, one [`Embed`]:
 //! - the page opened with `?embed` (or `#embed`), for an `<iframe>`: the scenario and position
 //!   come from the same query as a permalink (`preset=`, `s=`, `step=`), the options from
-//!   `panels=` and `heading=` ([`from_location`]);
+//!   `panels=`, `layout=` and `heading=` ([`from_location`]);
 //! - `mount(element, scenario, options)` from JavaScript (`super::mount`).
 //!
 //! An embedded simulator never reads or writes the URL's history or `localStorage`.
 
+use super::components::charts::SimCharts;
+use super::components::flow::RetractionFlow;
+use super::components::inspector::StateInspector;
 use super::components::timeline::Timeline;
 use super::components::{controls, happened, keys, operators, result};
 use super::files_state::Position;
 use super::persist;
 use super::state::{Action, AppState};
 use crate::engine::scenario::describe_retentions;
+use crate::engine::time::Millis;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -38,6 +42,9 @@ pub struct EmbedOptions {
     /// The parts shown under the controls, in this order.
     #[serde(default = "Panel::all")]
     pub panels: Vec<Panel>,
+    /// How much room the parts take ([`Layout`]).
+    #[serde(default)]
+    pub layout: Layout,
 }
 
 fn yes() -> bool {
@@ -46,11 +53,11 @@ fn yes() -> bool {
 
 impl Default for EmbedOptions {
     fn default() -> Self {
-        EmbedOptions { step: 0, heading: true, panels: Panel::all() }
+        EmbedOptions { step: 0, heading: true, panels: Panel::all(), layout: Layout::Full }
     }
 }
 
-/// A part of the simulator under its controls.
+/// A part of the simulator under its controls; each is the full page's own component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Panel {
@@ -62,10 +69,18 @@ pub enum Panel {
     Operators,
     /// The result table.
     Result,
+    /// The retraction flow: the changelog travelling from the source through each operator to
+    /// the result ([`RetractionFlow`]).
+    Flow,
+    /// The charts of state size, timers and emitted rows per operator ([`SimCharts`]), over the
+    /// timeline's time range when the timeline is shown.
+    Charts,
+    /// The state inspector: every key's state entries, expiry and status ([`StateInspector`]).
+    Inspector,
 }
 
 impl Panel {
-    pub const NAMES: &'static str = "timeline, happened, operators, result";
+    pub const NAMES: &'static str = "timeline, happened, operators, result, flow, charts, inspector";
 
     pub fn name(self) -> &'static str {
         match self {
@@ -73,12 +88,36 @@ impl Panel {
             Panel::Happened => "happened",
             Panel::Operators => "operators",
             Panel::Result => "result",
+            Panel::Flow => "flow",
+            Panel::Charts => "charts",
+            Panel::Inspector => "inspector",
         }
     }
 
+    /// The default: the stepper's four (the retraction flow, the charts and the inspector are
+    /// chosen by name).
     pub fn all() -> Vec<Panel> {
         vec![Panel::Timeline, Panel::Happened, Panel::Operators, Panel::Result]
     }
+
+    /// Drawn across the whole width, one under the other, rather than in the two columns.
+    fn is_wide(self) -> bool {
+        matches!(self, Panel::Timeline | Panel::Flow | Panel::Charts | Panel::Inspector)
+    }
+}
+
+/// How much room an embedded simulator's parts take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// As on the page: the timeline's rule written out, the controls at the page's size.
+    #[default]
+    Full,
+    /// For a page that explains the scenario around the simulator (the book): the clock beside
+    /// its label, smaller buttons, the timeline's rule folded under a summary line and its note
+    /// on where lanes come from dropped, tighter cards, the charts three to a row where there is
+    /// room (`www/embed.css`, `.compact`). The same parts, the same information otherwise.
+    Compact,
 }
 
 impl EmbedOptions {
@@ -200,8 +239,17 @@ impl Embed {
     }
 }
 
+/// What the app keeps for the panels: the timeline's time range on show and the callback that
+/// tells it (the charts follow it), and the version the panels under the timeline are drawn at
+/// (one frame after the controls, as on the page: `super::deferred`).
+pub struct PanelState<'a> {
+    pub on_view: &'a Callback<(Millis, Millis)>,
+    pub view: Option<(Millis, Millis)>,
+    pub deferred: u64,
+}
+
 /// The embedded simulator; `root` is its root element's ref (the panic hook's view, `data-settled`).
-pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: &NodeRef) -> Html {
+pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: &NodeRef, ps: &PanelState) -> Html {
     let sim = state.sim.as_ref().map(|s| s.get());
     let scenario = sim.as_ref().map(|s| s.scenario());
     let on_keydown = {
@@ -220,8 +268,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
             let _ = root.focus();
         }
     });
+    let compact = embed.options.layout == Layout::Compact;
     html! {
-        <div class="fss embed" ref={root.clone()} tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
+        <div class={classes!("fss", "embed", compact.then_some("compact"))} ref={root.clone()} tabindex="-1" onkeydown={on_keydown} onmousedown={keep_focus} role="group"
             aria-label={scenario.map(|s| format!("flink-state-sim: {}", s.name)).unwrap_or_default()}>
             <p class="embed-hint" aria-hidden="true">{ "click to use · Esc to leave" }</p>
             if state.drive.show_keys {
@@ -252,8 +301,19 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let (Some(sim), Some(handle)) = (&sim, &state.sim) {
-                { panels(sim, &embed.options.panels, &html! {
-                    <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()} />
+                { panels(sim, &embed.options.panels, &|p: Panel| match p {
+                    Panel::Timeline => html! {
+                        <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()}
+                            on_view={ps.on_view.clone()} compact={compact} />
+                    },
+                    Panel::Flow => html! { <RetractionFlow sim={handle.clone()} version={ps.deferred} /> },
+                    // Over the timeline's range when the timeline is shown, else the whole run.
+                    Panel::Charts => html! {
+                        <SimCharts sim={handle.clone()} version={ps.deferred}
+                            view={ps.view.filter(|_| embed.options.panels.contains(&Panel::Timeline))} />
+                    },
+                    Panel::Inspector => html! { <StateInspector sim={handle.clone()} version={ps.deferred} /> },
+                    Panel::Happened | Panel::Operators | Panel::Result => html! {},
                 }) }
             }
         </div>
@@ -291,38 +351,47 @@ fn on_key(e: &KeyboardEvent, keys_shown: bool, dispatch: &Callback<Action>) {
     e.stop_propagation();
 }
 
-/// The chosen panels: the timeline (the `Timeline` component, `timeline`) full width, the others
-/// in the page's two columns.
-fn panels(sim: &crate::engine::Simulation, chosen: &[Panel], timeline: &Html) -> Html {
+/// The chosen panels in their order: the wide ones (the timeline, the retraction flow, the
+/// charts, the inspector: the components `wide` draws) full width, the others in the page's two
+/// columns, where the first of them is chosen — "what just happened" on the left, the operators
+/// and the result on the right.
+fn panels(sim: &crate::engine::Simulation, chosen: &[Panel], wide: &dyn Fn(Panel) -> Html) -> Html {
     let part = |p: &Panel| match p {
-        Panel::Timeline => timeline.clone(),
         Panel::Happened => happened::view(sim),
         Panel::Operators => operators::view(sim),
         Panel::Result => result::view(sim),
+        _ => wide(*p),
     };
-    let (wide, rest): (Vec<&Panel>, Vec<&Panel>) = chosen.iter().partition(|p| **p == Panel::Timeline);
+    let rest: Vec<&Panel> = chosen.iter().filter(|p| !p.is_wide()).collect();
     let left: Vec<&Panel> = rest.iter().copied().filter(|p| **p == Panel::Happened).collect();
     let right: Vec<&Panel> = rest.iter().copied().filter(|p| **p != Panel::Happened).collect();
+    let columns = if !left.is_empty() && !right.is_empty() {
+        html! {
+            <div class="columns">
+                { for left.into_iter().map(part) }
+                <div class="flow">{ for right.into_iter().map(part) }</div>
+            </div>
+        }
+    } else {
+        html! { <div class="flow">{ for left.into_iter().chain(right).map(part) }</div> }
+    };
+    let first_column = chosen.iter().position(|p| !p.is_wide());
     html! {
         <>
-            { for wide.into_iter().map(part) }
-            if !left.is_empty() && !right.is_empty() {
-                <div class="columns">
-                    { for left.into_iter().map(part) }
-                    <div class="flow">{ for right.into_iter().map(part) }</div>
-                </div>
-            } else {
-                <div class="flow">{ for left.into_iter().chain(right).map(part) }</div>
-            }
+            { for chosen.iter().enumerate().map(|(i, p)| match (p.is_wide(), Some(i) == first_column) {
+                (true, _) => part(p),
+                (false, true) => columns.clone(),
+                (false, false) => html! {},
+            }) }
         </>
     }
 }
 
 /// The query parameters an `?embed` link may carry.
-const LINK_PARAMETERS: &str = "embed, preset, s, step, actions, panels, heading";
+const LINK_PARAMETERS: &str = "embed, preset, s, step, actions, panels, layout, heading";
 
 /// The embedded simulator the page's address asks for: `?embed` (with `preset=`/`s=`,
-/// `step=`, `panels=timeline,result`, `heading=false`) or `#embed`; `None` for the page itself.
+/// `step=`, `panels=timeline,result`, `layout=compact`, `heading=false`) or `#embed`; `None` for the page itself.
 /// A link that cannot be opened opens the default preset, and the simulator says why.
 pub fn from_location() -> Option<Rc<Embed>> {
     let location = web_sys::window()?.location();
@@ -368,6 +437,9 @@ pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
             "panels" => {
                 let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
                 options.insert("panels".into(), serde_json::Value::Array(names));
+            }
+            "layout" => {
+                options.insert("layout".into(), value.into());
             }
             "heading" => {
                 let on = match value.as_str() {

@@ -211,7 +211,8 @@ pub fn App(props: &AppProps) -> Html {
     }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
-        return embed::view(&state, &dispatch, embed, &root_ref);
+        let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred };
+        return embed::view(&state, &dispatch, embed, &root_ref, &panels);
     }
     html! {
         <div class="fss" ref={root_ref}>

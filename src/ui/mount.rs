@@ -7,6 +7,7 @@
 //! await init();                     // also defines <flink-state-sim>
 //! const a = mount(document.getElementById('a'), 'seed-001-one-day-two-days', { step: 2 });
 //! const b = mount(document.getElementById('b'), jsonText, { panels: ['operators', 'result'] });
+//! const c = mount(document.getElementById('c'), 'seed-004-device-status', { panels: ['flow', 'charts'], layout: 'compact' });
 //! a.step(); b.seek(0); a.destroy();
 //! ```
 //!
@@ -182,9 +183,10 @@ fn position_of(state: &AppState) -> u64 {
 /// - `element`: a DOM element (a `<div>`); the simulator fills its width and grows with its
 ///   content, or scrolls inside it when the element's height is set (only once clicked).
 /// - `scenario`: a preset's name (`presets()`) or a scenario's JSON text.
-/// - `options` (optional): `{ step: 2, heading: false, panels: ["operators", "result"] }` — open
-///   after `step` steps; hide the scenario's title; show these panels (`timeline`, `happened`,
-///   `operators`, `result`) in this order.
+/// - `options` (optional): `{ step: 2, heading: false, panels: ["operators", "result"],
+///   layout: "compact" }` — open after `step` steps; hide the scenario's title; show these panels
+///   (`timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`) in this order;
+///   the `full` (default) or `compact` layout ([`super::embed::Layout`]).
 ///
 /// # Errors
 /// Throws an `Error` naming the argument and the rule; nothing is mounted then.
@@ -351,7 +353,7 @@ extern "C" {
 
 /// Defines the custom element `<flink-state-sim>` (or `name`): `scenario="PRESET"` or the
 /// scenario's JSON in a `<script type="application/json">` child, `step="2"`,
-/// `panels="operators result"`, `heading="false"`. The element's `simulator` property is its
+/// `panels="operators result"`, `layout="compact"`, `heading="false"`. The element's `simulator` property is its
 /// [`Simulator`]. A bad attribute shows its error in the element (and the console). Returns
 /// false when the name is taken. The module's start defines `flink-state-sim` already.
 #[wasm_bindgen(js_name = defineElement)]
@@ -367,7 +369,7 @@ pub fn define_element(name: Option<String>) -> bool {
 }
 
 /// The element's own attributes: everything else is HTML's.
-const ATTRIBUTES: &str = "scenario, step, panels, heading";
+const ATTRIBUTES: &str = "scenario, step, panels, layout, heading";
 const GLOBAL_ATTRIBUTES: &[&str] =
     &["id", "class", "style", "title", "hidden", "lang", "dir", "tabindex", "slot", "part"];
 
@@ -391,6 +393,9 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
             "panels" => {
                 let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
                 options.insert("panels".into(), serde_json::Value::Array(names));
+            }
+            "layout" => {
+                options.insert("layout".into(), value.trim().into());
             }
             "heading" => {
                 let on = match value.trim() {

@@ -38,6 +38,9 @@ pub struct Props {
     /// charts can show the same range.
     #[prop_or_default]
     pub on_view: Option<Callback<(Millis, Millis)>>,
+    /// An embed's compact layout: the cleanup rule folded under a one-line summary.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// A drag in progress: an input being moved (the view is frozen meanwhile, so the axis does not
@@ -208,7 +211,14 @@ pub fn Timeline(props: &Props) -> Html {
                 </ul>
             </div>
             if let Some(rule) = cleanup_rule {
-                <p class="tl-rule hint" id="tl-rule">{ rule }</p>
+                if props.compact {
+                    <details class="tl-rule hint">
+                        <summary>{ "the cleanup-timer rule" }</summary>
+                        <p id="tl-rule">{ rule }</p>
+                    </details>
+                } else {
+                    <p class="tl-rule hint" id="tl-rule">{ rule }</p>
+                }
             }
             <div class="tl-tools" role="toolbar" aria-label="Timeline view">
                 <button id="tl-zoom-out" onclick={Callback::from(move |_| zoom_out(2.0))} aria-label="Zoom out" title="Zoom out (−)">{ "−" }</button>
@@ -288,7 +298,8 @@ pub fn Timeline(props: &Props) -> Html {
                 if tl.hidden_lanes > 0 {
                     <span id="hidden-lanes">{ format!("; {} more keys touched earlier are not drawn (the {} most recently touched are; filter to find one)", tl.hidden_lanes, tl.lanes.len()) }</span>
                 }
-                { ". Lanes come from the last actions the page keeps; older history is replayed by the engine when you go back." }
+                { "." }
+                <span class="lanes-why">{ " Lanes come from the last actions the page keeps; older history is replayed by the engine when you go back." }</span>
             </p>
         </section>
     }

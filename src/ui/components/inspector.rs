@@ -111,7 +111,7 @@ pub fn StateInspector(props: &Props) -> Html {
                 </select>
                 <label for="inspector-filter">{ " key or value contains " }</label>
                 <input id="inspector-filter" type="search" value={(*filter).clone()} oninput={on_filter}
-                    placeholder="search keys and state values" aria-label="search the keys and their states' values" />
+                    placeholder="a key or a value" aria-label="search the keys and their states' values" />
             </div>
             { body }
         </details>

@@ -15,6 +15,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("→", "step"),
     ("←", "step back (exactly: checkpoint + replay)"),
     ("n", "advance to the next timer"),
+    ("[ / ]", "go to the previous / next bookmark"),
     ("?", "show / hide these keys"),
     ("Esc", "hide these keys"),
     ("+ / − / 0", "on the timeline: zoom in / out / fit; ← → pan it, or move a focused input"),
@@ -37,8 +38,8 @@ pub fn action_for(key: &str, target_takes_keys: bool) -> Option<Action> {
     }
 }
 
-/// Whether the element `key` went to uses it itself: a text field, a list, the scrubber or an
-/// editable area takes every key; the timeline's lanes and inputs take the arrows (they pan the
+/// Whether the element `key` went to uses it itself: a text field, a list, the scrubber, an
+/// editable area or the tour's dialog (`super::tour`) takes every key; the timeline's lanes and inputs take the arrows (they pan the
 /// view and move an input).
 fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
     let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
@@ -46,6 +47,7 @@ fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
     let arrow = key.starts_with("Arrow");
     matches!(tag.as_str(), "input" | "textarea" | "select")
         || el.closest("[contenteditable]").ok().flatten().is_some()
+        || el.closest("#tour").ok().flatten().is_some()
         || arrow && el.closest(".timeline-keys").ok().flatten().is_some()
 }
 

@@ -247,7 +247,7 @@ mod tests {
         let thursday: Vec<_> = m.iter().filter(|(_, k, _, _)| *k == BookmarkKind::NewAgain).collect();
         assert_eq!(thursday.len(), 1, "{m:#?}");
         let (step, _, at, what) = thursday[0];
-        assert_eq!((at.as_str(), what.as_str()), ("2019-11-21 10:00", "OverAggregate[3] [u1]"));
+        assert_eq!((*step, at.as_str(), what.as_str()), (8, "2019-11-21 10:00", "OverAggregate[3] [u1]"));
         // The same step's read found u1's accState expired and removed it.
         assert!(
             m.iter().any(|(s, k, _, w)| s == step

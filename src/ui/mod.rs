@@ -258,7 +258,7 @@ pub fn App(props: &AppProps) -> Html {
             { header::view(&state, &dispatch, &on_flink, &on_tour) }
             { controls::view(&state, &dispatch) }
             { scrubber::view(&state, &dispatch, &on_scrub) }
-            { keys::help(&state, &dispatch) }
+            { keys::help_with(&state, &dispatch, keys::PAGE_KEYS) }
             if *tour_open {
                 <Tour dispatch={dispatch.clone()} here={here_in_tour} on_close={on_tour_close} />
             }

@@ -54,8 +54,6 @@ pub fn view(
                     { flink_refusal(state, dispatch) }
                 </span>
                 { files_bar(state, dispatch) }
-                <button id="tour-open" class="tour-open" onclick={on_tour.clone()}
-                    title="A short guided tour of seed 001: the cleanup-timer rule with its numbers">{ "Tour" }</button>
             </div>
             { files_notes(state, dispatch) }
             if let Some(s) = scenario {
@@ -65,6 +63,8 @@ pub fn view(
                         <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title and description are the preset's", s.name) }</span>
                     }
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
+                    <button id="tour-open" class="tour-open" onclick={on_tour.clone()}
+                        title="A short guided tour of seed 001: the cleanup-timer rule with its numbers">{ "▶ Tour" }</button>
                     if let Some(w) = written_for {
                         <p class="note" id="flink-note">{ format!(
                             "This preset was written for {}; it now runs on {}, so its title and description may not match.",

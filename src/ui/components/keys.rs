@@ -15,11 +15,13 @@ pub const KEYS: &[(&str, &str)] = &[
     ("→", "step"),
     ("←", "step back (exactly: checkpoint + replay)"),
     ("n", "advance to the next timer"),
-    ("[ / ]", "go to the previous / next bookmark"),
     ("?", "show / hide these keys"),
     ("Esc", "hide these keys"),
     ("+ / − / 0", "on the timeline: zoom in / out / fit; ← → pan it, or move a focused input"),
 ];
+
+/// The page's keys an embedded simulator does not have (it shows no bookmarks).
+pub const PAGE_KEYS: &[(&str, &str)] = &[("[ / ]", "go to the previous / next bookmark")];
 
 /// The action a key stands for, or `None` when the key is not the page's (or belongs to the
 /// element it was typed in).
@@ -90,6 +92,11 @@ pub fn use_keys(dispatch: Callback<Action>, enabled: bool) {
 
 /// The keys help, when open.
 pub fn help(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    help_with(state, dispatch, &[])
+}
+
+/// The keys help, when open, listing `extra` keys after [`KEYS`] (the page's [`PAGE_KEYS`]).
+pub fn help_with(state: &AppState, dispatch: &Callback<Action>, extra: &[(&str, &str)]) -> Html {
     if !state.drive.show_keys {
         return html! {};
     }
@@ -97,7 +104,7 @@ pub fn help(state: &AppState, dispatch: &Callback<Action>) -> Html {
         <div class="keys-help" id="keys" role="dialog" aria-label="Keyboard keys">
             <h2>{ "Keys" }</h2>
             <dl>
-                { for KEYS.iter().map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
+                { for KEYS.iter().chain(extra).map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
             </dl>
             <p class="hint">{ "Keys typed into a field or a list are the field's. Paused, the page runs nothing." }</p>
             <button class="close" aria-label="Close the keys" onclick={dispatch.reform(|_| Action::CloseKeys)}>{ "×" }</button>

@@ -59,6 +59,7 @@ pub fn Tour(props: &TourProps) -> Html {
     {
         // Go to the step's position, point at its part; focus the dialog's "next" button.
         let (dispatch, here, next_ref) = (props.dispatch.clone(), props.here, next_ref.clone());
+        let dialog_ref = dialog.clone();
         let target = step.as_ref().map(|s| (s.at_step, s.part));
         use_effect_with(i, move |_| {
             let Some((at, part)) = target else { return Box::new(|| ()) as Box<dyn FnOnce()> };
@@ -69,15 +70,16 @@ pub fn Tour(props: &TourProps) -> Html {
             if let Some(button) = next_ref.cast::<HtmlElement>() {
                 let _ = button.focus();
             }
+            let dialog_el = dialog_ref.cast::<Element>();
             let document = web_sys::window().and_then(|w| w.document());
             let target = document.as_ref().and_then(|d| d.query_selector(selector(part)).ok().flatten());
             if let Some(t) = &target {
                 let _ = t.class_list().add_1(TARGET_CLASS);
-                // Scrolled to only when out of view (the page does not jump around a visible part).
+                // Scrolled to the top only when above the view or under the dialog (the page does not
+                // jump around a part in plain view).
                 let rect = t.get_bounding_client_rect();
-                let height =
-                    web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0);
-                if rect.top() < 0.0 || rect.top() > height * 0.6 {
+                let card_top = dialog_el.as_ref().map_or(0.0, |d| d.get_bounding_client_rect().top());
+                if rect.top() < 0.0 || rect.top() > 8.0 && rect.bottom() > card_top {
                     t.scroll_into_view_with_bool(true);
                 }
             }

@@ -2,7 +2,7 @@
 # Builds the page, serves it on 127.0.0.1:8765 and takes screenshots with headless Chromium
 # (Playwright driving Debian's /usr/bin/chromium). Output: target/screenshots/*.png
 # SHOTS=drive: only the driving and timeline views (scripts/screenshot-drive.mjs), at 1280x800 and
-# 400 px wide.
+# 400 px wide. SHOTS=tour: the first visit's tour and the bookmarks (scripts/screenshot-tour.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools=target/tools

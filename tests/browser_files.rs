@@ -6,7 +6,7 @@ mod common;
 
 use common::browser::{settle, until, Page};
 use flink_state_sim::engine::presets::preset_json;
-use flink_state_sim::ui::persist::STORAGE_KEY;
+use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
 use flink_state_sim::ui::{App, AppProps};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -49,6 +49,8 @@ async fn open_persistent() -> Page {
 fn clean() {
     set_query("");
     storage().remove_item(STORAGE_KEY).unwrap();
+    // The first-visit tour is tests/browser_tour.rs's: here it stays closed.
+    storage().set_item(TOUR_KEY, "1").unwrap();
 }
 
 /// The step `#progress` shows (`step 3 / 8`: 3).

@@ -9,7 +9,7 @@ mod common;
 use common::browser::Page;
 use common::wait::{now_ms, wait_for};
 use flink_state_sim::link::{MAX_IMPORT_BYTES, MAX_SCENARIO_UNITS};
-use flink_state_sim::ui::persist::STORAGE_KEY;
+use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
 use flink_state_sim::ui::{App, AppProps};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -30,6 +30,8 @@ fn set_query(query: &str) {
 fn clean() {
     set_query("");
     window().local_storage().unwrap().unwrap().remove_item(STORAGE_KEY).unwrap();
+    // The first-visit tour is tests/browser_tour.rs's: here it stays closed.
+    window().local_storage().unwrap().unwrap().set_item(TOUR_KEY, "1").unwrap();
 }
 
 /// The page as the real page mounts it (it reads the link), and the ms its mount took.

@@ -26,6 +26,7 @@
 //! time ticks from the metrics), [`explain`] (the source's and sink's `EXPLAIN` names).
 
 pub mod aggregate;
+pub mod bookmarks;
 pub mod chart;
 pub mod cleanup_state;
 pub mod compiled_plan;
@@ -57,6 +58,7 @@ pub mod time_axis;
 pub mod time_travel;
 pub mod timeline;
 pub mod timer_service;
+pub mod tour;
 pub mod trace;
 pub mod view;
 pub mod workload;

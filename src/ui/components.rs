@@ -1,5 +1,6 @@
 //! The parts of the page, one per file. Each is a function from state to `Html`.
 
+pub mod bookmarks;
 pub mod charts;
 pub mod compare;
 pub mod controls;
@@ -17,6 +18,7 @@ pub mod scrubber;
 pub mod sql_editor;
 pub mod timeline;
 pub mod timeline_lanes;
+pub mod tour;
 pub mod what_if;
 
 use crate::engine::row::Change;

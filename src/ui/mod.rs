@@ -16,8 +16,10 @@ pub mod state;
 pub mod to_end;
 
 use crate::engine::time::Millis;
+use components::bookmarks::BookmarksPanel;
 use components::compare::ComparePanel;
 use components::timeline::Timeline;
+use components::tour::Tour;
 use components::what_if::WhatIfPanel;
 use components::{controls, editor, happened, header, keys, operators, result, scrubber};
 use gloo_timers::callback::Interval;
@@ -209,17 +211,60 @@ pub fn App(props: &AppProps) -> Html {
             }
         });
     }
+    // The guided tour: by itself on a first visit of the page itself, never in an embed.
+    let tour_open = use_state(|| persist && props.embed.is_none() && persist::first_visit());
+    {
+        let tour_open = *tour_open;
+        use_effect_with(tour_open, move |open| {
+            if *open {
+                persist::mark_tour_seen();
+            }
+        });
+    }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
         let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred };
         return embed::view(&state, &dispatch, embed, &root_ref, &panels);
     }
+    let on_tour = {
+        let tour_open = tour_open.clone();
+        Callback::from(move |_: MouseEvent| tour_open.set(true))
+    };
+    let on_tour_close = {
+        let tour_open = tour_open.clone();
+        Callback::from(move |()| tour_open.set(false))
+    };
+    let position = state.position();
+    // Where the page stands in steps of the straight run, when it got there by steps alone.
+    let here = position
+        .as_ref()
+        .filter(|p| p.actions.iter().all(|(a, _)| *a == crate::engine::Action::Step))
+        .map(|p| p.action_count());
+    let here_in_tour = here.filter(|_| {
+        state.preset == Some(crate::engine::presets::DEFAULT_PRESET)
+            && position.as_ref().is_some_and(|p| matches!(&p.scenario, files_state::ScenarioRef::Preset(_)))
+    });
+    let on_jump = {
+        let (dispatch, scenario) = (dispatch.clone(), position.map(|p| p.scenario));
+        Callback::from(move |step: u64| {
+            if let Some(scenario) = scenario.clone() {
+                let actions = if step > 0 { vec![(crate::engine::Action::Step, step)] } else { vec![] };
+                dispatch.emit(Action::GoTo(files_state::Position { scenario, actions }));
+            }
+        })
+    };
     html! {
         <div class="fss" ref={root_ref}>
-            { header::view(&state, &dispatch, &on_flink) }
+            { header::view(&state, &dispatch, &on_flink, &on_tour) }
             { controls::view(&state, &dispatch) }
             { scrubber::view(&state, &dispatch, &on_scrub) }
-            { keys::help(&state, &dispatch) }
+            { keys::help_with(&state, &dispatch, keys::PAGE_KEYS) }
+            if *tour_open {
+                <Tour dispatch={dispatch.clone()} here={here_in_tour} on_close={on_tour_close} />
+            }
+            if state.sim.is_some() {
+                <BookmarksPanel json={state.json.clone()} here={here} on_jump={on_jump} />
+            }
             if let Some(err) = state.step_error.as_ref().filter(|_| !state.drive.error_from_advance) {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }

@@ -41,6 +41,9 @@ use yew::prelude::*;
 /// The `localStorage` key of the autosave.
 pub const STORAGE_KEY: &str = "flink-state-sim.autosave";
 
+/// The `localStorage` key that remembers the first-visit tour was shown ([`first_visit`]).
+pub const TOUR_KEY: &str = "flink-state-sim.tour-seen";
+
 /// The most actions a link or the autosave may carry (a 1 M-event run has 1 M steps).
 const MAX_ACTIONS: u64 = 10_000_000;
 
@@ -260,6 +263,24 @@ pub fn load_saved() -> Result<Option<Position>, String> {
         (None, None) => return Ok(None),
     };
     Ok(Some(Position { scenario, actions: decode_actions(&saved.actions)? }))
+}
+
+/// Whether this is a first visit, when the guided tour opens by itself: the page was opened with
+/// no link and no autosave, and the tour was never shown. Storage that cannot be read counts as
+/// no first visit (the tour could not be remembered and would open at every visit).
+pub fn first_visit() -> bool {
+    let Ok(storage) = local_storage() else { return false };
+    let seen = storage.get_item(TOUR_KEY).map(|v| v.is_some()).unwrap_or(true);
+    let saved = storage.get_item(STORAGE_KEY).map(|v| v.is_some()).unwrap_or(true);
+    !seen && !saved && matches!(parse_query(&current_query()), Ok(None))
+}
+
+/// Remembers that the tour was shown: it does not open by itself again. A refused write is
+/// ignored (the autosave reports storage problems).
+pub fn mark_tour_seen() {
+    if let Ok(storage) = local_storage() {
+        let _ = storage.set_item(TOUR_KEY, "1");
+    }
 }
 
 /// The page's first state: the link in the URL if there is one, else the autosave, else the

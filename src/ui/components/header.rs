@@ -11,7 +11,13 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// `on_flink` receives the chosen Flink version; the App applies it to the editor's text.
-pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_flink: &Callback<String>) -> Html {
+/// `on_tour` opens the guided tour ([`super::tour`]).
+pub fn view(
+    state: &UseReducerHandle<AppState>,
+    dispatch: &Callback<Action>,
+    on_flink: &Callback<String>,
+    on_tour: &Callback<MouseEvent>,
+) -> Html {
     let on_preset =
         dispatch.reform(|e: Event| Action::SelectPreset(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let on_flink = on_flink.reform(|e: Event| e.target_unchecked_into::<HtmlSelectElement>().value());
@@ -57,6 +63,8 @@ pub fn view(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>, on_
                         <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title and description are the preset's", s.name) }</span>
                     }
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
+                    <button id="tour-open" class="tour-open" onclick={on_tour.clone()}
+                        title="A short guided tour of seed 001: the cleanup-timer rule with its numbers">{ "▶ Tour" }</button>
                     if let Some(w) = written_for {
                         <p class="note" id="flink-note">{ format!(
                             "This preset was written for {}; it now runs on {}, so its title and description may not match.",

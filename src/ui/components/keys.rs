@@ -20,6 +20,9 @@ pub const KEYS: &[(&str, &str)] = &[
     ("+ / − / 0", "on the timeline: zoom in / out / fit; ← → pan it, or move a focused input"),
 ];
 
+/// The page's keys an embedded simulator does not have (it shows no bookmarks).
+pub const PAGE_KEYS: &[(&str, &str)] = &[("[ / ]", "go to the previous / next bookmark")];
+
 /// The action a key stands for, or `None` when the key is not the page's (or belongs to the
 /// element it was typed in).
 pub fn action_for(key: &str, target_takes_keys: bool) -> Option<Action> {
@@ -37,8 +40,8 @@ pub fn action_for(key: &str, target_takes_keys: bool) -> Option<Action> {
     }
 }
 
-/// Whether the element `key` went to uses it itself: a text field, a list, the scrubber or an
-/// editable area takes every key; the timeline's lanes and inputs take the arrows (they pan the
+/// Whether the element `key` went to uses it itself: a text field, a list, the scrubber, an
+/// editable area or the tour's dialog (`super::tour`) takes every key; the timeline's lanes and inputs take the arrows (they pan the
 /// view and move an input).
 fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
     let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
@@ -46,6 +49,7 @@ fn takes_keys(target: Option<web_sys::EventTarget>, key: &str) -> bool {
     let arrow = key.starts_with("Arrow");
     matches!(tag.as_str(), "input" | "textarea" | "select")
         || el.closest("[contenteditable]").ok().flatten().is_some()
+        || el.closest("#tour").ok().flatten().is_some()
         || arrow && el.closest(".timeline-keys").ok().flatten().is_some()
 }
 
@@ -88,6 +92,11 @@ pub fn use_keys(dispatch: Callback<Action>, enabled: bool) {
 
 /// The keys help, when open.
 pub fn help(state: &AppState, dispatch: &Callback<Action>) -> Html {
+    help_with(state, dispatch, &[])
+}
+
+/// The keys help, when open, listing `extra` keys after [`KEYS`] (the page's [`PAGE_KEYS`]).
+pub fn help_with(state: &AppState, dispatch: &Callback<Action>, extra: &[(&str, &str)]) -> Html {
     if !state.drive.show_keys {
         return html! {};
     }
@@ -95,7 +104,7 @@ pub fn help(state: &AppState, dispatch: &Callback<Action>) -> Html {
         <div class="keys-help" id="keys" role="dialog" aria-label="Keyboard keys">
             <h2>{ "Keys" }</h2>
             <dl>
-                { for KEYS.iter().map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
+                { for KEYS.iter().chain(extra).map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ *what }</dd></> }) }
             </dl>
             <p class="hint">{ "Keys typed into a field or a list are the field's. Paused, the page runs nothing." }</p>
             <button class="close" aria-label="Close the keys" onclick={dispatch.reform(|_| Action::CloseKeys)}>{ "×" }</button>

@@ -1,0 +1,222 @@
+//! The first five minutes in headless Chromium: the guided tour of seed 001 opens on a first
+//! visit (no link, no autosave, the tour never shown), moves the page to the step it explains
+//! and points at the part it names, keeps the focus inside its dialog, is closed by Esc, does
+//! not open again at the next visit, opens again from the Tour button, and never opens in an
+//! embed (which leaves the storage alone). Bookmarks list seed 001's timer firing and stale row
+//! at step 4 and jump there by a click and by `]`, and the permalink keeps the step.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::browser::{settle, until, Page};
+use flink_state_sim::ui::embed::{link, Embed};
+use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
+use flink_state_sim::ui::state::AppState;
+use flink_state_sim::ui::{App, AppProps};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+use web_sys::{HtmlElement, KeyboardEvent, KeyboardEventInit};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn window() -> web_sys::Window {
+    web_sys::window().unwrap()
+}
+
+fn storage() -> web_sys::Storage {
+    window().local_storage().unwrap().unwrap()
+}
+
+fn set_query(query: &str) {
+    let path = window().location().pathname().unwrap();
+    window().history().unwrap().replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{query}"))).unwrap();
+}
+
+/// A first visitor's browser: no address parameters, no autosave, no tour shown.
+fn first_visitor() {
+    set_query("");
+    storage().remove_item(STORAGE_KEY).unwrap();
+    storage().remove_item(TOUR_KEY).unwrap();
+}
+
+/// The page as the real page mounts it (the URL, the autosave, the first-visit tour).
+async fn open_page() -> Page {
+    let doc = window().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true, embed: None }).render();
+    settle().await;
+    Page { root }
+}
+
+/// A `keydown` of `key` (with Shift when `shift`) on `selector`'s element, or on the document.
+async fn press(page: &Page, target: Option<&str>, key: &str, shift: bool) {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_shift_key(shift);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    match target {
+        Some(selector) => page.get(selector).dispatch_event(&event).unwrap(),
+        None => window().document().unwrap().dispatch_event(&event).unwrap(),
+    };
+    settle().await;
+}
+
+fn focused_id() -> String {
+    window().document().unwrap().active_element().map(|e| e.id()).unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn the_tour_opens_on_a_first_visit_teaches_with_seed_001_s_numbers_and_esc_closes_it_for_good() {
+    first_visitor();
+    let page = open_page().await;
+    until("the tour's dialog", || page.find("#tour").is_some()).await;
+    assert_eq!(page.attr("#tour", "role"), "dialog");
+    assert_eq!(page.attr("#tour", "aria-modal"), "true");
+    assert_eq!(page.attr("#tour", "aria-labelledby"), "tour-title");
+    assert_eq!(page.text("#tour-count"), "Tour 1 / 6");
+    assert_eq!(
+        page.text("#tour-title"),
+        "Seed 001: idle state retention min 1 day, max 2 days: one key, min = 1 d, max = 2 d"
+    );
+    assert_eq!(focused_id(), "tour-next", "the focus moved into the dialog");
+    assert_eq!(storage().get_item(TOUR_KEY).unwrap().as_deref(), Some("1"), "shown once: remembered");
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+
+    // → goes on: the page runs u1's first login and the tour points at the timeline.
+    press(&page, Some("#tour-next"), "ArrowRight", false).await;
+    assert_eq!(page.text("#tour-count"), "Tour 2 / 6");
+    assert_eq!(page.text("#progress"), "step 1 / 4", "the page went to the step the tour explains");
+    let text = page.text("#tour-text");
+    assert!(
+        text.starts_with(
+            "2019-11-20 15:00: u1 has no cleanup time C yet, so a timer is registered at now + max = 2019-11-22 15:00"
+        ),
+        "{text}"
+    );
+    assert!(page.get("#timeline").class_list().contains("tour-target"));
+    // The page's own → (step) is not run by a key typed in the dialog.
+    assert_eq!(page.text("#progress"), "step 1 / 4");
+
+    // Enter on the dialog goes on too: the move of C, with its numbers, in "What just happened".
+    press(&page, Some("#tour"), "Enter", false).await;
+    press(&page, Some("#tour"), "Enter", false).await;
+    assert_eq!(page.text("#tour-count"), "Tour 4 / 6");
+    assert_eq!(page.text("#progress"), "step 3 / 4");
+    let text = page.text("#tour-text");
+    assert!(text.contains("now + min = 2019-11-22 16:00 is after C = 2019-11-22 15:00"), "{text}");
+    assert!(text.contains("now + max = 2019-11-23 16:00"), "{text}");
+    assert!(page.get("#happened").class_list().contains("tour-target"));
+    assert!(!page.get("#timeline").class_list().contains("tour-target"), "one part at a time");
+
+    // ← goes back.
+    press(&page, Some("#tour"), "ArrowLeft", false).await;
+    assert_eq!(page.text("#tour-count"), "Tour 3 / 6");
+    assert_eq!(page.text("#progress"), "step 2 / 4");
+
+    // Tab stays inside: from the last button to the first, Shift+Tab from the first to the last.
+    page.get("#tour-close").dyn_ref_html().focus().unwrap();
+    press(&page, Some("#tour-close"), "Tab", false).await;
+    assert_eq!(focused_id(), "tour-back");
+    press(&page, Some("#tour-back"), "Tab", true).await;
+    assert_eq!(focused_id(), "tour-close");
+
+    // Esc closes it, wherever the focus is.
+    press(&page, None, "Escape", false).await;
+    assert!(page.find("#tour").is_none(), "Esc closed the tour");
+    assert!(!page.get("#happened").class_list().contains("tour-target"), "nothing is outlined any more");
+    drop(page);
+
+    // The next visit (the same browser, a fresh page without its autosave): no tour.
+    set_query("");
+    storage().remove_item(STORAGE_KEY).unwrap();
+    let page = open_page().await;
+    assert!(page.find("#tour").is_none(), "a returning visitor never sees the tour by itself");
+    // The Tour button opens it again, at its first step.
+    page.click("#tour-open").await;
+    assert_eq!(page.text("#tour-count"), "Tour 1 / 6");
+    page.click("#tour-close").await;
+    assert!(page.find("#tour").is_none());
+    drop(page);
+    first_visitor();
+}
+
+#[wasm_bindgen_test]
+async fn a_visit_with_a_link_or_an_autosave_is_no_first_visit() {
+    first_visitor();
+    set_query("?preset=seed-001-one-day-two-days&step=2");
+    let page = open_page().await;
+    assert_eq!(page.text("#progress"), "step 2 / 4");
+    assert!(page.find("#tour").is_none(), "a link is not interrupted by the tour");
+    drop(page);
+    first_visitor();
+}
+
+#[wasm_bindgen_test]
+async fn the_tour_never_opens_in_an_embed_and_an_embed_leaves_the_storage_alone() {
+    first_visitor();
+    let (_, opts) = link("?embed").unwrap();
+    let doc = window().document().unwrap();
+    let root = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
+    let embed = Embed::new(AppState::default(), opts);
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    settle().await;
+    let page = Page { root };
+    assert_eq!(page.text("#progress"), "step 0 / 4", "the embed runs seed 001");
+    assert!(page.find("#tour").is_none() && page.find("#tour-open").is_none());
+    assert_eq!(storage().get_item(TOUR_KEY).unwrap(), None);
+    assert_eq!(storage().get_item(STORAGE_KEY).unwrap(), None);
+}
+
+#[wasm_bindgen_test]
+async fn bookmarks_list_seed_001_s_timer_firing_and_jump_there_keeping_the_step_in_the_link() {
+    first_visitor();
+    storage().set_item(TOUR_KEY, "1").unwrap();
+    let page = open_page().await;
+    assert!(page.find("#tour").is_none());
+    assert_eq!(
+        page.texts("#bookmarks .bm-jump"),
+        [
+            "step 4timer fired2019-11-23 16:00 · logins_per_user [u1] timer for 2019-11-23 16:00",
+            "step 4row went stale2019-11-23 16:00 · result row (u1, 3)",
+        ]
+    );
+    assert!(page.is_disabled("#bm-prev"));
+    page.click("#bm-next").await;
+    assert_eq!(page.text("#progress"), "step 4 / 4");
+    assert!(page.text("#happened").contains("fired"), "{}", page.text("#happened"));
+    assert_eq!(page.attr("#bookmarks li.timer-fired .bm-jump", "aria-current"), "step");
+    assert!(
+        page.find("#result-table tr.stale").is_some() || page.text("#result").contains("stale since 2019-11-23 16:00")
+    );
+    let search = window().location().search().unwrap();
+    assert!(search.ends_with("preset=seed-001-one-day-two-days&step=4"), "{search}");
+    assert!(page.is_disabled("#bm-next"), "no bookmark after step 4");
+
+    // Back to the start with ←, then `]` jumps to the next bookmark again.
+    for _ in 0..4 {
+        page.click("#step-back").await;
+    }
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+    press(&page, None, "]", false).await;
+    assert_eq!(page.text("#progress"), "step 4 / 4");
+    // A click on a bookmark of the list goes there too (here: where the page already is).
+    page.click("#bookmarks li.row-stale .bm-jump").await;
+    assert_eq!(page.text("#progress"), "step 4 / 4");
+    drop(page);
+    first_visitor();
+}
+
+/// `element.focus()` for a test.
+trait DynHtml {
+    fn dyn_ref_html(&self) -> &HtmlElement;
+}
+
+impl DynHtml for web_sys::Element {
+    fn dyn_ref_html(&self) -> &HtmlElement {
+        wasm_bindgen::JsCast::unchecked_ref(self)
+    }
+}

@@ -68,6 +68,20 @@ async fn the_axis_stays_put_while_stepping_and_its_labels_never_overlap() {
     assert_eq!(tick_labels(&page), first, "fit shows the whole run again");
 }
 
+/// A generated run opens on a window that follows now (15 h of a 28-hour run here): "fit" shows
+/// the whole run from its start, not that window again.
+#[wasm_bindgen_test]
+async fn fit_shows_a_generated_run_whole() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "what-if-100k-logins").await;
+    let window = page.text("#tl-range");
+    page.click("#tl-fit").await;
+    let whole = page.text("#tl-range");
+    assert_ne!(whole, window, "the whole run, not the window that follows now");
+    assert_eq!(whole.split(" – ").next(), window.split(" – ").next(), "both from the run's start: {window} / {whole}");
+    assert_eq!(page.attr("#tl-follow", "aria-pressed"), "true", "and it still follows now");
+}
+
 #[wasm_bindgen_test]
 async fn a_two_second_run_ticks_whole_seconds_and_a_harness_run_milliseconds() {
     let page = Page::open().await;

@@ -149,13 +149,16 @@ pub fn Timeline(props: &Props) -> Html {
         let set_view = set_view.clone();
         move |share: f64| set_view(Some(v.pan((v.width() as f64 * share) as Millis, domain)), false)
     };
+    // "fit": the whole domain. A generated run opens on a window that follows now (its default
+    // view), so fitting asks for the domain itself; any other run's default is the domain.
+    let fit_view = tl.follow_ms.map(|_| domain);
     let on_plot_key = {
         let (zoom_by, pan_by, set_view) = (zoom_by.clone(), pan_by.clone(), set_view.clone());
         Callback::from(move |e: KeyboardEvent| {
             match e.key().as_str() {
                 "+" | "=" => zoom_by(0.5),
                 "-" | "_" => zoom_by(2.0),
-                "0" => set_view(None, true),
+                "0" => set_view(fit_view, true),
                 "ArrowLeft" => pan_by(-0.25),
                 "ArrowRight" => pan_by(0.25),
                 _ => return,
@@ -223,7 +226,7 @@ pub fn Timeline(props: &Props) -> Html {
             <div class="tl-tools" role="toolbar" aria-label="Timeline view">
                 <button id="tl-zoom-out" onclick={Callback::from(move |_| zoom_out(2.0))} aria-label="Zoom out" title="Zoom out (−)">{ "−" }</button>
                 <button id="tl-zoom-in" onclick={Callback::from(move |_| zoom_in(0.5))} aria-label="Zoom in" title="Zoom in (+; Ctrl + wheel)">{ "+" }</button>
-                <button id="tl-fit" onclick={Callback::from(move |_| fit(None, true))} title="Show the whole run (0)">{ "fit" }</button>
+                <button id="tl-fit" onclick={Callback::from(move |_| fit(fit_view, true))} title="Show the whole run (0)">{ "fit" }</button>
                 <button id="tl-pan-left" onclick={Callback::from(move |_| pan_left(-0.25))} aria-label="Pan left" title="Earlier (drag the lanes, or ←)">{ "◀" }</button>
                 <button id="tl-pan-right" onclick={Callback::from(move |_| pan_right(0.25))} aria-label="Pan right" title="Later (→)">{ "▶" }</button>
                 <button id="tl-follow" aria-pressed={following.to_string()} onclick={Callback::from(move |_| toggle_follow(Some(v), !following))}

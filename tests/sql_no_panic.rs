@@ -108,7 +108,12 @@ fn scenario(sql: &str) -> String {
 
 /// Loads (and, when valid, runs) a SQL text: a refusal must say where.
 fn check(sql: &str) {
-    match Scenario::from_json(&scenario(sql)) {
+    check_scenario(&scenario(sql), sql);
+}
+
+/// Loads (and, when valid, runs) `text`, a scenario whose `"sql"` is `sql`.
+fn check_scenario(text: &str, sql: &str) {
+    match Scenario::from_json(text) {
         Ok(s) => {
             let mut sim = Simulation::new(s);
             let _ = sim.run_to_end();
@@ -122,6 +127,20 @@ fn check(sql: &str) {
             );
         }
     }
+}
+
+/// `sql` with `len` characters from `cut` dropped, or (`dup`) repeated.
+fn mutate(sql: &str, cut: usize, len: usize, dup: bool) -> String {
+    let chars: Vec<char> = sql.chars().collect();
+    let at = cut.min(chars.len());
+    let end = (at + len).min(chars.len());
+    let mut mutated: String = chars[..at].iter().collect();
+    if dup {
+        mutated.extend(&chars[at..end]);
+        mutated.extend(&chars[at..end]);
+    }
+    mutated.extend(&chars[end..]);
+    mutated
 }
 
 /// The SQL of every preset that has some.
@@ -144,17 +163,7 @@ proptest! {
     fn mutated_queries_never_panic(which in 0usize..64, cut in 0usize..400, len in 0usize..20, dup in any::<bool>()) {
         let all = preset_sql();
         prop_assume!(!all.is_empty());
-        let sql = &all[which % all.len()];
-        let chars: Vec<char> = sql.chars().collect();
-        let at = cut.min(chars.len());
-        let end = (at + len).min(chars.len());
-        let mut mutated: String = chars[..at].iter().collect();
-        if dup {
-            mutated.extend(&chars[at..end]);
-            mutated.extend(&chars[at..end]);
-        }
-        mutated.extend(&chars[end..]);
-        check(&mutated);
+        check(&mutate(&all[which % all.len()], cut, len, dup));
     }
 }
 
@@ -226,20 +235,7 @@ fn lateral_check(sql: &str) {
                   {"advance_to": 30000}]
     })
     .to_string();
-    match Scenario::from_json(&text) {
-        Ok(s) => {
-            let mut sim = Simulation::new(s);
-            let _ = sim.run_to_end();
-            let _ = flink_state_sim::engine::explain::explain(sim.scenario());
-        }
-        Err(e) => {
-            assert_eq!(e.path, "sql", "{sql:?} → {e}");
-            assert!(
-                error_location(&e).is_some() || e.message.contains("(in the planned pipeline["),
-                "a refusal without its position: {sql:?} → {e}"
-            );
-        }
-    }
+    check_scenario(&text, sql);
 }
 
 proptest! {
@@ -247,16 +243,7 @@ proptest! {
 
     #[test]
     fn mutated_lateral_snapshot_queries_never_panic(cut in 0usize..300, len in 0usize..20, dup in any::<bool>()) {
-        let chars: Vec<char> = LATERAL.chars().collect();
-        let at = cut.min(chars.len());
-        let end = (at + len).min(chars.len());
-        let mut mutated: String = chars[..at].iter().collect();
-        if dup {
-            mutated.extend(&chars[at..end]);
-            mutated.extend(&chars[at..end]);
-        }
-        mutated.extend(&chars[end..]);
-        lateral_check(&mutated);
+        lateral_check(&mutate(LATERAL, cut, len, dup));
     }
 
     #[test]

@@ -162,13 +162,15 @@ pub fn App(props: &AppProps) -> Html {
     // The page's keys; an embedded simulator takes keys only while focused (`embed::view`).
     keys::use_keys(dispatch.clone(), props.embed.is_none());
     let on_scrub = scrubber::use_scrub(dispatch.clone());
-    // While "▶| to end" runs, the timeline and the sections below it keep showing the position
-    // the run started from: rendering them after every slice kept the page from answering input
-    // within 50 ms at 1 M steps. The controls and the progress bar move; the views catch up when
-    // the run ends or is cancelled (`to_end`).
+    // While "▶| to end" runs, or "Go there" replays a far link (`far`), the timeline and the
+    // sections below it keep showing the position the run started from: rendering them after
+    // every slice kept the page from answering input within 50 ms at 1 M steps (and from ever
+    // being settled). The controls and the progress bar move; the views catch up when the run
+    // ends or is cancelled.
     let views_version = {
         let kept = use_mut_ref(|| state.version);
-        if state.drive.to_end.is_none() {
+        let far_running = state.files.far.as_ref().is_some_and(|f| f.running);
+        if state.drive.to_end.is_none() && !far_running {
             *kept.borrow_mut() = state.version;
         }
         let v = *kept.borrow();

@@ -6,7 +6,8 @@
 //! automation wait for it instead of for a number of frames or milliseconds.
 //!
 //! Not counted: Play (it goes on until paused; its beats are awaited by what they show), a
-//! what-if run (it shows its progress; awaited by its result), and a render Yew has queued (it
+//! what-if run, "▶| to end" and "Go there" of a far link (they show their progress; the views
+//! below wait for their end, `super::far`), and a render Yew has queued (it
 //! runs in a microtask after the event that queued it; tests flush it with
 //! `yew::scheduler::flush`).
 //!

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: native (`cargo test`: engine, presets, oracle, bug cases, CLI; then 6000 cases
 # of the fuzzer, examples/fuzz_scenarios) and in headless
-# Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests;
+# Chromium (`wasm-pack test`: the same engine tests compiled to wasm, and the page's browser tests,
+# bundled: tests/wasm_engine.rs, tests/wasm_page.rs;
 # then tests/browser_drive_perf.rs on the release build, which times step / step back / scrub at
 # 100 k events). Installs what it needs first (scripts/setup.sh test), skipping what is already
 # installed. Ends with one line: the total of tests passed, or which part failed.
@@ -37,17 +38,26 @@ part="native, optimised (memory)"
 say "native, profile fuzz: tests/memory.rs (10^7 events, peak heap)"
 cargo test --locked --profile fuzz --test memory -- --ignored --nocapture 2>&1 | tee -a "$log"
 part="browser"
-say "browser: wasm-pack test --headless --chrome"
+say "browser: headless Chromium (tests/wasm_engine.rs, tests/wasm_page.rs, tests/browser_crash.rs)"
 # --no-default-features: the CLI (feature `cli`) is native only.
-# This runs tests/browser_crash.rs too: the debug build has its hidden action that panics.
-wasm-pack test --headless --chrome --no-default-features 2>&1 | tee -a "$log"
+# Three wasm binaries: the engine's tests and the page's, each bundled into one binary (each
+# binary is linked, processed by wasm-bindgen and started in its own Chromium: one per file
+# was most of this part's time; tests/wasm_bundles.rs checks no file is left out), and
+# tests/browser_crash.rs alone (the debug build has its hidden action that panics; nothing can
+# run after it in the same module).
+# Through cargo with wasm-pack's runner settings (what `wasm-pack test --headless --chrome` runs,
+# without its first `cargo build --tests`, which links every test target).
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)"
+export CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_ONLY_WEB=1
+# The runner's limit for a whole test binary (its default is 20 s; wasm-pack sets 600).
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1200}"
+cargo test --locked --target wasm32-unknown-unknown --no-default-features \
+  --test wasm_engine --test wasm_page --test browser_crash 2>&1 | tee -a "$log"
 part="browser (release, timing)"
 say "browser, the page's build (profile wasm-release): tests/browser_drive_perf.rs (100 k events)"
 # Through cargo with wasm-pack's runner settings: `wasm-pack test --release` would first build
 # every test target with LTO (`cargo build --tests`), which takes long on two cores.
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" \
-  CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_TEST_ONLY_WEB=1 \
-  cargo test --locked --profile wasm-release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
+cargo test --locked --profile wasm-release --target wasm32-unknown-unknown --no-default-features --test browser_drive_perf \
   -- --nocapture 2>&1 | tee -a "$log"
 say "done"
 total=$(grep -aoE '^test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')

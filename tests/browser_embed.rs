@@ -303,7 +303,7 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
     assert!(!opts.heading);
     let root = host("");
     let embed = Embed::new(AppState::open(&position.unwrap(), "link"), opts);
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    common::browser::render(&root, AppProps { persist: false, embed: Some(embed) });
     settle().await;
     let page = Page { root };
     assert_eq!(page.text("#progress"), "step 3 / 4");
@@ -331,7 +331,7 @@ async fn from_query(query: &str) -> Page {
     let embed = flink_state_sim::ui::embed::from_location().expect("an embed link");
     history.replace_state_with_url(&JsValue::NULL, "", Some(&path)).unwrap();
     let root = host("");
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    common::browser::render(&root, AppProps { persist: false, embed: Some(embed) });
     settle().await;
     Page { root }
 }

@@ -235,7 +235,7 @@ async fn a_focused_custom_element_and_embed_link_take_the_keys() {
     let (position, opts) = link("?embed&preset=seed-001-one-day-two-days").unwrap();
     let root = host("");
     let embed = Embed::new(AppState::open(&position.unwrap(), "link"), opts);
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    common::browser::render(&root, AppProps { persist: false, embed: Some(embed) });
     settle().await;
     keys_of_a_focused_simulator(&Page { root }).await;
 }

@@ -40,7 +40,7 @@ async fn open_persistent() -> Page {
     let doc = window().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true, embed: None }).render();
+    common::browser::render(&root, AppProps { persist: true, embed: None });
     settle().await;
     Page { root }
 }

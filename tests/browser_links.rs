@@ -42,7 +42,7 @@ fn open_link(query: &str) -> (Page, f64) {
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
     let started = now_ms();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true, embed: None }).render();
+    common::browser::render(&root, AppProps { persist: true, embed: None });
     (Page { root }, now_ms() - started)
 }
 

@@ -44,7 +44,7 @@ async fn open_page() -> Page {
     let doc = window().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: true, embed: None }).render();
+    common::browser::render(&root, AppProps { persist: true, embed: None });
     settle().await;
     Page { root }
 }
@@ -162,7 +162,7 @@ async fn the_tour_never_opens_in_an_embed_and_an_embed_leaves_the_storage_alone(
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
     let embed = Embed::new(AppState::default(), opts);
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { persist: false, embed: Some(embed) }).render();
+    common::browser::render(&root, AppProps { persist: false, embed: Some(embed) });
     settle().await;
     let page = Page { root };
     assert_eq!(page.text("#progress"), "step 0 / 4", "the embed runs seed 001");

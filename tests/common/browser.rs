@@ -18,9 +18,31 @@ pub struct Page {
 }
 
 impl Drop for Page {
+    /// Unmounts the app rendered in the root ([`render`]), if any, then removes the root: an app
+    /// left mounted keeps its listeners on the document (the page's keys) for the tests after.
     fn drop(&mut self) {
+        let apps = MOUNTED.with(|m| {
+            let mut m = m.borrow_mut();
+            let (mine, others): (Vec<_>, Vec<_>) = m.drain(..).partition(|(root, _)| *root == self.root);
+            *m = others;
+            mine
+        });
+        for (_, app) in apps {
+            app.destroy();
+        }
         self.root.remove();
     }
+}
+
+thread_local! {
+    /// The apps [`render`] mounted, by their root.
+    static MOUNTED: std::cell::RefCell<Vec<(Element, yew::AppHandle<App>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Mounts the app in `root` with `props`; the [`Page`] on `root` unmounts it when dropped.
+pub fn render(root: &Element, props: flink_state_sim::ui::AppProps) {
+    let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    MOUNTED.with(|m| m.borrow_mut().push((root.clone(), app)));
 }
 
 /// Waits until the page is settled after a mount or an event: Yew has rendered and run its
@@ -114,7 +136,7 @@ impl Page {
         let doc = web_sys::window().unwrap().document().unwrap();
         let root = doc.create_element("div").unwrap();
         doc.body().unwrap().append_child(&root).unwrap();
-        yew::Renderer::<App>::with_root(root.clone()).render();
+        render(&root, flink_state_sim::ui::AppProps::default());
         settle().await;
         Page { root }
     }

@@ -37,6 +37,10 @@ fn main() {
     let copy = sim.clone();
     println!("clone of the simulation: {:.1} ms", ms(t));
     drop(copy);
+    let t = Instant::now();
+    let result = sim.result().clone();
+    println!("of which the result table ({} rows): {:.1} ms", result.len(), ms(t));
+    drop(result);
     let back: Vec<f64> = (0..20)
         .map(|_| {
             let t = Instant::now();

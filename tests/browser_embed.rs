@@ -12,7 +12,7 @@ use flink_state_sim::engine::presets::preset_json;
 use flink_state_sim::ui::embed::{link, Embed, Panel};
 use flink_state_sim::ui::persist::STORAGE_KEY;
 use flink_state_sim::ui::state::AppState;
-use flink_state_sim::ui::{App, AppProps};
+use flink_state_sim::ui::AppProps;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::Element;

@@ -10,7 +10,7 @@ use common::browser::{settle, Page};
 use common::embed::{define, document, element, host, inside, mounted};
 use flink_state_sim::ui::embed::{link, Embed};
 use flink_state_sim::ui::state::AppState;
-use flink_state_sim::ui::{App, AppProps};
+use flink_state_sim::ui::AppProps;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement, KeyboardEvent, KeyboardEventInit};

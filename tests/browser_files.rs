@@ -7,7 +7,7 @@ mod common;
 use common::browser::{settle, until, Page};
 use flink_state_sim::engine::presets::preset_json;
 use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
-use flink_state_sim::ui::{App, AppProps};
+use flink_state_sim::ui::AppProps;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;

@@ -10,7 +10,7 @@ use common::browser::Page;
 use common::wait::{now_ms, wait_for};
 use flink_state_sim::link::{MAX_IMPORT_BYTES, MAX_SCENARIO_UNITS};
 use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
-use flink_state_sim::ui::{App, AppProps};
+use flink_state_sim::ui::AppProps;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Event, EventInit, HtmlInputElement};

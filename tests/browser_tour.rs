@@ -12,7 +12,7 @@ use common::browser::{settle, until, Page};
 use flink_state_sim::ui::embed::{link, Embed};
 use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
 use flink_state_sim::ui::state::AppState;
-use flink_state_sim::ui::{App, AppProps};
+use flink_state_sim::ui::AppProps;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::{HtmlElement, KeyboardEvent, KeyboardEventInit};

@@ -92,3 +92,34 @@ fn a_back_from_a_rung_gives_a_straight_runs_state_and_trace() {
     assert!(sim.result().rows().eq(straight.result().rows()));
     assert_eq!(sim.sample_now(), straight.sample_now());
 }
+
+#[test]
+fn a_run_to_its_end_lays_the_ladder_so_the_first_back_replays_little() {
+    // 200 k actions with the page's trace window: checkpoints end up far apart, so without a
+    // plan the first Back replays from one far behind (the test above); "▶| to end" plans the
+    // ladder before it runs.
+    let mut sim = Simulation::with_options(logins(200_000), options());
+    sim.plan_ladder_to(200_000);
+    while sim.can_step() {
+        sim.step().unwrap();
+    }
+    let spacing = sim.checkpoint_stats().1;
+    assert!(spacing >= 8 * LADDER_SPACING, "checkpoints {spacing} apart");
+    sim.step_back().unwrap();
+    // The Back to 199 999 needs the trace from 199 599; the nearest rung is LADDER_SPACING
+    // before that.
+    assert_eq!(sim.last_replay_len(), 199_999 - (199_999 - WINDOW - LADDER_SPACING));
+    let mut straight = Simulation::with_options(logins(200_000), options());
+    while straight.action_count() < 199_999 {
+        straight.step().unwrap();
+    }
+    assert_eq!(sim.trace(), straight.trace());
+    assert_eq!(sim.metrics(), straight.metrics());
+    assert!(sim.result().rows().eq(straight.result().rows()));
+    assert_eq!(sim.sample_now(), straight.sample_now());
+    // A plan past where the run stops takes nothing wrong: the next Backs are as before.
+    sim.plan_ladder_to(10_000_000);
+    sim.step().unwrap();
+    sim.step_back().unwrap();
+    assert!(sim.last_replay_len() <= LADDER_SPACING + WINDOW, "{}", sim.last_replay_len());
+}

@@ -42,6 +42,8 @@ pub struct Checkpoints<E> {
     taken: Vec<(usize, Rc<E>)>,
     /// The ladder's rungs, ascending.
     ladder: Vec<(usize, Rc<E>)>,
+    /// Rungs to take on the way forward ([`Checkpoints::plan_ladder`]), ascending.
+    planned: Vec<usize>,
     spacing: usize,
     enabled: bool,
 }
@@ -49,19 +51,39 @@ pub struct Checkpoints<E> {
 impl<E: Clone> Checkpoints<E> {
     /// Checkpoints starting with `initial` (the state before any action); none when disabled.
     pub fn new(initial: E, enabled: bool) -> Self {
-        Checkpoints { taken: vec![(0, Rc::new(initial))], ladder: Vec::new(), spacing: INITIAL_SPACING, enabled }
+        Checkpoints {
+            taken: vec![(0, Rc::new(initial))],
+            ladder: Vec::new(),
+            planned: Vec::new(),
+            spacing: INITIAL_SPACING,
+            enabled,
+        }
     }
 
-    /// Whether a checkpoint is due after `position` actions.
+    /// Whether a checkpoint or a planned rung is due after `position` actions.
     pub fn due(&self, position: usize) -> bool {
+        self.periodic_due(position) || (self.enabled && self.planned.binary_search(&position).is_ok())
+    }
+
+    fn periodic_due(&self, position: usize) -> bool {
         let last = self.taken.last().map_or(0, |(p, _)| *p);
         self.enabled && position >= last + self.spacing
     }
 
     /// Takes a checkpoint of `engine` (the state after `position` actions, about `bytes` in
-    /// memory) if one is due.
+    /// memory) if one is due, or the planned rung at `position`.
     pub fn maybe_take(&mut self, position: usize, engine: &E, bytes: usize) {
-        if !self.due(position) {
+        if self.enabled && self.planned.binary_search(&position).is_ok() {
+            // Within the budget at the size the state has now: the lowest rungs go first.
+            let allowed = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
+            let planned = std::mem::take(&mut self.planned);
+            self.take_rung(position, engine, &planned);
+            while self.ladder.len() > allowed {
+                self.ladder.remove(0);
+            }
+            self.planned = planned;
+        }
+        if !self.periodic_due(position) {
             return;
         }
         self.taken.push((position, Rc::new(engine.clone())));
@@ -81,6 +103,17 @@ impl<E: Clone> Checkpoints<E> {
     pub fn forget_after(&mut self, position: usize) {
         self.taken.retain(|(p, _)| *p <= position);
         self.ladder.retain(|(p, _)| *p <= position);
+        // The planned rungs stay: a run being recorded forgets the future at every action.
+    }
+
+    /// Lays a step back's ladder ahead of a run whose end is known ("▶| to end", going to a
+    /// far link's position): the rungs [`Checkpoints::ladder_for`] gives for a replay from
+    /// `from` to `target` are taken on the way forward ([`Checkpoints::maybe_take`]), so the
+    /// first Back at the end restores a rung instead of replaying from a checkpoint far behind.
+    /// The ladder it replaces is kept until the first new rung is taken.
+    pub fn plan_ladder(&mut self, from: usize, target: usize, bytes: usize) {
+        self.planned = self.ladder_for(from, target, bytes);
+        self.planned.sort_unstable();
     }
 
     /// The latest checkpoint or rung at or before `position`.

@@ -102,6 +102,12 @@ impl AppState {
             Action::GoFar => {
                 far.running = true;
                 self.playing = false;
+                if let Some(handle) = self.sim.as_ref() {
+                    // A Back at the position asked for restores a rung laid on the way.
+                    let mut sim = handle.borrow_mut();
+                    let end = sim.action_count() as u64 + far.total.saturating_sub(far.done);
+                    sim.plan_ladder_to(usize::try_from(end).unwrap_or(usize::MAX));
+                }
             }
             Action::CancelFar => far.running = false,
             Action::DismissFar => return self,

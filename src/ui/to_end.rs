@@ -33,6 +33,12 @@ impl AppState {
             Action::RunToEnd => {
                 if let Some(sim) = self.sim.as_ref().filter(|s| s.get().can_step()) {
                     let from_step = sim.get().next_step();
+                    {
+                        // A Back at the end restores a rung laid on the way (one Step per step).
+                        let mut s = sim.borrow_mut();
+                        let end = s.action_count() as u64 + s.step_count().saturating_sub(from_step);
+                        s.plan_ladder_to(usize::try_from(end).unwrap_or(usize::MAX));
+                    }
                     self.drive.to_end = Some(ToEnd { from_step });
                     self.playing = false;
                     self.step_error = None;

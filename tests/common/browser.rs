@@ -27,8 +27,18 @@ impl Drop for Page {
             *m = others;
             mine
         });
+        let destroyed = !apps.is_empty();
         for (_, app) in apps {
             app.destroy();
+        }
+        if destroyed {
+            // Yew runs the destroy from a microtask; run it now (the first poll of `flush` drains
+            // the scheduler synchronously), so that its effects' cleanups (the autosave's last
+            // write of a pending position, the URL) happen before the test goes on and sets the
+            // address or the storage for what comes next.
+            use std::future::Future;
+            let mut flush = std::pin::pin!(yew::scheduler::flush());
+            let _ = flush.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
         }
         self.root.remove();
     }

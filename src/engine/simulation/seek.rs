@@ -13,6 +13,16 @@ impl Simulation {
         }
     }
 
+    /// Prepares a step back from the end of a run that is about to carry out actions up to
+    /// `end` ("▶| to end", going to a far link's position): the rungs of the ladder a Back from
+    /// there would lay are taken on the way ([`super::super::time_travel::Checkpoints::plan_ladder`]).
+    /// Nothing changes if the run stops before them.
+    pub fn plan_ladder_to(&mut self, end: usize) {
+        let needed = self.trace_needed_from(end.saturating_sub(1));
+        let bytes = self.engine.pipeline.approx_bytes();
+        self.checkpoints.plan_ladder(self.engine.actions, needed, bytes);
+    }
+
     /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint
     /// and replays the actions after it. The state, the result, the metrics and the kept trace
     /// are exactly those of a straight run to `n`.

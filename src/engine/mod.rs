@@ -45,6 +45,7 @@ pub mod pipeline;
 pub mod planner;
 pub mod presets;
 pub mod provenance;
+pub mod quiet;
 pub mod replay;
 pub mod result_table;
 pub mod row;

@@ -56,6 +56,7 @@ pub mod summary;
 pub mod symbol;
 pub mod time;
 pub mod time_axis;
+pub mod time_range;
 pub mod time_travel;
 pub mod timeline;
 pub mod timer_service;

@@ -109,7 +109,7 @@ impl QuietLog {
         }
         self.known.truncate(words);
         self.quiet.truncate(words);
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             if let (Some(k), Some(q)) = (self.known.last_mut(), self.quiet.last_mut()) {
                 let keep = (1u64 << (len % 64)) - 1;
                 *k &= keep;

@@ -31,6 +31,20 @@ impl Simulation {
         self.quiet.get(index)
     }
 
+    /// Whether each of the first `limit` scenario steps that ran was quiet (`None`: not
+    /// recorded, or an advance ran instead), in step order; scans the actions carried out until
+    /// `limit` steps are found.
+    pub fn quiet_steps(&self, limit: usize) -> Vec<Option<bool>> {
+        let done = self.action_count().min(self.history().len());
+        self.history()[..done]
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a == super::Action::Step)
+            .take(limit)
+            .map(|(i, _)| self.is_quiet(i))
+            .collect()
+    }
+
     /// Runs scenario steps until one changes something, no step can run, or `go_on(passed)`
     /// (asked before each step after the first) says no: at least one step runs. The caller
     /// bounds the work (the page: its slice of wall-clock time; the engine has no clock).

@@ -424,7 +424,9 @@ impl Simulation {
         let step_index = step.as_ref().map(|(i, _)| *i);
         let input_source = step.as_ref().and_then(|(_, m)| m.as_ref()).map_or(0, |(s, _)| *s);
         let step = step.map(|(i, m)| (i, m.map(|(_, m)| m)));
-        let effects_before = self.engine.pipeline.effects(self.engine.now);
+        // Whether the action is quiet is recorded with time travel and the full trace (the page).
+        let track_quiet = self.options.time_travel && self.options.trace == TraceLevel::Full;
+        let effects_before = track_quiet.then(|| self.engine.pipeline.effects(self.engine.now));
         let trace_len = self.trace.len();
         let mut sink: TraceSink = if self.options.trace == TraceLevel::Full { Some(&mut self.trace) } else { None };
         let engine = &mut self.engine;
@@ -448,9 +450,9 @@ impl Simulation {
                 self.checkpoints.forget_after(index);
                 self.quiet.truncate(index);
             }
-            if self.options.trace == TraceLevel::Full && outcome.is_ok() {
+            if let (Some(before), true) = (effects_before, outcome.is_ok()) {
                 let after = self.engine.pipeline.effects(self.engine.now);
-                let changed = super::quiet::changed_something(&self.trace[trace_len..], effects_before, after);
+                let changed = super::quiet::changed_something(&self.trace[trace_len..], before, after);
                 self.quiet.set(index, !changed);
             }
             if self.checkpoints.due(index + 1) {

@@ -31,7 +31,7 @@ fn quiet_steps(preset: &str, n: usize) -> Vec<usize> {
 #[test]
 fn the_quiet_steps_of_the_presets_are_exactly_these() {
     // A row that cannot enter the top N, where no cleanup timer is involved (state cleaning off):
-    // 10:05 o1 (30 ≥ 30), 11:30 o1, 13:10 o2.
+    // 10:05 o1, 11:30 o1, 13:10 o2; then step 6, an advance to 16:00 with no timer due.
     assert_eq!(quiet_steps("seed-000-topn-dedup-no-retention", 6), vec![2, 4, 5, 6]);
     // With retention the cleanup rule re-registers at 11:30 (a timer is a change) and o2's state
     // was cleared at 12:10, so 13:10 enters again: only 10:05 is quiet (the rule keeps C).
@@ -88,7 +88,7 @@ fn step_passes_quiet_steps_and_says_how_many() {
     // Step 2 quiet, step 3 changes.
     assert_eq!(s.step_past_quiet(always).unwrap(), PastQuiet { passed: 1, stop: QuietStop::Changed });
     assert_eq!(s.next_step(), 3);
-    // Steps 4, 5, 6 quiet, step 7 (order-1) changes.
+    // Steps 4, 5 and 6 (the advance) quiet, step 7 (order-1) changes.
     assert_eq!(s.step_past_quiet(always).unwrap(), PastQuiet { passed: 3, stop: QuietStop::Changed });
     assert_eq!(s.next_step(), 7);
     // Back: undoes step 7 and passes 6, 5, 4: the page shows step 3 again.

@@ -179,6 +179,13 @@ async fn a_bad_range_is_refused_with_a_message_and_the_link_still_opens() {
     );
     assert_eq!(axis(&page), whole, "the default view");
     drop(page);
+    // A link whose scenario cannot be opened: its note says so, the range is not tried on the
+    // default preset instead.
+    let page = open_link("?preset=nope&step=2&t=2019-11-20T15:00..2019-11-21T00:00").await;
+    let note = page.text("#files-note");
+    assert!(note.starts_with("link: preset: no preset named 'nope'"), "{note}");
+    assert_eq!(axis(&page), "time axis from 2019-11-20 15:00 to 2019-11-24 06:00", "the default view");
+    drop(page);
     clean();
 }
 

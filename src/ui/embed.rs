@@ -259,6 +259,9 @@ pub struct PanelState<'a> {
     pub on_view: &'a Callback<(Millis, Millis)>,
     pub view: Option<(Millis, Millis)>,
     pub deferred: u64,
+    /// The time range the timeline opens on ([`Embed::range`], unless the link's scenario could
+    /// not be opened).
+    pub range: Option<crate::engine::time_axis::Viewport>,
 }
 
 /// The embedded simulator; `root` is its root element's ref (the panic hook's view, `data-settled`).
@@ -317,7 +320,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
                 { panels(sim, &embed.options.panels, &|p: Panel| match p {
                     Panel::Timeline => html! {
                         <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()}
-                            on_view={ps.on_view.clone()} compact={compact} request={embed.range()} />
+                            on_view={ps.on_view.clone()} compact={compact} request={ps.range} />
                     },
                     Panel::Flow => html! { <RetractionFlow sim={handle.clone()} version={ps.deferred} /> },
                     // Over the timeline's range when the timeline is shown, else the whole run.

@@ -136,7 +136,18 @@ pub fn App(props: &AppProps) -> Html {
     });
     // The timeline's range the user chose, for the permalink's `t=`; a link's range to open on.
     let chosen_range = use_state_eq(|| None::<(Millis, Millis)>);
-    let link_range = *use_state(|| persist.then(persist::link_range).flatten());
+    // Not when the link's scenario could not be opened (its note says why; the range was the
+    // link scenario's, and refusing it on another would hide that note).
+    let link_range = {
+        let (embed, opened) = (props.embed.clone(), state.files.note.is_none());
+        *use_state(move || {
+            let range = match embed {
+                Some(embed) => embed.range(),
+                None => persist.then(persist::link_range).flatten(),
+            };
+            range.filter(|_| opened)
+        })
+    };
     let on_chosen = {
         let chosen_range = chosen_range.clone();
         Callback::from(move |range: Option<(Millis, Millis)>| chosen_range.set(range))
@@ -236,7 +247,7 @@ pub fn App(props: &AppProps) -> Html {
     }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
-        let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred };
+        let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred, range: link_range };
         return embed::view(&state, &dispatch, embed, &root_ref, &panels);
     }
     let on_tour = {

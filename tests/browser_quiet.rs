@@ -224,6 +224,21 @@ async fn an_embed_takes_the_range_as_an_option_and_refuses_a_bad_one() {
     );
     assert_eq!(e, "mount: options.t: the range must end after it starts (1 is not after 5 ms)");
     h.remove();
+    // The element's attribute, the same text.
+    common::embed::define();
+    let el = common::embed::element(
+        r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="2" panels="timeline" t="2019-11-20T16:00..2019-11-21T18:00"></flink-state-sim>"#,
+    );
+    settle().await;
+    assert_eq!(axis(&inside(&el)), "time axis from 2019-11-20 16:00 to 2019-11-21 18:00");
+    el.remove();
+    settle().await;
+    let bad =
+        common::embed::element(r#"<flink-state-sim scenario="seed-001-one-day-two-days" t="16:00"></flink-state-sim>"#);
+    settle().await;
+    let shown = bad.text_content().unwrap_or_default();
+    assert!(shown.contains("<flink-state-sim>: attribute t: '16:00' is not a time range (FROM..TO"), "{shown}");
+    bad.remove();
     // An `?embed` link: the same parameter.
     let (_, opts) = flink_state_sim::ui::embed::link("?embed&preset=seed-001-one-day-two-days&t=0..1500").unwrap();
     assert_eq!(opts.t.as_deref(), Some("0..1500"));

@@ -93,6 +93,10 @@ impl PassedQuiet {
     }
 }
 
+/// Quiet steps a Step passes before it looks at the clock: a few quiet steps are passed whatever
+/// the machine's load (then at most [`super::to_end::SLICE_MS`] of work).
+pub const QUIET_STEPS_AT_LEAST: u64 = 64;
+
 /// The `localStorage` key of "hide quiet steps".
 pub const HIDE_QUIET_KEY: &str = "flink-state-sim.hide-quiet";
 
@@ -126,8 +130,9 @@ fn wall_ms() -> f64 {
 
 impl AppState {
     /// Step: the next scenario step, or, hiding quiet steps, on to the next step that changes
-    /// something, within [`super::to_end::SLICE_MS`] of work per press (the engine decides what
-    /// is quiet and steps; the page only bounds the work and says what was passed).
+    /// something, within [`super::to_end::SLICE_MS`] of work per press after the first
+    /// [`QUIET_STEPS_AT_LEAST`]. The engine decides what is quiet and steps; the page only
+    /// bounds the work and says what was passed.
     pub(super) fn step_once(self) -> Self {
         if !self.drive.hide_quiet {
             return self.drive(|s| s.step().map_err(|e| e.to_string()));
@@ -135,7 +140,7 @@ impl AppState {
         let started = wall_ms();
         let mut past = None;
         let mut next = self.drive(|s| {
-            let budget = |_| wall_ms() - started < super::to_end::SLICE_MS;
+            let budget = |passed| passed < QUIET_STEPS_AT_LEAST || wall_ms() - started < super::to_end::SLICE_MS;
             past = Some(s.step_past_quiet(budget).map_err(|e| e.to_string())?);
             Ok(())
         });

@@ -133,7 +133,7 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"stpe": 2}"#)),
-        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`"
+        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`"
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"panels": ["timelin"]}"#)),
@@ -266,7 +266,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
     let cases = [
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" stpe="1"></flink-state-sim>"#,
-            "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, layout, heading)",
+            "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, layout, heading, t)",
         ),
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="two"></flink-state-sim>"#,
@@ -312,7 +312,7 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
 
     assert_eq!(
         link("?embed&preset=seed-001-one-day-two-days&stp=3").unwrap_err(),
-        "'stp': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading)"
+        "'stp': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)"
     );
     assert_eq!(link("?embed&heading=no").unwrap_err(), "heading: 'no' is not true or false");
     assert_eq!(

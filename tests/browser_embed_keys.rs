@@ -114,7 +114,7 @@ fn help_keys(page: &Page) -> Vec<String> {
     page.texts(".keys-help dt")
 }
 
-const HELP_KEYS: [&str; 7] = ["Space", "→", "←", "n", "?", "Esc", "+ / − / 0"];
+const HELP_KEYS: [&str; 8] = ["Space", "→", "←", "n", "q", "?", "Esc", "+ / − / 0"];
 
 /// The page's keys on a simulator embedded in `page` (its controls at `step 0 / 4` of seed 001):
 /// none until it is focused; focused, each does what it does on the page, and none reaches the

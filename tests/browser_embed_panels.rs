@@ -108,7 +108,7 @@ async fn links_attributes_and_options_name_the_new_panels_and_the_layout() {
     );
     assert_eq!(
         mount_error(js(h.clone()), preset(), options(r#"{"stpe": 2}"#)),
-        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`"
+        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`"
     );
 
     define();

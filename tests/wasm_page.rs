@@ -31,6 +31,8 @@ mod browser_join;
 mod browser_layout;
 #[path = "browser_links.rs"]
 mod browser_links;
+#[path = "browser_quiet.rs"]
+mod browser_quiet;
 #[path = "browser_see.rs"]
 mod browser_see;
 #[path = "browser_sql.rs"]

@@ -89,6 +89,8 @@ pub struct Pipeline {
     buffers: Vec<Vec<Message>>,
     /// `ProcTimeMiniBatchAssignerOperator` after the source, when mini-batch is on.
     assigner: Option<ProcTimeMiniBatchAssigner>,
+    /// Messages that reached the result table so far ([`Pipeline::effects`]).
+    delivered: u64,
 }
 
 /// A source as the pipeline feeds it.
@@ -202,6 +204,7 @@ impl Pipeline {
         Pipeline {
             sources,
             stale_on_loss: nodes.last().is_some_and(loss_makes_rows_stale),
+            delivered: 0,
             nodes,
             result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
             lost: Vec::new(),
@@ -214,6 +217,20 @@ impl Pipeline {
 
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
+    }
+
+    /// What [`super::quiet::changed_something`] compares before and after an action, at `now`:
+    /// the state writes of every operator and the messages delivered to the result so far, the
+    /// entries expired but stored and the stale result rows now.
+    pub fn effects(&self, now: Millis) -> super::quiet::Effects {
+        let state_writes = self.nodes.iter().map(|n| n.op.backend().keys.writes()).sum();
+        let expired_entries = self.nodes.iter().flat_map(|n| n.op.state_sizes(now)).map(|(_, s)| s.expired).sum();
+        super::quiet::Effects {
+            state_writes,
+            delivered: self.delivered,
+            expired_entries,
+            stale_rows: self.result.stale_len() as u64,
+        }
     }
 
     /// Feeds one message of source `source` at processing time `now` (ms) through every
@@ -388,6 +405,7 @@ impl Pipeline {
             self.buffers.push(std::mem::replace(&mut messages, out));
         }
         for m in messages.drain(..) {
+            self.delivered += 1;
             if !self.result.apply(&m) {
                 if let Some(t) = trace.as_deref_mut() {
                     t.push(TraceEntry {

@@ -24,8 +24,11 @@ use super::ScenarioError;
 use std::rc::Rc;
 
 mod describe;
+mod quiet_steps;
 mod seek;
 mod views;
+
+pub use quiet_steps::{PastQuiet, QuietStop};
 
 /// Refuses to advance beyond [`MAX_RUNTIME_MS`].
 fn check_runtime(to: Millis) -> Result<(), StepError> {
@@ -168,6 +171,9 @@ pub struct Simulation {
     trace_from: usize,
     /// How many actions the last [`Simulation::seek`] replayed.
     replayed: usize,
+    /// Which recorded actions were quiet ([`super::quiet`]), when time travel is on and the
+    /// trace is full.
+    quiet: super::quiet::QuietLog,
 }
 
 impl Simulation {
@@ -189,6 +195,7 @@ impl Simulation {
             checkpoints,
             trace_from: 0,
             replayed: 0,
+            quiet: super::quiet::QuietLog::default(),
         }
     }
 
@@ -417,6 +424,10 @@ impl Simulation {
         let step_index = step.as_ref().map(|(i, _)| *i);
         let input_source = step.as_ref().and_then(|(_, m)| m.as_ref()).map_or(0, |(s, _)| *s);
         let step = step.map(|(i, m)| (i, m.map(|(_, m)| m)));
+        // Whether the action is quiet is recorded with time travel and the full trace (the page).
+        let track_quiet = self.options.time_travel && self.options.trace == TraceLevel::Full;
+        let effects_before = track_quiet.then(|| self.engine.pipeline.effects(self.engine.now));
+        let trace_len = self.trace.len();
         let mut sink: TraceSink = if self.options.trace == TraceLevel::Full { Some(&mut self.trace) } else { None };
         let engine = &mut self.engine;
         let mut outcome = engine.advance(to, index, sink.as_deref_mut());
@@ -437,6 +448,12 @@ impl Simulation {
                 self.history.truncate(index);
                 self.history.push(action);
                 self.checkpoints.forget_after(index);
+                self.quiet.truncate(index);
+            }
+            if let (Some(before), true) = (effects_before, outcome.is_ok()) {
+                let after = self.engine.pipeline.effects(self.engine.now);
+                let changed = super::quiet::changed_something(&self.trace[trace_len..], before, after);
+                self.quiet.set(index, !changed);
             }
             if self.checkpoints.due(index + 1) {
                 let bytes = self.engine.pipeline.approx_bytes();

@@ -7,6 +7,7 @@
 use super::files_state::{edit_step, Note, StepField};
 use super::state::{Action, AppState};
 use crate::engine::replay::{actions_without_step, scenario_without_step};
+use crate::engine::simulation::QuietStop;
 use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::Action as EngineAction;
 use crate::engine::Simulation;
@@ -59,7 +60,45 @@ pub struct DriveState {
     pub error_from_advance: bool,
     /// "▶| to end" is running, in slices ([`super::to_end`]).
     pub to_end: Option<super::to_end::ToEnd>,
+    /// "hide quiet steps": Step and Back pass the steps that changed nothing
+    /// ([`crate::engine::quiet`]); kept in the browser's local settings ([`super::persist`]).
+    pub hide_quiet: bool,
+    /// What the last Step or Back passed while hiding quiet steps, for the note beside them.
+    pub passed_quiet: Option<PassedQuiet>,
 }
+
+/// Quiet steps a Step or Back passed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassedQuiet {
+    pub back: bool,
+    pub passed: u64,
+    pub stop: QuietStop,
+}
+
+impl PassedQuiet {
+    /// The note: "passed 3 quiet steps", and why it stopped when not at a change.
+    pub fn text(&self) -> String {
+        let n = self.passed;
+        let steps = if n == 1 { "1 quiet step" } else { "" };
+        let steps = if steps.is_empty() { format!("{n} quiet steps") } else { steps.to_string() };
+        match (self.back, self.stop) {
+            (true, _) => format!("back past {steps} (they changed nothing)"),
+            (false, QuietStop::Changed) => format!("passed {steps} (they changed nothing)"),
+            (false, QuietStop::End) => format!("passed {steps}: the run ended without a change"),
+            (false, QuietStop::Budget) => format!(
+                "passed {steps}, no change yet: stopped after {} ms of work so that the page stays usable — Step goes on",
+                super::to_end::SLICE_MS
+            ),
+        }
+    }
+}
+
+/// Quiet steps a Step passes before it looks at the clock: a few quiet steps are passed whatever
+/// the machine's load (then at most [`super::to_end::SLICE_MS`] of work).
+pub const QUIET_STEPS_AT_LEAST: u64 = 64;
+
+/// The `localStorage` key of "hide quiet steps".
+pub const HIDE_QUIET_KEY: &str = "flink-state-sim.hide-quiet";
 
 /// An input step left out of the run, and the scenario and actions from before.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,12 +124,52 @@ fn done_actions(sim: &Simulation) -> Vec<EngineAction> {
     sim.history()[..sim.action_count().min(sim.history().len())].to_vec()
 }
 
+fn wall_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
 impl AppState {
+    /// Step: the next scenario step, or, hiding quiet steps, on to the next step that changes
+    /// something, within [`super::to_end::SLICE_MS`] of work per press after the first
+    /// [`QUIET_STEPS_AT_LEAST`]. The engine decides what is quiet and steps; the page only
+    /// bounds the work and says what was passed.
+    pub(super) fn step_once(self) -> Self {
+        if !self.drive.hide_quiet {
+            return self.drive(|s| s.step().map_err(|e| e.to_string()));
+        }
+        let started = wall_ms();
+        let mut past = None;
+        let mut next = self.drive(|s| {
+            let budget = |passed| passed < QUIET_STEPS_AT_LEAST || wall_ms() - started < super::to_end::SLICE_MS;
+            past = Some(s.step_past_quiet(budget).map_err(|e| e.to_string())?);
+            Ok(())
+        });
+        next.drive.passed_quiet =
+            past.filter(|p| p.passed > 0).map(|p| PassedQuiet { back: false, passed: p.passed, stop: p.stop });
+        next
+    }
+
     pub(super) fn reduce_drive(mut self, action: Action) -> Self {
         match action {
+            Action::StepBack if self.drive.hide_quiet => {
+                self.playing = false;
+                let mut passed = 0;
+                let mut next = self.drive(|s| {
+                    passed = s.back_past_quiet().map_err(|e| format!("step back: {e}"))?;
+                    Ok(())
+                });
+                next.drive.passed_quiet =
+                    (passed > 0).then_some(PassedQuiet { back: true, passed, stop: QuietStop::Changed });
+                next
+            }
             Action::StepBack => {
                 self.playing = false;
                 self.drive(|s| s.step_back().map_err(|e| format!("step back: {e}")))
+            }
+            Action::ToggleHideQuiet => {
+                self.drive.hide_quiet = !self.drive.hide_quiet;
+                self.drive.passed_quiet = None;
+                self
             }
             Action::ScrubTo(n) => {
                 self.playing = false;

@@ -45,6 +45,11 @@ pub struct EmbedOptions {
     /// How much room the parts take ([`Layout`]).
     #[serde(default)]
     pub layout: Layout,
+    /// The time range the timeline opens on, as a link's `t=` writes it
+    /// (`2019-11-20T15:00..2019-11-21T06:00`, `0..1500`: [`crate::engine::time_range`]); none: the
+    /// whole run.
+    #[serde(default)]
+    pub t: Option<String>,
 }
 
 fn yes() -> bool {
@@ -53,7 +58,7 @@ fn yes() -> bool {
 
 impl Default for EmbedOptions {
     fn default() -> Self {
-        EmbedOptions { step: 0, heading: true, panels: Panel::all(), layout: Layout::Full }
+        EmbedOptions { step: 0, heading: true, panels: Panel::all(), layout: Layout::Full, t: None }
     }
 }
 
@@ -146,6 +151,9 @@ impl EmbedOptions {
                 return Err(format!("{what}.panels[{i}]: '{}' is listed twice", p.name()));
             }
         }
+        if let Some(t) = &options.t {
+            crate::engine::time_range::parse_range(t).map_err(|e| format!("{what}.{e}"))?;
+        }
         Ok(options)
     }
 }
@@ -229,6 +237,11 @@ impl Embed {
         true
     }
 
+    /// The time range the timeline opens on (`t`, checked by [`EmbedOptions::from_value`]).
+    pub fn range(&self) -> Option<crate::engine::time_axis::Viewport> {
+        self.options.t.as_deref().and_then(|t| crate::engine::time_range::parse_range(t).ok())
+    }
+
     /// No more state: every later call says so.
     pub fn destroyed(&self) {
         *self.phase.borrow_mut() = Phase::Destroyed;
@@ -246,6 +259,9 @@ pub struct PanelState<'a> {
     pub on_view: &'a Callback<(Millis, Millis)>,
     pub view: Option<(Millis, Millis)>,
     pub deferred: u64,
+    /// The time range the timeline opens on ([`Embed::range`], unless the link's scenario could
+    /// not be opened).
+    pub range: Option<crate::engine::time_axis::Viewport>,
 }
 
 /// The embedded simulator; `root` is its root element's ref (the panic hook's view, `data-settled`).
@@ -304,7 +320,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
                 { panels(sim, &embed.options.panels, &|p: Panel| match p {
                     Panel::Timeline => html! {
                         <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()}
-                            on_view={ps.on_view.clone()} compact={compact} />
+                            on_view={ps.on_view.clone()} compact={compact} request={ps.range} />
                     },
                     Panel::Flow => html! { <RetractionFlow sim={handle.clone()} version={ps.deferred} /> },
                     // Over the timeline's range when the timeline is shown, else the whole run.
@@ -388,10 +404,10 @@ fn panels(sim: &crate::engine::Simulation, chosen: &[Panel], wide: &dyn Fn(Panel
 }
 
 /// The query parameters an `?embed` link may carry.
-const LINK_PARAMETERS: &str = "embed, preset, s, step, actions, panels, layout, heading";
+const LINK_PARAMETERS: &str = "embed, preset, s, step, actions, panels, layout, heading, t";
 
 /// The embedded simulator the page's address asks for: `?embed` (with `preset=`/`s=`,
-/// `step=`, `panels=timeline,result`, `layout=compact`, `heading=false`) or `#embed`; `None` for the page itself.
+/// `step=`, `panels=timeline,result`, `layout=compact`, `heading=false`, `t=FROM..TO`) or `#embed`; `None` for the page itself.
 /// A link that cannot be opened opens the default preset, and the simulator says why.
 pub fn from_location() -> Option<Rc<Embed>> {
     let location = web_sys::window()?.location();
@@ -440,6 +456,9 @@ pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
             }
             "layout" => {
                 options.insert("layout".into(), value.into());
+            }
+            "t" => {
+                options.insert("t".into(), value.into());
             }
             "heading" => {
                 let on = match value.as_str() {

@@ -7,6 +7,7 @@ pub mod deferred;
 pub mod drive_state;
 pub mod embed;
 pub mod far;
+pub mod files;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
@@ -47,17 +48,20 @@ pub fn start() {
     yew::Renderer::<App>::with_root_and_props(root, props).render();
 }
 
-/// Everything that shows the simulation's state; `on_view` is told the timeline's time range.
+/// Everything that shows the simulation's state; `on_view` is told the timeline's time range,
+/// `range` the link's range and its callback ([`components::timeline::Props::request`]).
 fn simulation_view(
     timeline_version: u64,
     handle: &state::SimHandle,
     dispatch: &Callback<Action>,
     on_view: &Callback<(Millis, Millis)>,
     deferred: u64,
+    range: (Option<crate::engine::time_axis::Viewport>, &Callback<Option<(Millis, Millis)>>),
 ) -> Html {
     html! {
         <>
-            <Timeline sim={handle.clone()} version={timeline_version} dispatch={dispatch.clone()} on_view={on_view.clone()} />
+            <Timeline sim={handle.clone()} version={timeline_version} dispatch={dispatch.clone()} on_view={on_view.clone()}
+                request={range.0} on_chosen={range.1.clone()} />
             <Cards sim={handle.clone()} version={deferred} />
         </>
     }
@@ -130,7 +134,25 @@ pub fn App(props: &AppProps) -> Html {
         (false, Some(embed)) => embed.initial_state(),
         (false, None) => AppState::default(),
     });
-    persist::use_persistence(&state, persist);
+    // The timeline's range the user chose, for the permalink's `t=`; a link's range to open on.
+    let chosen_range = use_state_eq(|| None::<(Millis, Millis)>);
+    // Not when the link's scenario could not be opened (its note says why; the range was the
+    // link scenario's, and refusing it on another would hide that note).
+    let link_range = {
+        let (embed, opened) = (props.embed.clone(), state.files.note.is_none());
+        *use_state(move || {
+            let range = match embed {
+                Some(embed) => embed.range(),
+                None => persist.then(persist::link_range).flatten(),
+            };
+            range.filter(|_| opened)
+        })
+    };
+    let on_chosen = {
+        let chosen_range = chosen_range.clone();
+        Callback::from(move |range: Option<(Millis, Millis)>| chosen_range.set(range))
+    };
+    persist::use_persistence(&state, persist, *chosen_range);
     far::use_far(&state);
     to_end::use_to_end(&state);
     // The panic hook's view of this simulator: its root element and scenario text (`crash`).
@@ -225,7 +247,7 @@ pub fn App(props: &AppProps) -> Html {
     }
     if let Some(embed) = &props.embed {
         embed.attach(&state);
-        let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred };
+        let panels = embed::PanelState { on_view: &on_view, view: *timeline_view, deferred, range: link_range };
         return embed::view(&state, &dispatch, embed, &root_ref, &panels);
     }
     let on_tour = {
@@ -271,7 +293,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="error" id="step-error" role="alert">{ err }</div>
             }
             if let Some(handle) = &state.sim {
-                { simulation_view(views_version, handle, &dispatch, &on_view, deferred) }
+                { simulation_view(views_version, handle, &dispatch, &on_view, deferred, (link_range, &on_chosen)) }
                 { see_view(handle, deferred, *timeline_view) }
             }
             <ComparePanel json={state.json.clone()} />

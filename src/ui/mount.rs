@@ -186,7 +186,8 @@ fn position_of(state: &AppState) -> u64 {
 /// - `options` (optional): `{ step: 2, heading: false, panels: ["operators", "result"],
 ///   layout: "compact" }` — open after `step` steps; hide the scenario's title; show these panels
 ///   (`timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`) in this order;
-///   the `full` (default) or `compact` layout ([`super::embed::Layout`]).
+///   the `full` (default) or `compact` layout ([`super::embed::Layout`]); `t:
+///   "2019-11-20T15:00..2019-11-21T06:00"`, the timeline's time range (a link's `t=`).
 ///
 /// # Errors
 /// Throws an `Error` naming the argument and the rule; nothing is mounted then.
@@ -369,7 +370,7 @@ pub fn define_element(name: Option<String>) -> bool {
 }
 
 /// The element's own attributes: everything else is HTML's.
-const ATTRIBUTES: &str = "scenario, step, panels, layout, heading";
+const ATTRIBUTES: &str = "scenario, step, panels, layout, heading, t";
 const GLOBAL_ATTRIBUTES: &[&str] =
     &["id", "class", "style", "title", "hidden", "lang", "dir", "tabindex", "slot", "part"];
 
@@ -396,6 +397,9 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
             }
             "layout" => {
                 options.insert("layout".into(), value.trim().into());
+            }
+            "t" => {
+                options.insert("t".into(), value.trim().into());
             }
             "heading" => {
                 let on = match value.trim() {

@@ -6,10 +6,14 @@
 //! (the `lz-str` crate; the JavaScript `lz-string` library reads it too). `step=N` says N steps
 //! were run; when other actions were carried out (advance by, next timer), `actions=` lists them
 //! all instead: `s3.b3600000.n.t1574262000000` (3 steps, advance by 1 h, next timer, advance to).
+//! `t=FROM..TO` adds the time range the timeline shows, when the user chose one (zoomed, panned;
+//! none for the default view), in the scenario's time format ([`crate::engine::time_range`]): a
+//! zoom or pan replaces the address, never pushes an entry. A bad `t=` opens the link with a note
+//! saying why, and the timeline's default view.
 //! A link is read within bounds ([`crate::link`]): at most [`MAX_LINK_CHARS`] characters, a
 //! scenario that decodes to at most [`crate::link::MAX_SCENARIO_UNITS`] (checked while decoding,
 //! so a "zip bomb" link is refused after a few ms), and an imported file of at most
-//! [`MAX_IMPORT_BYTES`]; a link that asks for more steps than the page replays on load opens at
+//! [`crate::link::MAX_IMPORT_BYTES`]; a link that asks for more steps than the page replays on load opens at
 //! the start, with a note offering to go there ([`crate::ui::far::MAX_ACTIONS_ON_OPEN`]).
 //!
 //! **History.** Each user action that moves the page (Step, Next timer, Advance, a scenario
@@ -30,12 +34,15 @@
 use super::files_state::{Note, Position, ScenarioRef};
 use super::state::{Action, AppState};
 use crate::engine::presets::DEFAULT_PRESET;
+use crate::engine::time::Millis;
+use crate::engine::time_axis::Viewport;
+use crate::engine::time_range::{parse_range, range_text};
 use crate::engine::Action as EngineAction;
-use crate::link::{decompress_scenario, MAX_IMPORT_BYTES, MAX_LINK_CHARS};
+use crate::link::{decompress_scenario, MAX_LINK_CHARS};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 /// The `localStorage` key of the autosave.
@@ -107,9 +114,16 @@ pub fn decode_actions(text: &str) -> Result<Vec<(EngineAction, u64)>, String> {
 // ---------------------------------------------------------------------------------------------
 // The URL
 
-/// The query string of `position` (`?preset=…&step=3`); `compressed` is the scenario text's
-/// compressed form when the caller has it already.
-pub fn query(position: &Position, compressed: Option<&str>) -> String {
+/// The query string of `position` (`?preset=…&step=3`, then `&t=` and `range` when given: the
+/// timeline's range as [`crate::engine::time_range::range_text`] writes it); `compressed` is the
+/// scenario text's compressed form when the caller has it already.
+pub fn query(position: &Position, compressed: Option<&str>, range: Option<&str>) -> String {
+    let range = range.map(|r| format!("&t={r}")).unwrap_or_default();
+    format!("{}{range}", position_query(position, compressed))
+}
+
+/// [`query`] without the range.
+fn position_query(position: &Position, compressed: Option<&str>) -> String {
     let scenario = match &position.scenario {
         ScenarioRef::Preset(name) => format!("preset={}", String::from(js_sys::encode_uri_component(name))),
         ScenarioRef::Json(json) => match compressed {
@@ -174,7 +188,37 @@ pub fn permalink(state: &AppState) -> String {
     let base = location
         .map(|l| format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default()))
         .unwrap_or_default();
-    state.persisted_position().map(|p| format!("{base}{}", query(&p, None))).unwrap_or(base)
+    let range = shown_range_text(state);
+    state.persisted_position().map(|p| format!("{base}{}", query(&p, None, range.as_deref()))).unwrap_or(base)
+}
+
+thread_local! {
+    /// The timeline's range the user chose on the page ([`use_persistence`]'s `range`).
+    static SHOWN: std::cell::Cell<Option<(Millis, Millis)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The `t=` value of the range the user chose, in `state`'s scenario's time format.
+fn shown_range_text(state: &AppState) -> Option<String> {
+    let (from, to) = SHOWN.with(std::cell::Cell::get)?;
+    let tf = state.sim.as_ref()?.get().time_format();
+    Some(range_text(tf, Viewport { from, to }))
+}
+
+/// The `t=` of a query string: `Ok(None)` when it has none.
+///
+/// # Errors
+/// `t:` and the rule ([`parse_range`]).
+pub fn range_param(query: &str) -> Result<Option<Viewport>, String> {
+    let value = query.trim_start_matches('?').split('&').find_map(|p| p.strip_prefix("t="));
+    let Some(value) = value else { return Ok(None) };
+    let value = js_sys::decode_uri_component(value).map(String::from).unwrap_or_else(|_| value.to_string());
+    parse_range(&value).map(Some)
+}
+
+/// The range of the page's own link, if it has a valid one (an invalid one is reported by
+/// [`initial_state`]).
+pub fn link_range() -> Option<Viewport> {
+    range_param(&current_query()).ok().flatten()
 }
 
 fn current_query() -> String {
@@ -287,6 +331,28 @@ pub fn mark_tour_seen() {
 /// default preset. A link or autosave that cannot be opened loads the default preset, and a note
 /// says why.
 pub fn initial_state() -> AppState {
+    let mut state = initial_position();
+    state.drive.hide_quiet = hide_quiet_saved();
+    state
+}
+
+/// Whether "hide quiet steps" was left on (the browser's local settings; off when storage
+/// cannot be read).
+fn hide_quiet_saved() -> bool {
+    let key = super::drive_state::HIDE_QUIET_KEY;
+    local_storage().ok().and_then(|s| s.get_item(key).ok().flatten()).is_some_and(|v| v == "1")
+}
+
+/// Remembers "hide quiet steps" (a refused write is ignored: the autosave reports storage
+/// problems).
+fn save_hide_quiet(on: bool) {
+    if let Ok(storage) = local_storage() {
+        let _ = storage.set_item(super::drive_state::HIDE_QUIET_KEY, if on { "1" } else { "0" });
+    }
+}
+
+/// The link's position, else the autosave's, else the default preset ([`initial_state`]).
+fn initial_position() -> AppState {
     let fallback = |what: &str, e: String| {
         let mut state = AppState::default();
         state.files.note = Some(super::files_state::Note {
@@ -296,7 +362,15 @@ pub fn initial_state() -> AppState {
         state
     };
     match parse_query(&current_query()) {
-        Ok(Some(position)) => return AppState::open(&position, "link"),
+        Ok(Some(position)) => {
+            let mut state = AppState::open(&position, "link");
+            // A bad range loses nothing else: the link opens, the timeline on its default view.
+            if let (Err(e), None) = (range_param(&current_query()), &state.files.note) {
+                let text = format!("link: {e} — the timeline shows the run as usual");
+                state.files.note = Some(Note { text, error: true });
+            }
+            return state;
+        }
         Err(e) => return fallback("link", e),
         Ok(None) => {}
     }
@@ -337,6 +411,8 @@ struct Memory {
     frame: Option<gloo_render::AnimationFrame>,
     /// Held while a write is scheduled: the page is not settled ([`super::settled`]).
     busy: Option<super::settled::Pending>,
+    /// The position part of the query last written: a write that changes only `t=` replaces.
+    written_position: Option<String>,
 }
 
 /// Schedules the write of the URL and the autosave for the latest state, after the next frame is
@@ -380,11 +456,11 @@ fn flush(memory: &Rc<RefCell<Memory>>, leaving: bool) {
     }
 }
 
-/// Keeps the URL and the autosave in step with `state` (written just after the frame that shows
-/// it, [`schedule`]; at once when the page is left), and answers Back / Forward. A no-op unless
-/// `enabled`.
+/// Keeps the URL and the autosave in step with `state` and the timeline's chosen `range` (written
+/// just after the frame that shows it, [`schedule`]; at once when the page is left), and answers
+/// Back / Forward (the range the timeline shows stays as it is). A no-op unless `enabled`.
 #[hook]
-pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
+pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool, range: Option<(Millis, Millis)>) {
     let memory = use_mut_ref(Memory::default);
     {
         let (memory, dispatcher) = (memory.clone(), state.dispatcher());
@@ -423,9 +499,16 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool) {
             }
         });
     }
+    use_effect_with((state.drive.hide_quiet, enabled), |(on, enabled)| {
+        // Written when changed, not at mount (the page opened with what was saved).
+        if *enabled && *on != hide_quiet_saved() {
+            save_hide_quiet(*on);
+        }
+    });
     let state = state.clone();
-    use_effect_with((state.version, enabled), move |(_, enabled)| {
+    use_effect_with((state.version, enabled, range), move |(_, enabled, range)| {
         if *enabled {
+            SHOWN.with(|s| s.set(*range));
             schedule(&state, &memory);
         }
     });
@@ -452,13 +535,16 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
         }
         ScenarioRef::Preset(_) => None,
     };
-    let q = query(&position, compressed.as_deref());
+    let at = position_query(&position, compressed.as_deref());
+    let q = query(&position, compressed.as_deref(), shown_range_text(state).as_deref());
     if q != current_query() {
         // A drag of an input on the timeline pushes one entry, at its first move, then replaces it;
-        // so does Play, at its first beat, then at its pause.
-        let replace = !m.first_done || m.from_history || m.play_written || m.dragging;
+        // so does Play, at its first beat, then at its pause. A new range alone replaces.
+        let range_only = m.written_position.as_deref() == Some(at.as_str());
+        let replace = !m.first_done || m.from_history || m.play_written || m.dragging || range_only;
         write_url(&q, replace);
         m.play_written = playing;
+        m.written_position = Some(at);
     }
     if !playing {
         m.play_written = false;
@@ -481,99 +567,9 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
 }
 
 // ---------------------------------------------------------------------------------------------
-// Files
+// Files (export, import: [`super::files`])
 
-/// The export's file name: the scenario's name, with characters file systems refuse replaced.
-pub fn file_name(state: &AppState) -> String {
-    let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_else(|| "scenario".into());
-    safe_file_name(&name)
-}
-
-fn safe_file_name(name: &str) -> String {
-    let safe: String = name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect();
-    format!("{safe}.json")
-}
-
-/// Downloads the scenario's JSON text, exactly as loaded, as `NAME.json`; a preset edited on the
-/// page is renamed `NAME-edited` (title "… (edited)", [`crate::engine::scenario::as_edited_copy`]),
-/// and the page says so.
-pub fn export(state: &AppState, dispatch: Callback<Action>) {
-    if state.edited_preset().is_some() {
-        if let Ok(text) = crate::engine::scenario::as_edited_copy(&state.json) {
-            let name = crate::engine::Scenario::from_json(&text).map(|s| s.name).unwrap_or_default();
-            let file = safe_file_name(&name);
-            download(&text, "application/json", &file);
-            let text =
-                format!("Exported {file}: edited from the preset, so renamed {name} (and its title marked edited)");
-            dispatch.emit(Action::FilesNote(Note { text, error: false }));
-            return;
-        }
-    }
-    download(state.json.as_str(), "application/json", &file_name(state));
-}
-
-/// Downloads the Flink SQL script the engine writes for the scenario (`export_sql`), as
-/// `NAME.sql`, and says so (with its warnings), or says why Flink 2.3 cannot run it.
-pub fn export_sql(state: &AppState, dispatch: Callback<Action>) {
-    let note = match crate::engine::export_sql::export(&state.json) {
-        Ok(exported) => {
-            let name = state.sim.as_ref().map(|s| s.get().scenario().name.clone()).unwrap_or_default();
-            let file = crate::engine::export_sql::file_name(&name);
-            download(&exported.sql(), "application/sql", &file);
-            let mut text = format!("Exported {file}: it runs unchanged in Flink 2.3's SQL client");
-            for warning in &exported.warnings {
-                text.push_str(&format!(". Warning: {warning}"));
-            }
-            Note { text, error: false }
-        }
-        Err(refused) => Note { text: format!("Cannot export to Flink SQL: {refused}"), error: true },
-    };
-    dispatch.emit(Action::FilesNote(note));
-}
-
-/// Downloads `text` as the file `name`.
-fn download(text: &str, mime: &str, name: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    let blob = gloo_file::Blob::new_with_options(text, Some(mime));
-    let url = gloo_file::ObjectUrl::from(blob);
-    let Ok(anchor) = document.create_element("a") else { return };
-    let Ok(anchor) = anchor.dyn_into::<web_sys::HtmlAnchorElement>() else { return };
-    anchor.set_href(&url);
-    anchor.set_download(name);
-    anchor.set_id("export-download");
-    let body = document.body();
-    if let Some(body) = &body {
-        let _ = body.append_child(&anchor);
-    }
-    anchor.click();
-    anchor.remove();
-    // The object URL lives a little longer than the click that downloads it.
-    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
-}
-
-/// Reads the file chosen in an `<input type=file>` and dispatches it as [`Action::Import`].
-pub fn import(input: web_sys::HtmlInputElement, dispatch: Callback<Action>) {
-    let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-    let file = gloo_file::File::from(file);
-    if file.size() > MAX_IMPORT_BYTES {
-        // Refused before it is read: a scenario file is text of a few KB.
-        let text = Err(format!(
-            "the file is {} bytes, more than the {MAX_IMPORT_BYTES} (4 MiB) a scenario file may be",
-            file.size()
-        ));
-        dispatch.emit(Action::Import { file_name: file.name(), text });
-        input.set_value("");
-        return;
-    }
-    let busy = super::settled::pending();
-    wasm_bindgen_futures::spawn_local(async move {
-        let _busy = busy;
-        let text = gloo_file::futures::read_as_text(&file).await.map_err(|e| e.to_string());
-        dispatch.emit(Action::Import { file_name: file.name(), text });
-        // The same file can be chosen again.
-        input.set_value("");
-    });
-}
+pub use super::files::{export, export_sql, file_name, import};
 
 /// Copies the permalink to the clipboard and dispatches the outcome.
 pub fn copy_link(state: &AppState, dispatch: Callback<Action>) {

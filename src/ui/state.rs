@@ -177,6 +177,8 @@ pub enum Action {
         at_ms: Millis,
         done: bool,
     },
+    /// "hide quiet steps" on or off (`q`).
+    ToggleHideQuiet,
     /// Show or hide the keyboard help (`?`); `CloseKeys`: hide it (Escape).
     ToggleKeys,
     CloseKeys,
@@ -294,6 +296,7 @@ impl AppState {
 
     pub(super) fn drive(mut self, f: impl FnOnce(&mut Simulation) -> Result<(), String>) -> Self {
         self.drive.error_from_advance = false;
+        self.drive.passed_quiet = None;
         if let Some(sim) = &self.sim {
             self.step_error = f(&mut sim.0.borrow_mut()).err();
             if self.step_error.is_some() {
@@ -337,7 +340,7 @@ impl Reducible for AppState {
             Action::LoadJson(json) => state.with_json(json),
             Action::SetEditorMode(mode) => state.switch_form(mode),
             Action::SetFlink { flink, editor_text } => state.with_flink(&flink, editor_text),
-            Action::Step => state.drive(|s| s.step().map_err(|e| e.to_string())),
+            Action::Step => state.step_once(),
             Action::RunSteps(n) => state.drive(|s| {
                 for _ in 0..n {
                     if !s.can_step() {
@@ -400,6 +403,7 @@ impl Reducible for AppState {
             | Action::SkipStep(_)
             | Action::UndoSkip
             | Action::MoveInput { .. }
+            | Action::ToggleHideQuiet
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),

@@ -81,6 +81,7 @@ pub(super) fn stops_it(action: &Action) -> bool {
             | Action::ToEndSlice
             | Action::SetAdvanceText(_)
             | Action::SetSpeed(_)
+            | Action::ToggleHideQuiet
             | Action::ToggleKeys
             | Action::CloseKeys
             | Action::Tick

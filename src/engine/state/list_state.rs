@@ -94,6 +94,7 @@ impl<T: Clone> ListState<T> {
 
     /// Appends a stamped element (a new list is a `put` on the map).
     fn push(&mut self, keys: &mut KeyRegistry, key: KeyId, value: T, now: Millis) {
+        keys.wrote();
         let i = key.index();
         if i >= self.lists.len() {
             self.lists.resize_with(i + 1, || None);
@@ -170,6 +171,7 @@ impl<T: Clone> ListState<T> {
     /// Forgets the key's list (releasing the key when `release`).
     fn drop_list(&mut self, keys: &mut KeyRegistry, key: KeyId, release: bool) -> bool {
         let Some(list) = self.lists.get_mut(key.index()).and_then(Option::take) else { return false };
+        keys.wrote();
         self.stored -= list.len() as u64;
         if let Some(ix) = &mut self.expiry {
             for e in &list {

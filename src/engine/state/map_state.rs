@@ -99,6 +99,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         let old = map.remove(uk);
         let empty = map.is_empty();
         if let Some(old) = &old {
+            keys.wrote();
             self.stored -= 1;
             if let Some(ix) = &mut self.expiry {
                 ix.remove(old.last_access_ms);
@@ -120,6 +121,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     }
 
     fn put_stamped(&mut self, keys: &mut KeyRegistry, key: KeyId, uk: UK, uv: UV, now: Millis) {
+        keys.wrote();
         let i = key.index();
         if i >= self.maps.len() {
             self.maps.resize_with(i + 1, || None);
@@ -247,6 +249,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         if let Some(c) = &mut self.cleanup {
             c.table.remove(key);
         }
+        keys.wrote();
         self.stored -= map.len() as u64;
         if let Some(ix) = &mut self.expiry {
             for e in map.values() {

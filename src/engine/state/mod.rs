@@ -73,6 +73,9 @@ pub struct KeyRegistry {
     ttl_time: Millis,
     /// Entries the background cleanup removed since [`KeyRegistry::take_cleaned_up`] last ran.
     cleaned_up: Vec<CleanedUp>,
+    /// State writes so far ([`KeyRegistry::wrote`]): what tells a quiet action
+    /// ([`crate::engine::quiet`]) from one that wrote state without any other trace.
+    writes: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -288,6 +291,18 @@ impl KeyRegistry {
             queue.insert((now, id));
         }
         *last = now;
+    }
+
+    /// A state of the operator stored, re-stamped or removed an entry: `update`, `put`, `add`, a
+    /// `clear` or `remove` that found something, a TTL re-stamp on read (`OnReadAndWrite`). An
+    /// identical value written counts: Flink writes it too (and, with a TTL, re-stamps it).
+    pub fn wrote(&mut self) {
+        self.writes += 1;
+    }
+
+    /// State writes so far ([`KeyRegistry::wrote`]).
+    pub fn writes(&self) -> u64 {
+        self.writes
     }
 
     /// Keys some state or timer holds.

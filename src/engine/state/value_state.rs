@@ -118,11 +118,13 @@ impl<T: Clone> ValueState<T> {
         if let Some(ix) = &mut self.expiry {
             ix.remove(old.last_access_ms);
         }
+        keys.wrote();
         keys.unhold(key);
         Some(old)
     }
 
     fn store(&mut self, keys: &mut KeyRegistry, key: KeyId, value: TtlValue<T>) {
+        keys.wrote();
         let stamp = value.last_access_ms;
         let ttl = self.expiry.is_some();
         self.elements += Self::weight(self.weigh, &value.user_value);

@@ -68,10 +68,21 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     aria-keyshortcuts="ArrowLeft" title="Undo the last action exactly (checkpoint + replay); Step redoes it (←)">{ "◀ Back" }</button>
                 <button id="step" onclick={dispatch.reform(|_| Action::Step)} disabled={step_disabled}
                     aria-keyshortcuts="ArrowRight" title={step_title}>{ "▶ Step" }</button>
-                <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+                // The step count over the quiet-steps box: a column as tall as the clock, so the
+                // row is no wider with the box than without.
+                <span class="progress-col">
+                    <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
+                    <label class="hide-quiet" title="Step (→) and Back (←) pass the steps that changed nothing: no state written or cleared, no timer, no expiry, nothing emitted to the result (q)">
+                        <input type="checkbox" id="hide-quiet" checked={state.drive.hide_quiet} aria-keyshortcuts="Q" aria-label="hide quiet steps"
+                            onchange={dispatch.reform(|_| Action::ToggleHideQuiet)} />
+                        { " hide quiet" }
+                    </label>
+                </span>
                 // Under the Step button, out of the row's flow: the row keeps its height.
                 if blocked.is_some() {
                     <span id="blocked" class="blocked" role="status">{ hint }</span>
+                } else if let Some(passed) = &state.drive.passed_quiet {
+                    <span id="quiet-note" class="blocked quiet-note" role="status">{ passed.text() }</span>
                 }
             </span>
             if sim.step_count() > RUN_MANY {

@@ -31,6 +31,10 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let empty = Vec::new();
     let steps = table.get("steps").and_then(Value::as_array).unwrap_or(&empty);
     let next_step = state.sim.as_ref().map_or(0, |s| s.get().next_step());
+    // Which of the steps run changed nothing (the engine's answer, `engine::quiet`).
+    let quiet = state.sim.as_ref().map(|s| s.get().quiet_steps(MAX_ROWS)).unwrap_or_default();
+    let quiet_title =
+        "changed nothing: no state written or cleared, no timer, no expiry, nothing emitted to the result";
     // An error in no field the table shows goes above it.
     let shown =
         |p: &str| p.starts_with("steps[") || p.starts_with("state_ttl") || p.starts_with("idle_state_retention");
@@ -75,12 +79,21 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     { for steps.iter().take(MAX_ROWS).enumerate().map(|(i, step)| {
                         let row_error = error.filter(|_| error_path == format!("steps[{i}]") || error_path.starts_with(&format!("steps[{i}]."))
                             || error_path.starts_with(&format!("steps[{i}][")));
-                        let class = classes!("step", (i < next_step as usize).then_some("done"), (i == next_step as usize).then_some("next"));
+                        let is_quiet = i < next_step as usize && quiet.get(i) == Some(&Some(true));
+                        let class = classes!("step", (i < next_step as usize).then_some("done"), (i == next_step as usize).then_some("next"),
+                            is_quiet.then_some("quiet"));
                         let source = (several && step.get("row").is_some()).then(|| step_source(&sources, step));
                         html! {
                             <>
                                 <tr class={class} data-step={i.to_string()} data-source={source.map(|s| sources[s].name.clone())}>
-                                    <td class="index">{ i + 1 }</td>
+                                    <td class="index">{ i + 1 }
+                                        if is_quiet {
+                                            <span class="quiet-mark" title={quiet_title}>
+                                                <span aria-hidden="true">{ " ·" }</span>
+                                                <span class="visually-hidden">{ format!(" ({quiet_title})") }</span>
+                                            </span>
+                                        }
+                                    </td>
                                     if several && step.get("row").is_some() {
                                         { source_cells(i, step, &sources, error_path, dispatch) }
                                     } else {

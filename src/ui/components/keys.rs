@@ -1,4 +1,5 @@
-//! The keyboard: space plays / pauses, → steps, ← steps back, `n` advances to the next timer, `?`
+//! The keyboard: space plays / pauses, → steps, ← steps back, `n` advances to the next timer, `q`
+//! hides / shows quiet steps, `?`
 //! shows the keys (Escape hides them). [`action_for_event`] maps a `keydown` to its action, for
 //! the page (one listener on the document, idle until a key is pressed) and for an embedded
 //! simulator (its root's listener, while focused: `super::super::embed`); keys typed into a
@@ -15,6 +16,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("→", "step"),
     ("←", "step back (exactly: checkpoint + replay)"),
     ("n", "advance to the next timer"),
+    ("q", "hide / show quiet steps (→ and ← pass the steps that changed nothing)"),
     ("?", "show / hide these keys"),
     ("Esc", "hide these keys"),
     ("+ / − / 0", "on the timeline: zoom in / out / fit; ← → pan it, or move a focused input"),
@@ -34,6 +36,7 @@ pub fn action_for(key: &str, target_takes_keys: bool) -> Option<Action> {
         "ArrowRight" => Some(Action::Step),
         "ArrowLeft" => Some(Action::StepBack),
         "n" | "N" => Some(Action::NextTimer),
+        "q" | "Q" => Some(Action::ToggleHideQuiet),
         "?" => Some(Action::ToggleKeys),
         "Escape" => Some(Action::CloseKeys),
         _ => None,

@@ -41,6 +41,15 @@ pub struct Props {
     /// An embed's compact layout: the cleanup rule folded under a one-line summary.
     #[prop_or_default]
     pub compact: bool,
+    /// A link's time range (`t=`): shown when the timeline opens (and whenever it changes), if it
+    /// lies within the run ([`crate::engine::time_range::check_range`]; else a note says why and
+    /// the default view is shown).
+    #[prop_or_default]
+    pub request: Option<Viewport>,
+    /// Told the range the user chose (zoom, pan, a link's range), or `None` for the default view
+    /// (the whole run, or a generated run's window following now): the permalink's `t=`.
+    #[prop_or_default]
+    pub on_chosen: Option<Callback<Option<(Millis, Millis)>>>,
 }
 
 /// A drag in progress: an input being moved (the view is frozen meanwhile, so the axis does not
@@ -89,9 +98,25 @@ pub fn Timeline(props: &Props) -> Html {
     let w = (*width - 2.0).max(300.0);
     let layout = Layout::for_width(w);
     // A little room after the last mark, ending on a round time (the range reads `– 11-24 06:00`).
-    let pad = ((tl.to_ms - tl.from_ms) / 25).max(1);
-    let round = snap_step(pad.saturating_mul(5));
-    let domain = Viewport { from: tl.from_ms, to: (tl.to_ms + pad + round - 1).div_euclid(round) * round };
+    let domain = crate::engine::time_range::domain(tl.from_ms, tl.to_ms);
+    {
+        // A link's range, once the timeline is there to show it (after the effect above).
+        let (view, follow, dispatch) = (view.clone(), follow.clone(), props.dispatch.clone());
+        use_effect_with(props.request, move |request| {
+            if let Some(range) = request {
+                match crate::engine::time_range::check_range(*range, domain, tf) {
+                    Ok(range) => {
+                        view.set(Some(range));
+                        follow.set(false);
+                    }
+                    Err(e) => dispatch.emit(Action::FilesNote(crate::ui::state::Note {
+                        text: format!("link: {e} — the timeline shows the run as usual"),
+                        error: true,
+                    })),
+                }
+            }
+        });
+    }
     let default_view = tl.follow_ms.map_or(domain, |fw| Viewport { from: domain.from, to: domain.from + fw });
     let mut v = view.unwrap_or(default_view).inside(domain);
     if *follow {
@@ -116,6 +141,12 @@ pub fn Timeline(props: &Props) -> Html {
         use_effect_with((v.from, v.to), move |range| {
             if let Some(on_view) = on_view {
                 on_view.emit(*range);
+            }
+        });
+        let on_chosen = props.on_chosen.clone();
+        use_effect_with((v.from, v.to, view.is_some()), move |(from, to, chosen)| {
+            if let Some(on_chosen) = on_chosen {
+                on_chosen.emit(chosen.then_some((*from, *to)));
             }
         });
     }

@@ -37,12 +37,7 @@ fn storage() -> web_sys::Storage {
 
 /// The page as the real page mounts it: with the URL and the autosave.
 async fn open_persistent() -> Page {
-    let doc = window().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    common::browser::render(&root, AppProps { persist: true, embed: None });
-    settle().await;
-    Page { root }
+    Page::open_with(AppProps { persist: true, embed: None }).await
 }
 
 /// A clean address and no autosave, before and after a test that uses them.

@@ -38,12 +38,7 @@ async fn open_link(q: &str) -> Page {
     set_query(q);
     storage().remove_item(STORAGE_KEY).unwrap();
     storage().set_item(TOUR_KEY, "1").unwrap();
-    let doc = window().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    common::browser::render(&root, AppProps { persist: true, embed: None });
-    settle().await;
-    Page { root }
+    Page::open_with(AppProps { persist: true, embed: None }).await
 }
 
 /// Leaves the test page's address and storage as the other tests expect them.

@@ -41,12 +41,7 @@ fn first_visitor() {
 
 /// The page as the real page mounts it (the URL, the autosave, the first-visit tour).
 async fn open_page() -> Page {
-    let doc = window().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    common::browser::render(&root, AppProps { persist: true, embed: None });
-    settle().await;
-    Page { root }
+    Page::open_with(AppProps { persist: true, embed: None }).await
 }
 
 /// A `keydown` of `key` (with Shift when `shift`) on `selector`'s element, or on the document.

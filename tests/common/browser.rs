@@ -143,10 +143,16 @@ pub async fn next_frame() {
 
 impl Page {
     pub async fn open() -> Page {
+        Page::open_with(flink_state_sim::ui::AppProps::default()).await
+    }
+
+    /// The app with `props` in a fresh element of the test page (`persist: true`: as the real
+    /// page mounts it, with the address and the autosave), settled.
+    pub async fn open_with(props: flink_state_sim::ui::AppProps) -> Page {
         let doc = web_sys::window().unwrap().document().unwrap();
         let root = doc.create_element("div").unwrap();
         doc.body().unwrap().append_child(&root).unwrap();
-        render(&root, flink_state_sim::ui::AppProps::default());
+        render(&root, props);
         settle().await;
         Page { root }
     }

@@ -37,6 +37,15 @@ fn main() {
     let copy = sim.clone();
     println!("clone of the simulation: {:.1} ms", ms(t));
     drop(copy);
+    // CLONES=N: N more clones, for a profiler (`perf record`) to see where a clone's time goes.
+    if let Some(n) = std::env::var("CLONES").ok().and_then(|n| n.parse::<usize>().ok()) {
+        let t = Instant::now();
+        for _ in 0..n {
+            drop(std::hint::black_box(sim.clone()));
+        }
+        println!("{n} clones: {:.1} ms each", ms(t) / n as f64);
+        return;
+    }
     let t = Instant::now();
     let result = sim.result().clone();
     println!("of which the result table ({} rows): {:.1} ms", result.len(), ms(t));

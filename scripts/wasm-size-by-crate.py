@@ -7,8 +7,11 @@ strip the names), and adds each body's size to the crate its (demangled) path st
 
 Prints the total code bytes, then the crates by share (and the engine's planner, its SQL part,
 on its own line). Measurement only: sizes before wasm-opt, which shrinks every crate alike."""
-import re, sys
+import re, signal, sys
 from collections import Counter
+
+# Piped into `head`: end quietly when the reader stops (no BrokenPipeError traceback).
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def leb(b, i):

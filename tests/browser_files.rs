@@ -364,6 +364,13 @@ async fn an_edited_preset_is_exported_as_an_edited_copy() {
     page.set_textarea("#scenario-json", &edited);
     page.click("#load").await;
     assert!(page.find("#scenario-edited").is_some());
+    // The preset's own notes are said to be the preset's: their numbers may not be this run's.
+    assert!(
+        page.text("#scenario-edited").contains("What to watch are the preset's"),
+        "{}",
+        page.text("#scenario-edited")
+    );
+    assert!(page.text("#scenario-watch").starts_with("What to watch (in the preset as it ships): "));
     let (name, text) = export(&page).await;
     assert_eq!(name, "cleanup-harness-min5-max10-edited.json");
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();

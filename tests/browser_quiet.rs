@@ -217,7 +217,7 @@ async fn an_embed_takes_the_range_as_an_option_and_refuses_a_bad_one() {
         JsValue::from_str("seed-001-one-day-two-days"),
         options(r#"{"t": "5..1"}"#),
     );
-    assert_eq!(e, "mount: options.t: the range must end after it starts (1 is not after 5 ms)");
+    assert_eq!(e, "mount: options.t: the range must end after it starts (1 is not after 5)");
     h.remove();
     // The element's attribute, the same text.
     common::embed::define();

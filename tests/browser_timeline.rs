@@ -89,6 +89,8 @@ async fn a_two_second_run_ticks_whole_seconds_and_a_harness_run_milliseconds() {
     assert_eq!(tick_labels(&page), ["11-21 14:44:32", "14:44:33", "14:44:34"]);
     page.click("#step").await;
     assert_eq!(page.text("#op-inner td:nth-child(2)"), "st: 1 @ 2019-11-21 14:44:32", "LATEST_BY_TIME's time");
+    // The operator's card says under its plan that LATEST_BY_TIME is no Flink built-in.
+    assert!(page.text("#op-inner .plan-note").starts_with("LATEST_BY_TIME is not a Flink built-in"));
     page.choose("#preset-select", "cleanup-harness-min5-max10").await;
     let labels = tick_labels(&page);
     assert!(labels.len() >= 3 && labels.iter().all(|l| l.starts_with("t = ") && l.ends_with(" ms")), "{labels:?}");

@@ -272,6 +272,12 @@ fn legacy_retention_uses_flinks_own_messages() {
         error(&v.to_string()),
         "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 msshoud be at least 5 minutes. (min = 10 min, max = 899999 ms: 299999 ms apart)"
     );
+    // max below min: Flink's message, then how far below (never "0 ms apart").
+    v["idle_state_retention"] = serde_json::json!({"min": "2 d", "max": "1 d"});
+    assert_eq!(
+        error(&v.to_string()),
+        "idle_state_retention: Difference between minTime: 172800000 ms and maxTime: 86400000 msshoud be at least 5 minutes. (min = 2 d, max = 1 d: max is 1 d less than min)"
+    );
     v["idle_state_retention"] = serde_json::json!({"min": "10 ms", "max": "5 ms", "test_harness": true});
     assert_eq!(error(&v.to_string()), "idle_state_retention: maxTime may not be smaller than minTime.");
     v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "15 min"});

@@ -199,6 +199,20 @@ pub fn serde_message_without_position(e: &serde_json::Error) -> String {
     requote_serde_text(message)
 }
 
+/// A message without the `at line L column C` that [`serde_message`] ends with: for a scenario
+/// the user never saw as text (a permalink's compressed `s=`, the autosave), where a position in
+/// it points at nothing the user can find; the path before the message names the field.
+pub fn without_json_position(message: &str) -> &str {
+    let Some((head, tail)) = message.rsplit_once(" at line ") else { return message };
+    let Some((line, column)) = tail.split_once(" column ") else { return message };
+    let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    if digits(line) && digits(column) {
+        head
+    } else {
+        message
+    }
+}
+
 pub fn serde_message(e: &serde_json::Error) -> String {
     let full = e.to_string();
     let position = if e.line() > 0 { format!(" at line {} column {}", e.line(), e.column()) } else { String::new() };
@@ -300,6 +314,14 @@ fn unescape_debug(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_json_position_is_dropped_only_at_the_end() {
+        use super::without_json_position as w;
+        assert_eq!(w("min: unknown unit at line 1 column 968"), "min: unknown unit");
+        assert_eq!(w("at line 3 column x"), "at line 3 column x");
+        assert_eq!(w("no position"), "no position");
+    }
+
     use super::*;
 
     #[test]

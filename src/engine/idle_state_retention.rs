@@ -78,12 +78,12 @@ pub fn message_with_durations(message: String, min_ms: Millis, max_ms: Millis) -
     if !message.starts_with("Difference between minTime:") {
         return message;
     }
-    format!(
-        "{message} (min = {}, max = {}: {} apart)",
-        format_duration(min_ms),
-        format_duration(max_ms),
-        format_duration(max_ms.saturating_sub(min_ms).max(0))
-    )
+    let gap = if max_ms >= min_ms {
+        format!("{} apart", format_duration(max_ms.saturating_sub(min_ms)))
+    } else {
+        format!("max is {} less than min", format_duration(min_ms.saturating_sub(max_ms)))
+    };
+    format!("{message} (min = {}, max = {}: {gap})", format_duration(min_ms), format_duration(max_ms))
 }
 
 /// The checks of `setIdleStateRetentionTime`; `wording` is how Flink's message goes on after

@@ -33,6 +33,8 @@ pub struct Node {
     pub id: Rc<str>,
     /// Flink's plan text.
     pub plan: String,
+    /// What the plan text leaves unsaid ([`crate::engine::operators::OperatorSpec::plan_notes`]).
+    pub plan_notes: Vec<&'static str>,
     pub op: Box<dyn StreamOperator>,
     /// Whether its output carries retractions ([`OperatorSpec::output_retracts`]).
     pub retracts: bool,
@@ -151,6 +153,7 @@ impl Pipeline {
             .map(|(i, n)| Node {
                 id: Rc::from(n.id.as_str()),
                 plan: n.spec.plan(),
+                plan_notes: n.spec.plan_notes(),
                 op: n.spec.build(scenario.flink, scenario.operator_retention(i)),
                 retracts: n.spec.output_retracts(),
                 emitted: EmitCounts::default(),

@@ -13,6 +13,7 @@
 //! upsert result it stays until the key's next row overwrites it.
 
 use super::row::{Message, Row, Value};
+use super::shared_vec::SharedVec;
 use super::time::Millis;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -70,8 +71,8 @@ pub struct ResultTable {
     /// Upsert on the key (true) or retract (false).
     pub upsert: bool,
     /// Each row with its group.
-    slots: Vec<Option<Held>>,
-    groups: Vec<Group>,
+    slots: SharedVec<Option<Held>>,
+    groups: SharedVec<Group>,
     /// Group numbers by the hash of their key.
     index: HashTable<u32>,
     /// A retract sink's rows by value.
@@ -262,7 +263,7 @@ impl ResultTable {
 
     /// Drops the empty slots and the groups without rows, keeping the order of the rows.
     fn compact(&mut self) {
-        let rows: Vec<ResultRow> = self.slots.drain(..).flatten().map(|h| h.row).collect();
+        let rows: Vec<ResultRow> = std::mem::take(&mut self.slots).iter().flatten().map(|h| h.row.clone()).collect();
         self.groups.clear();
         self.index.clear();
         self.values.clear();

@@ -14,19 +14,20 @@
 //! equal timestamps fire in no defined order. This model picks one deterministic order and
 //! documents it: **equal timestamps fire in the order they were first registered**.
 
+use super::shared_vec::SharedVec;
 use super::state::KeyId;
 use super::time::Millis;
 use smallvec::SmallVec;
-use std::collections::BTreeMap;
 
 /// The processing-time timers of one operator, by key.
 #[derive(Debug, Clone, Default)]
 pub struct TimerService {
     /// (timestamp ms, registration sequence number) → key: the firing order.
-    queue: BTreeMap<(Millis, u64), KeyId>,
+    /// A persistent B-tree (imbl's `OrdMap` over `Rc`): a time-travel checkpoint shares it.
+    queue: imbl::GenericOrdMap<(Millis, u64), KeyId, imbl::shared_ptr::RcK>,
     /// Per key id: its timers as (timestamp ms, sequence number), the dedup set
     /// (`HeapPriorityQueueSet.dedupMap`). An operator holds one or two timers per key.
-    per_key: Vec<SmallVec<[(Millis, u64); 1]>>,
+    per_key: SharedVec<SmallVec<[(Millis, u64); 1]>>,
     next_seq: u64,
     /// Timers registered, deleted and fired so far (no-op registrations and deletions not counted).
     pub registered: u64,
@@ -71,13 +72,13 @@ impl TimerService {
 
     /// The next timer to fire, as (timestamp ms, registration sequence number, key).
     pub fn peek(&self) -> Option<(Millis, u64, KeyId)> {
-        self.queue.first_key_value().map(|(&(ts, seq), &key)| (ts, seq, key))
+        self.queue.get_min().map(|&((ts, seq), key)| (ts, seq, key))
     }
 
     /// Removes and returns the head timer if its timestamp is `<= time` (one iteration of
     /// `onProcessingTime(time)`'s `while (timer.getTimestamp() <= time) { queue.poll(); ... }`).
     pub fn poll_due(&mut self, time: Millis) -> Option<(Millis, KeyId)> {
-        let (&(ts, seq), _) = self.queue.first_key_value()?;
+        let &((ts, seq), _) = self.queue.get_min()?;
         if ts > time {
             return None;
         }

@@ -13,6 +13,8 @@ pub struct OperatorView {
     pub flink_class: &'static str,
     /// Flink's plan text, e.g. `GroupAggregate(groupBy=[devId], select=[...])`.
     pub plan: String,
+    /// What the plan text leaves unsaid: a user-defined function printed like a built-in.
+    pub plan_notes: Vec<&'static str>,
     /// The names of the operator's keyed states, as Flink names them.
     pub state_names: Vec<&'static str>,
     /// Keys in key order (the first `limit` of them when the view is limited).

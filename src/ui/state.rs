@@ -436,6 +436,8 @@ impl AppState {
         };
         if let Some(err) = state.scenario_error.take() {
             let mut state = AppState::default();
+            // The link's or the autosave's JSON was never text the user saw: no position in it.
+            let err = crate::engine::error::without_json_position(&err);
             state.files.note = Some(Note {
                 text: format!("{what}: {err} — the default preset '{DEFAULT_PRESET}' is loaded instead"),
                 error: true,

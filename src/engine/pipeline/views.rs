@@ -119,6 +119,7 @@ impl Pipeline {
             id: node.id.to_string(),
             flink_class: op.flink_class(),
             plan: node.plan.clone(),
+            plan_notes: node.plan_notes.clone(),
             state_names: op.state_names(),
             keys,
             key_count: backend.keys.live(),

@@ -3,6 +3,7 @@
 
 use super::Held;
 use crate::engine::row::Row;
+use crate::engine::shared_vec::SharedVec;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -74,12 +75,12 @@ fn word(h: u32, low: u32) -> u64 {
 
 impl Values {
     /// Whether word `w` stands for `row` (of hash `h`).
-    fn is(&self, slots: &[Option<Held>], w: u64, h: u32, row: &Row) -> bool {
+    fn is(&self, slots: &SharedVec<Option<Held>>, w: u64, h: u32, row: &Row) -> bool {
         Values::is_in(&self.many, slots, w, h, row)
     }
 
     /// Notes that `slot` holds `row`, fresh or stale (`slot` is not yet in `slots`).
-    pub(super) fn add(&mut self, slots: &[Option<Held>], row: &Row, slot: u32, stale: bool) {
+    pub(super) fn add(&mut self, slots: &SharedVec<Option<Held>>, row: &Row, slot: u32, stale: bool) {
         debug_assert!(slot < MANY);
         let h = row_hash(row);
         let Values { words, many, free } = self;
@@ -115,7 +116,7 @@ impl Values {
     }
 
     /// [`Values::is`] while `self` is borrowed in parts.
-    fn is_in(many: &[Equal], slots: &[Option<Held>], w: u64, h: u32, row: &Row) -> bool {
+    fn is_in(many: &[Equal], slots: &SharedVec<Option<Held>>, w: u64, h: u32, row: &Row) -> bool {
         let low = w as u32;
         let first = if low & MANY == 0 { low } else { many[(low & !MANY) as usize].slots[0] };
         (w >> 32) as u32 == h && slots.get(first as usize).and_then(Option::as_ref).is_some_and(|x| x.row.row == *row)
@@ -123,7 +124,7 @@ impl Values {
 
     /// Takes the slot a retraction of `row` empties: the last fresh equal row, else the first
     /// stale one. `None` when no row equals it.
-    pub(super) fn take(&mut self, slots: &[Option<Held>], row: &Row) -> Option<u32> {
+    pub(super) fn take(&mut self, slots: &SharedVec<Option<Held>>, row: &Row) -> Option<u32> {
         let h = row_hash(row);
         let Values { words, many, free } = self;
         let this = &*many;
@@ -145,7 +146,7 @@ impl Values {
     }
 
     /// The rows equal to the one in `slot` all went stale (they share its key).
-    pub(super) fn all_stale(&mut self, slots: &[Option<Held>], slot: u32) {
+    pub(super) fn all_stale(&mut self, slots: &SharedVec<Option<Held>>, slot: u32) {
         let Some(row) = slots.get(slot as usize).and_then(Option::as_ref).map(|x| &x.row.row) else { return };
         let h = row_hash(row);
         let Some(&w) = self.words.find(spread(h), |&w| self.is(slots, w, h, row)) else { return };

@@ -17,14 +17,18 @@
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlValue, UpdateType};
 use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::time::Millis;
+use std::rc::Rc;
 
 /// A keyed list state, named as its Flink state descriptor.
 #[derive(Debug, Clone)]
 pub struct ListState<T> {
     pub name: &'static str,
     pub config: StateTtlConfig,
-    lists: Vec<Option<Vec<TtlValue<T>>>>,
+    /// Per key its list, behind an `Rc` so that a clone of the state (a time-travel checkpoint)
+    /// shares it until either side writes ([`SharedVec`]).
+    lists: SharedVec<Option<Rc<Vec<TtlValue<T>>>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
     /// On the heap backend with TTL: the layout and the background cleanup.
@@ -37,7 +41,7 @@ impl<T: Clone> ListState<T> {
         ListState {
             name,
             config,
-            lists: Vec::new(),
+            lists: SharedVec::new(),
             stored: 0,
             expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
             cleanup: None,
@@ -52,7 +56,12 @@ impl<T: Clone> ListState<T> {
         let Some(cleanup) = cleanup else { return };
         cleanup.state_accessed(|k| {
             // `TtlListState.getUnexpiredOrNull`.
+            let Some(Some(list)) = lists.get(k.index()) else { return Unexpired::Same };
+            if !list.iter().any(|e| config.expired(e.last_access_ms, now)) {
+                return Unexpired::Same;
+            }
             let Some(Some(list)) = lists.get_mut(k.index()) else { return Unexpired::Same };
+            let list = Rc::make_mut(list);
             let before = list.len();
             let mut newest_expired = None;
             list.retain(|e| {
@@ -105,7 +114,7 @@ impl<T: Clone> ListState<T> {
                 c.table.put_new(key, kg, hash);
             }
         }
-        let list = self.lists[i].get_or_insert_with(Vec::new);
+        let list = Rc::make_mut(self.lists[i].get_or_insert_with(Rc::default));
         list.push(TtlValue { user_value: value, last_access_ms: now });
         self.stored += 1;
         if let Some(ix) = &mut self.expiry {
@@ -129,7 +138,7 @@ impl<T: Clone> ListState<T> {
         if self.drop_list(keys, key, false) {
             // `put` of the key's new list where its old one was: the key stays held.
             self.map_operation(keys, key);
-            self.lists[key.index()] = Some(Vec::new());
+            self.lists[key.index()] = Some(Rc::default());
         }
         for v in values {
             self.push(keys, key, v, now);
@@ -174,7 +183,7 @@ impl<T: Clone> ListState<T> {
         keys.wrote();
         self.stored -= list.len() as u64;
         if let Some(ix) = &mut self.expiry {
-            for e in &list {
+            for e in list.iter() {
                 ix.remove(e.last_access_ms);
             }
         }
@@ -194,7 +203,7 @@ impl<T: Clone> ListState<T> {
 
     /// The key's stored elements (expired or not), without the side effects of a read.
     pub fn peek(&self, key: KeyId) -> &[TtlValue<T>] {
-        self.lists.get(key.index()).and_then(Option::as_deref).unwrap_or(&[])
+        self.lists.get(key.index()).and_then(Option::as_ref).map_or(&[], |l| l.as_slice())
     }
 
     /// Elements stored, and how many of them are expired at `now`.

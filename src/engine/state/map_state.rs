@@ -19,15 +19,19 @@
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
 use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::time::Millis;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// A keyed map state, named as its Flink state descriptor.
 #[derive(Debug, Clone)]
 pub struct MapState<UK: Ord, UV> {
     pub name: &'static str,
     pub config: StateTtlConfig,
-    maps: Vec<Option<BTreeMap<UK, TtlValue<UV>>>>,
+    /// Per key its user map, behind an `Rc` so that a clone of the state (a time-travel
+    /// checkpoint) shares it until either side writes ([`SharedVec`]).
+    maps: SharedVec<Option<Rc<BTreeMap<UK, TtlValue<UV>>>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
     /// On the heap backend with TTL: the layout and the background cleanup.
@@ -40,7 +44,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         MapState {
             name,
             config,
-            maps: Vec::new(),
+            maps: SharedVec::new(),
             stored: 0,
             expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
             cleanup: None,
@@ -55,10 +59,12 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         let Some(cleanup) = cleanup else { return };
         cleanup.state_accessed(|k| {
             // `TtlMapState.getUnexpiredOrNull`.
-            let Some(Some(map)) = maps.get_mut(k.index()) else { return Unexpired::Same };
-            if map.is_empty() {
+            let Some(Some(map)) = maps.get(k.index()) else { return Unexpired::Same };
+            if map.is_empty() || !map.values().any(|e| config.expired(e.last_access_ms, now)) {
                 return Unexpired::Same;
             }
+            let Some(Some(map)) = maps.get_mut(k.index()) else { return Unexpired::Same };
+            let map = Rc::make_mut(map);
             let before = map.len();
             let mut newest_expired = None;
             map.retain(|_, e| {
@@ -89,7 +95,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     }
 
     fn map_mut(&mut self, key: KeyId) -> Option<&mut BTreeMap<UK, TtlValue<UV>>> {
-        self.maps.get_mut(key.index()).and_then(Option::as_mut)
+        self.maps.get_mut(key.index()).and_then(Option::as_mut).map(Rc::make_mut)
     }
 
     /// `HeapMapState.remove(uk)` after its `get`: removes one entry; when the user map is (or
@@ -127,13 +133,15 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
             self.maps.resize_with(i + 1, || None);
         }
         if self.maps[i].is_none() {
-            self.maps[i] = Some(BTreeMap::new());
+            self.maps[i] = Some(Rc::default());
             keys.hold(key);
             if let (Some(c), Some((kg, hash))) = (&mut self.cleanup, keys.heap_slot(key)) {
                 c.table.put_new(key, kg, hash);
             }
         }
-        let old = self.maps[i].as_mut().and_then(|m| m.insert(uk, TtlValue { user_value: uv, last_access_ms: now }));
+        let old = self.maps[i]
+            .as_mut()
+            .and_then(|m| Rc::make_mut(m).insert(uk, TtlValue { user_value: uv, last_access_ms: now }));
         match old {
             Some(o) => {
                 if let Some(ix) = &mut self.expiry {
@@ -194,7 +202,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         self.map_operation(keys, key);
         let Some(map) = self.maps.get(key.index()).and_then(Option::as_ref) else { return Vec::new() };
         let (mut visible, mut expired) = (Vec::new(), Vec::new());
-        for (uk, e) in map {
+        for (uk, e) in map.iter() {
             if self.config.expired(e.last_access_ms, now) {
                 expired.push(uk.clone());
                 if self.config.state_visibility == StateVisibility::ReturnExpiredIfNotCleanedUp {
@@ -214,7 +222,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
                 }
             }
         }
-        if !heap && self.maps[key.index()].as_ref().is_some_and(BTreeMap::is_empty) {
+        if !heap && self.maps[key.index()].as_ref().is_some_and(|m| m.is_empty()) {
             self.maps[key.index()] = None;
             keys.unhold(key);
         }
@@ -232,7 +240,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     pub fn is_empty(&mut self, keys: &mut KeyRegistry, key: KeyId, now: Millis) -> bool {
         self.state_accessed(keys, now);
         self.map_operation(keys, key);
-        self.maps.get(key.index()).and_then(Option::as_ref).is_none_or(BTreeMap::is_empty)
+        self.maps.get(key.index()).and_then(Option::as_ref).is_none_or(|m| m.is_empty())
     }
 
     /// Keys with a stored map, empty ones included (`StateTable.size()`).
@@ -267,7 +275,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
 
     /// The key's stored entries (expired or not), without the side effects of a read.
     pub fn peek(&self, key: KeyId) -> impl Iterator<Item = (&UK, &TtlValue<UV>)> {
-        self.maps.get(key.index()).and_then(Option::as_ref).into_iter().flatten()
+        self.maps.get(key.index()).and_then(Option::as_ref).into_iter().flat_map(|m| m.iter())
     }
 
     /// Entries stored, and how many of them are expired at `now`.

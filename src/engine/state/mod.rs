@@ -27,9 +27,9 @@ pub use value_state::ValueState;
 
 use super::operators::binary_row::binary_row_hash_code;
 use super::row::{DataType, Row};
+use super::shared_vec::SharedVec;
 use super::time::Millis;
 use super::timer_service::TimerService;
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use ttl::StateTtlConfig;
 
@@ -46,15 +46,16 @@ impl KeyId {
 /// The keys of one operator: interning, and how many states and timers hold each key.
 #[derive(Debug, Clone, Default)]
 pub struct KeyRegistry {
-    ids: FxHashMap<Row, KeyId>,
-    rows: Vec<Option<Row>>,
+    /// A persistent hash map (imbl's HAMT over `Rc`): a time-travel checkpoint shares it.
+    ids: imbl::GenericHashMap<Row, KeyId, rustc_hash::FxBuildHasher, imbl::shared_ptr::RcK>,
+    rows: SharedVec<Option<Row>>,
     /// Per key: the states with an entry for it plus its registered timers.
-    holders: Vec<u32>,
+    holders: SharedVec<u32>,
     free: Vec<u32>,
     /// The key of the running `processElement` / `onTimer` call (Flink's current key).
     current: Option<KeyId>,
     /// Per key: the latest TTL stamp written to any of its states.
-    last_write: Vec<Millis>,
+    last_write: SharedVec<Millis>,
     /// Keys by their latest TTL stamp, when the operator's state has a TTL.
     key_expiry: Option<ExpiryIndex>,
     /// The TTL of the operator's states (disabled: no TTL).
@@ -82,7 +83,7 @@ pub struct KeyRegistry {
 struct HeapKeys {
     types: Vec<DataType>,
     /// Per key id: `(key group, compositeHash)`.
-    slots: Vec<(u8, i32)>,
+    slots: SharedVec<(u8, i32)>,
 }
 
 /// An expired entry the TTL background cleanup removed (no operator read it).
@@ -109,7 +110,7 @@ impl KeyRegistry {
     /// `key_types` columns. Called before the first key is interned; a no-op without a TTL.
     pub fn use_heap_backend(&mut self, key_types: Vec<DataType>) {
         if self.key_expiry.is_some() {
-            self.heap = Some(HeapKeys { types: key_types, slots: Vec::new() });
+            self.heap = Some(HeapKeys { types: key_types, slots: SharedVec::new() });
         }
     }
 

@@ -15,6 +15,7 @@
 
 use super::ttl::{StateTtlConfig, StateVisibility, TtlRead, TtlValue, UpdateType};
 use super::{ExpiryIndex, KeyId, KeyRegistry, StateSize, TtlIncrementalCleanup, Unexpired};
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::time::Millis;
 use crate::engine::view::TtlView;
 
@@ -23,7 +24,7 @@ use crate::engine::view::TtlView;
 pub struct ValueState<T> {
     pub name: &'static str,
     pub config: StateTtlConfig,
-    entries: Vec<Option<TtlValue<T>>>,
+    entries: SharedVec<Option<TtlValue<T>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
     /// For a value that holds rows (`ValueState<List<RowData>>`): how many rows a value holds,
@@ -47,7 +48,7 @@ impl<T: Clone> ValueState<T> {
         ValueState {
             name,
             config,
-            entries: Vec::new(),
+            entries: SharedVec::new(),
             stored: 0,
             expiry: (ttl > 0).then(|| ExpiryIndex::new(ttl)),
             weigh: None,

@@ -88,7 +88,12 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                 <span class="hint">{ format!("{} in the run{}", marks.marks.len(), cut.unwrap_or_default()) }</span>
             </div>
             if marks.marks.is_empty() {
-                <p class="hint">{ "No timer fired, no state expired, no row went stale and no key counted as new again." }</p>
+                <p class="hint">{ if marks.scanned < marks.total {
+                    format!("In the first {} steps no timer fired, no state expired, no row went stale and no key \
+                             counted as new again; the bookmarks do not look further.", marks.scanned)
+                } else {
+                    "No timer fired, no state expired, no row went stale and no key counted as new again.".to_string()
+                } }</p>
             } else {
                 <ol class="bm-list">
                     { for marks.marks.iter().map(|m| {

@@ -60,7 +60,8 @@ pub fn view(
                 <div class="scenario">
                     <strong id="scenario-title">{ &s.title }</strong>
                     if state.edited_preset().is_some() {
-                        <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title and description are the preset's", s.name) }</span>
+                        <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title, description and What to watch are the preset's, \
+                            and their numbers may not match this run", s.name) }</span>
                     }
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
                     <button id="tour-open" class="tour-open" onclick={on_tour.clone()}
@@ -72,7 +73,9 @@ pub fn view(
                     }
                     { description(&s.description, &s.name) }
                     if !s.watch.is_empty() {
-                        <p class="watch" id="scenario-watch"><strong>{ "What to watch: " }</strong>{ &s.watch }</p>
+                        <p class="watch" id="scenario-watch"><strong>{
+                            if state.edited_preset().is_some() { "What to watch (in the preset as it ships): " } else { "What to watch: " }
+                        }</strong>{ &s.watch }</p>
                     }
                 </div>
             }

@@ -62,6 +62,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                 <span class="op-class">{ op.flink_class }</span>
             </div>
             <div class="plan">{ &op.plan }</div>
+            { for op.plan_notes.iter().map(|n| html! { <div class="hint plan-note">{ *n }</div> }) }
             if !op.metrics.is_empty() {
                 <div class="op-metrics" title="the operator's own metrics (Flink's metric group)">
                     { op.metrics.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(" · ") }

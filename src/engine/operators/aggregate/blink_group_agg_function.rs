@@ -122,7 +122,7 @@ impl StreamOperator for BlinkGroupAggFunction {
                     return Ok(());
                 }
                 if prev == new {
-                    ctx.record(&key_row, super::unchanged_result_reemitted);
+                    ctx.record(&key_row, || super::unchanged_result_reemitted("GroupAggFunction"));
                 }
                 if self.spec.generate_update_before {
                     ctx.collect(&key_row, Message::new(Change::Legacy(false), prev));

@@ -146,7 +146,7 @@ impl StreamOperator for GroupAggFunction {
                     return Ok(());
                 }
                 if prev == new {
-                    ctx.record(&key_row, super::unchanged_result_reemitted);
+                    ctx.record(&key_row, || super::unchanged_result_reemitted("GroupAggFunction"));
                 }
                 if self.spec.generate_update_before {
                     ctx.collect(&key_row, Message::new(Change::Kind(RowKind::UpdateBefore), prev));

@@ -111,7 +111,7 @@ impl StreamOperator for GroupAggProcessFunction {
                     return Ok(());
                 }
                 if prev_row == new_row {
-                    ctx.record(&key_row, super::unchanged_result_reemitted);
+                    ctx.record(&key_row, || super::unchanged_result_reemitted("GroupAggProcessFunction"));
                 }
                 if self.spec.generate_update_before {
                     ctx.collect(&key_row, Message::new(Change::Legacy(false), prev_row));

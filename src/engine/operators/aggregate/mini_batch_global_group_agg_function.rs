@@ -194,7 +194,7 @@ impl MiniBatchLocalGlobalGroupAgg {
                 ctx.collect(key_row, Message::new(Change::Kind(RowKind::Insert), new));
             } else if self.state_retention_ms > 0 || prev != new {
                 if prev == new {
-                    ctx.record(key_row, super::unchanged_result_reemitted);
+                    ctx.record(key_row, || super::unchanged_result_reemitted("MiniBatchGlobalGroupAggFunction"));
                 }
                 if self.spec.generate_update_before {
                     ctx.collect(key_row, Message::new(Change::Kind(RowKind::UpdateBefore), prev));

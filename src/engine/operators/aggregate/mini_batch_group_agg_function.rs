@@ -162,7 +162,7 @@ impl MiniBatchGroupAggFunction {
             } else if (self.state_retention_ms > 0 && self.flink.mini_batch_reemits_unchanged_with_ttl()) || prev != new
             {
                 if prev == new {
-                    ctx.record(key_row, super::unchanged_result_reemitted);
+                    ctx.record(key_row, || super::unchanged_result_reemitted("MiniBatchGroupAggFunction"));
                 }
                 if self.spec.generate_update_before {
                     ctx.collect(

@@ -32,12 +32,14 @@ use crate::engine::trace::TraceEvent;
 /// equaliser.equals(prev, new)`; the mini-batch functions since FLINK-33936). With cleaning on,
 /// the row is retracted and emitted again; each of those classes says why in the comment on that
 /// `return`.
-pub(crate) fn unchanged_result_reemitted() -> TraceEvent {
+/// `class`: the Flink class whose rule ran (its name is shown with the quote).
+pub(crate) fn unchanged_result_reemitted(class: &'static str) -> TraceEvent {
     TraceEvent::Note {
-        what: "the result is unchanged, but state cleaning is on (idle state retention or state TTL): it is \
-               retracted and emitted again, \"to prevent too early state eviction of downstream operators\" \
-               (Flink's GroupAggFunction): each downstream operator sees the key and renews its state"
-            .into(),
+        what: format!(
+            "the result is unchanged, but state cleaning is on (idle state retention or state TTL): it is \
+             retracted and emitted again, \"to prevent too early state eviction of downstream operators\" \
+             (Flink's {class}): each downstream operator sees the key and renews its state"
+        ),
     }
 }
 pub use group_agg_function::GroupAggFunction;

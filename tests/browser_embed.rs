@@ -141,7 +141,7 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 1.5}"#)),
-        "mount: options.step: invalid type: floating point `1.5`, expected u64"
+        "mount: options.step: invalid type: floating point `1.5`, expected a whole number, 0 or more"
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 5}"#)),

@@ -471,9 +471,9 @@ fn count_windows_name_the_rule() {
             "pipeline[0].size: a count window of 0 rows is not modelled: give at least 1 row".to_string()),
         (legacy(serde_json::json!({"slide": 0})),
             "pipeline[0].slide: a count window of 0 rows is not modelled: give at least 1 row".to_string()),
-        (legacy(serde_json::json!({"size": -3})), "pipeline[0].size: invalid value: integer `-3`, expected u64".to_string()),
+        (legacy(serde_json::json!({"size": -3})), "pipeline[0].size: invalid value: integer `-3`, expected a whole number, 0 or more".to_string()),
         (legacy(serde_json::json!({"size": "3 rows"})),
-            "pipeline[0].size: invalid type: string \"3 rows\", expected u64".to_string()),
+            "pipeline[0].size: invalid type: string \"3 rows\", expected a whole number, 0 or more".to_string()),
         (legacy(serde_json::json!({"every": 2})),
             "pipeline[0]: unknown field `every`, expected one of `operator`, `id`, `group_by`, `on`, `size`, \
              `slide`, `aggregates`".to_string()),

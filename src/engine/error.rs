@@ -261,6 +261,23 @@ fn segments_text(segments: &[&serde_path_to_error::Segment]) -> Option<String> {
 /// serde's wordings that embed user text, rewritten through [`quote_in`]; other messages as
 /// they are.
 fn requote_serde_text(message: &str) -> String {
+    let text = requote_serde_values(message);
+    // serde names Rust's integer types (`expected u64`); people read what the number must be.
+    for (rust, people) in [
+        (", expected u64", ", expected a whole number, 0 or more"),
+        (", expected u32", ", expected a whole number, 0 or more"),
+        (", expected usize", ", expected a whole number, 0 or more"),
+        (", expected i64", ", expected a whole number"),
+        (", expected i32", ", expected a whole number"),
+    ] {
+        if let Some(head) = text.strip_suffix(rust) {
+            return format!("{head}{people}");
+        }
+    }
+    text
+}
+
+fn requote_serde_values(message: &str) -> String {
     for prefix in ["unknown field ", "unknown variant "] {
         if let Some(rest) = message.strip_prefix(prefix).and_then(|r| r.strip_prefix('`')) {
             if let Some(end) = rest.rfind("`, expected ").or_else(|| rest.rfind("`, there are no ")) {
@@ -314,6 +331,15 @@ fn unescape_debug(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rusts_integer_types_are_said_as_what_the_number_must_be() {
+        let e = serde_json::from_str::<u64>("-1").unwrap_err();
+        assert_eq!(
+            super::serde_message(&e),
+            "invalid value: integer `-1`, expected a whole number, 0 or more at line 1 column 2"
+        );
+    }
+
     #[test]
     fn a_json_position_is_dropped_only_at_the_end() {
         use super::without_json_position as w;

@@ -141,7 +141,7 @@ impl EmbedOptions {
         let options: EmbedOptions = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             let place = if path == "." { what.to_string() } else { format!("{what}.{path}") };
-            format!("{place}: {}", e.into_inner())
+            format!("{place}: {}", crate::engine::error::serde_message(&e.into_inner()))
         })?;
         if options.panels.is_empty() {
             return Err(format!("{what}.panels: name at least one of {}", Panel::NAMES));

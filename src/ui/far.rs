@@ -122,7 +122,8 @@ impl AppState {
                     for _ in 0..CLOCK_EVERY {
                         let Some(a) = remaining.next() else { break 'slice };
                         if let Err(e) = sim.act(a) {
-                            failed = Some(format!("action {} ({a:?}) could not run — {e}", done + 1));
+                            failed =
+                                Some(format!("action {} ({}) could not run — {e}", done + 1, sim.describe_planned(a)));
                             break 'slice;
                         }
                         done += 1;

@@ -467,7 +467,9 @@ impl AppState {
         let Some(sim) = &self.sim else { return Ok(()) };
         let mut sim = sim.0.borrow_mut();
         for (i, a) in actions.enumerate() {
-            sim.act(a).map_err(|e| format!("action {} ({a:?}) could not run — {e}", i + 1))?;
+            if let Err(e) = sim.act(a) {
+                return Err(format!("action {} ({}) could not run — {e}", i + 1, sim.describe_planned(a)));
+            }
         }
         Ok(())
     }

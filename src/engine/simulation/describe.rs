@@ -24,6 +24,17 @@ impl Simulation {
         }
     }
 
+    /// An action not yet carried out, for people (a link's action that could not run):
+    /// `advance time by -100 ms`, `advance time to 2019-11-21 16:00`, `the next step`.
+    pub fn describe_planned(&self, action: Action) -> String {
+        match action {
+            Action::Step => "the next step".into(),
+            Action::AdvanceTo(t) => format!("advance time to {}", self.time_format().format(t)),
+            Action::AdvanceBy(by) => format!("advance time by {}", format_duration(by)),
+            Action::NextTimer => "advance time to the next timer".into(),
+        }
+    }
+
     /// State that expired by TTL during the last action and is still stored (nothing happens in
     /// Flink at that moment; the value becomes invisible): (operator id, key, expiry time ms),
     /// in expiry order.
@@ -53,5 +64,21 @@ impl Simulation {
         }
         let _ = writeln!(out, "metrics {:?}", self.metrics());
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::presets::PRESETS;
+    use crate::engine::{Action, Scenario, Simulation};
+
+    #[test]
+    fn a_planned_action_is_said_in_the_scenarios_units() {
+        let json = PRESETS.iter().find(|(n, _)| *n == "seed-001-one-day-two-days").unwrap().1;
+        let sim = Simulation::new(Scenario::from_json(json).unwrap());
+        assert_eq!(sim.describe_planned(Action::AdvanceBy(-100)), "advance time by -100 ms");
+        assert_eq!(sim.describe_planned(Action::AdvanceBy(3_600_000)), "advance time by 1 h");
+        assert!(sim.describe_planned(Action::AdvanceTo(1_574_294_400_000)).starts_with("advance time to 2019-11-21"));
+        assert_eq!(sim.describe_planned(Action::Step), "the next step");
     }
 }

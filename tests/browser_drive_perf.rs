@@ -271,3 +271,31 @@ async fn back_and_scrub_at_100k_and_1m_steps() {
         report(&format!("DEPTH {events}: scrub to random positions"), scrub);
     }
 }
+
+/// The same on `seed-000-topn-dedup` (400 006 steps; a sorted map per order: the largest state
+/// per key of the presets): to end, the longest task wait meanwhile (the views' catch-up render
+/// at the end included), 20 Backs. Prints `DEPTH topn …` lines.
+#[wasm_bindgen_test]
+async fn to_end_and_back_on_the_top_n_preset() {
+    if cfg!(debug_assertions) {
+        wasm_bindgen_test::console_log!("DEPTH skipped: a debug build (run with --release, as scripts/test.sh does)");
+        return;
+    }
+    let page = Page::open().await;
+    page.choose("#preset-select", "seed-000-topn-dedup").await;
+    let total: u64 = page.text("#progress").rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(total > 400_000, "{}", page.text("#progress"));
+    let (ms, longest) = run_to_end(&page, total).await;
+    settle().await;
+    wasm_bindgen_test::console_log!(
+        "DEPTH topn {total}: to end {ms:.0} ms, longest task wait meanwhile {longest:.0} ms"
+    );
+    let mut back = Vec::new();
+    for _ in 0..20 {
+        back.push(timed(&page, || click(&page, "#step-back")).await);
+        settle().await;
+    }
+    assert_eq!(page.text("#progress"), format!("step {} / {total}", total - 20));
+    wasm_bindgen_test::console_log!("DEPTH topn {total}: first step back {:.1} ms", back[0]);
+    report(&format!("DEPTH topn {total}: step back (after the first)"), back[1..].to_vec());
+}

@@ -36,17 +36,7 @@ fn mounted(host: &Element, preset: &str) -> (Simulator, Page) {
 
 /// The whole page (`App`) in a `<div>` of `width` px, with the page's stylesheets in the document.
 async fn styled_page(width: u32) -> Page {
-    let doc = document();
-    if doc.get_element_by_id("layout-css").is_none() {
-        let style = doc.create_element("style").unwrap();
-        style.set_id("layout-css");
-        style.set_text_content(Some(concat!(
-            include_str!("../www/style.css"),
-            include_str!("../www/see.css"),
-            "\nbody { margin: 0; }"
-        )));
-        doc.head().unwrap().append_child(&style).unwrap();
-    }
+    common::browser::with_page_styles();
     let page = Page::open().await;
     page.root.set_attribute("style", &format!("width: {width}px")).unwrap();
     settle().await;

@@ -21,8 +21,9 @@ pub const MAX_ACTIONS_ON_OPEN: u64 = 10_000;
 
 /// Wall-clock ms of replay between two frames while going there.
 pub const SLICE_MS: f64 = 12.0;
-/// Actions between two looks at the clock inside a slice.
-const CLOCK_EVERY: u64 = 200;
+/// Actions between two looks at the clock inside a slice (as `super::to_end`: a slice overruns
+/// [`SLICE_MS`] by at most 32 actions, a few ms even in a debug build).
+const CLOCK_EVERY: u64 = 32;
 
 /// A position a link or the autosave asked for, not replayed on load.
 #[derive(Clone, Debug, PartialEq)]

@@ -141,6 +141,23 @@ pub async fn next_frame() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Puts the page's own stylesheets (`www/style.css`, `www/see.css`) into the test document, once:
+/// a test of layout measures what users see. They stay for the tests after it, so every test
+/// that measures layout calls this itself rather than depend on which test ran before.
+pub fn with_page_styles() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    if doc.get_element_by_id("layout-css").is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_id("layout-css");
+        style.set_text_content(Some(concat!(
+            include_str!("../../www/style.css"),
+            include_str!("../../www/see.css"),
+            "\nbody { margin: 0; }"
+        )));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
 impl Page {
     pub async fn open() -> Page {
         Page::open_with(flink_state_sim::ui::AppProps::default()).await

@@ -203,3 +203,17 @@ async fn a_file_too_large_is_refused_before_it_is_read() {
     );
     page_works(&page).await;
 }
+
+#[wasm_bindgen_test]
+async fn a_link_with_its_parameters_after_the_hash_is_told_how_to_write_them() {
+    let (page, _) = open_link("#preset=seed-004-device-status&step=2");
+    wait_for("the link's note", 10_000.0, || page.find("#files-note").is_some()).await;
+    assert_eq!(
+        page.text("#files-note span"),
+        "link: the part after # (preset=seed-004-device-status&step=2) is not read — a link carries its parameters after ?, as ?preset=seed-004-device-status&step=2"
+    );
+    // The page opened as it does without a link: the default preset at its start.
+    assert_eq!(page.text("#progress"), "step 0 / 4");
+    page_works(&page).await;
+    clean();
+}

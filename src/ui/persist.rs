@@ -374,7 +374,7 @@ fn initial_position() -> AppState {
         Err(e) => return fallback("link", e),
         Ok(None) => {}
     }
-    match load_saved() {
+    let mut state = match load_saved() {
         Ok(Some(position)) => AppState::open(&position, "saved session"),
         Ok(None) => AppState::default(),
         Err(e) => {
@@ -382,7 +382,24 @@ fn initial_position() -> AppState {
             state.files.storage_error = Some(format!("The saved session could not be read: {e}"));
             state
         }
+    };
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if let (Some(text), None) = (hash_link_note(&hash), &state.files.note) {
+        state.files.note = Some(Note { text, error: true });
     }
+    state
+}
+
+/// A link with its parameters after `#` (`#preset=NAME`), which the page does not read: what to
+/// write instead. `None` for any other fragment (`#embed`, none).
+fn hash_link_note(hash: &str) -> Option<String> {
+    let fragment = hash.strip_prefix('#')?;
+    let names_one =
+        fragment.split('&').any(|p| ["preset=", "s=", "step=", "actions="].iter().any(|k| p.starts_with(k)));
+    names_one.then(|| {
+        let shown = crate::engine::error::name(fragment);
+        format!("link: the part after # ({shown}) is not read — a link carries its parameters after ?, as ?{shown}")
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

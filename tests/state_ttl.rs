@@ -44,7 +44,7 @@ fn dedup_then_count(global: &str, hint: &str) -> String {
 fn a_hint_of_zero_keeps_the_aggregation_while_the_rest_of_the_query_expires() {
     // table.exec.state.ttl = 1 h: the Deduplicate forgets `a` and emits it again at 2 h.
     let sim = run(&dedup_then_count(r#""state_ttl": "1 h","#, r#""0""#));
-    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 0]", "+I[a, 1, 7200000]"]);
+    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 1970-01-01T00:00:00Z]", "+I[a, 1, 1970-01-01T02:00:00Z]"]);
     // The COUNT's hint of 0 keeps its accumulator: the second `a` counts on.
     assert_eq!(emitted(&sim, "cnt"), ["+I[1]", "-U[1]", "+U[2]"]);
     // Without the hint the COUNT's state expired at 1 h too, and it starts again at 1.
@@ -59,7 +59,7 @@ fn a_hint_of_zero_keeps_the_aggregation_while_the_rest_of_the_query_expires() {
 fn a_hint_gives_the_aggregation_a_ttl_under_a_query_that_never_expires() {
     let sim = run(&dedup_then_count("", r#""1 h""#));
     // table.exec.state.ttl = 0: the Deduplicate keeps `a` for ever and drops the second one.
-    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 0]"]);
+    assert_eq!(emitted(&sim, "d"), ["+I[a, 1, 1970-01-01T00:00:00Z]"]);
     assert_eq!(emitted(&sim, "cnt"), ["+I[1]"]);
     let s = sim.scenario();
     assert_eq!((s.operator_retention(0), s.operator_retention(1)), (Retention::StateTtl(0), Retention::StateTtl(HOUR)));
@@ -188,10 +188,10 @@ fn a_compiled_plan_ttl_on_a_rank_or_a_deduplicate() {
     let first = |op: &str| run(&scenario("", &format!("[{op}]"), A_TWICE));
     // Keep-first under table.exec.state.ttl = 0: `a` once.
     let plain = first(r#"{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow"}"#);
-    assert_eq!(emitted(&plain, "d"), ["+I[a, 1, 0]"]);
+    assert_eq!(emitted(&plain, "d"), ["+I[a, 1, 1970-01-01T00:00:00Z]"]);
     // Its deduplicateState with a TTL of 1 h in the compiled plan: `a` again at 2 h.
     let ttl = first(r#"{"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow", "state_ttl": "1 h"}"#);
-    assert_eq!(emitted(&ttl, "d"), ["+I[a, 1, 0]", "+I[a, 1, 7200000]"]);
+    assert_eq!(emitted(&ttl, "d"), ["+I[a, 1, 1970-01-01T00:00:00Z]", "+I[a, 1, 1970-01-01T02:00:00Z]"]);
     assert_eq!(
         describe_retentions(ttl.scenario()),
         "table.exec.state.ttl = 0 ms: state never expires; 'd': compiled-plan state TTL 1 h"
@@ -211,8 +211,11 @@ fn a_compiled_plan_ttl_on_a_rank_or_a_deduplicate() {
             r#"[{"at": 0, "row": ["a", 5]}, {"at": 7200000, "row": ["a", 1]}]"#,
         ))
     };
-    assert_eq!(emitted(&top1(""), "r"), ["+I[a, 5, 0]"]);
-    assert_eq!(emitted(&top1(r#", "state_ttl": "1 h""#), "r"), ["+I[a, 5, 0]", "+I[a, 1, 7200000]"]);
+    assert_eq!(emitted(&top1(""), "r"), ["+I[a, 5, 1970-01-01T00:00:00Z]"]);
+    assert_eq!(
+        emitted(&top1(r#", "state_ttl": "1 h""#), "r"),
+        ["+I[a, 5, 1970-01-01T00:00:00Z]", "+I[a, 1, 1970-01-01T02:00:00Z]"]
+    );
 }
 
 /// A result row goes stale when its key's state becomes invisible (`lastWrite + ttl <= now`,

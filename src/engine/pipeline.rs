@@ -263,7 +263,7 @@ impl Pipeline {
         let mut message = message;
         if proctime {
             // `PROCTIME()`: the time the row is processed at.
-            message.row.0.push(Value::Int(now));
+            message.row.0.push(Value::Ts(now));
         }
         if let Some(watermark) = self.assigner.as_mut().and_then(|a| a.process_element(now)) {
             // The assigner emits the watermark ahead of the element.

@@ -22,12 +22,36 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Str(Sym),
+    /// A `TIMESTAMP_LTZ(3)` value in ms since the epoch: the processing-time attribute
+    /// (`PROCTIME()`, [`DataType::ProcTime`]). Printed as Flink 2.3's print connector prints it
+    /// (`Row.toString()` of the external row, where `LocalZonedTimestampType`'s default class is
+    /// `java.time.Instant`): `2019-11-21T10:00:00Z`, `.123Z` when the ms are not zero.
+    Ts(i64),
 }
 
 impl Value {
     /// A string value.
     pub fn str(s: &str) -> Value {
         Value::Str(Sym::new(s))
+    }
+
+    /// The value as the legacy planner's `Row.toString()` prints it (Flink ≤ 1.13,
+    /// `toRetractStream`): a processing time materialized as `java.sql.Timestamp`
+    /// (`TimeMaterializationSqlFunction`), whose `toString()` is `2019-11-21 10:00:00.0` (UTC
+    /// here, the JVM's zone in Flink); anything else as [`Display`](fmt::Display).
+    pub fn legacy_text(&self) -> String {
+        match self {
+            Value::Ts(ms) => match chrono::DateTime::from_timestamp_millis(*ms) {
+                Some(t) => {
+                    // Nanoseconds with the trailing zeros dropped, at least one digit.
+                    let nanos = format!("{:09}", ms.rem_euclid(1000) * 1_000_000);
+                    let fraction = nanos.trim_end_matches('0');
+                    format!("{}.{}", t.format("%Y-%m-%d %H:%M:%S"), if fraction.is_empty() { "0" } else { fraction })
+                }
+                None => ms.to_string(),
+            },
+            v => v.to_string(),
+        }
     }
 }
 
@@ -38,7 +62,18 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Str(s) => write!(f, "{s}"),
+            Value::Ts(ms) => write!(f, "{}", instant_text(*ms)),
         }
+    }
+}
+
+/// `java.time.Instant.toString()` (ISO-8601 in UTC, seconds always, the fraction in groups of
+/// three digits only when not zero) of `ms` since the epoch: `2019-11-21T10:00:00Z`.
+pub fn instant_text(ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(ms) {
+        Some(t) if ms.rem_euclid(1000) == 0 => t.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        Some(t) => t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        None => ms.to_string(),
     }
 }
 
@@ -198,12 +233,13 @@ impl Message {
     /// and shortened ([`name`](super::error::name)), so a long or hostile value keeps the error
     /// one short line.
     pub fn echo(&self) -> String {
-        let values =
-            |sep: &str| self.row.0.iter().map(|v| super::error::name(&v.to_string())).collect::<Vec<_>>().join(sep);
+        let values = |sep: &str, text: fn(&Value) -> String| {
+            self.row.0.iter().map(|v| super::error::name(&text(v))).collect::<Vec<_>>().join(sep)
+        };
         match self.change {
-            Change::Kind(kind) => format!("{}[{}]", kind.short_string(), values(", ")),
+            Change::Kind(kind) => format!("{}[{}]", kind.short_string(), values(", ", Value::to_string)),
             Change::Legacy(change) if self.row.0.is_empty() => format!("({change})"),
-            Change::Legacy(change) => format!("({change},{})", values(",")),
+            Change::Legacy(change) => format!("({change},{})", values(",", Value::legacy_text)),
         }
     }
 }
@@ -214,7 +250,10 @@ impl fmt::Display for Message {
         match self.change {
             Change::Kind(kind) => write!(f, "{}[{}]", kind.short_string(), self.row.join(", ")),
             Change::Legacy(change) if self.row.0.is_empty() => write!(f, "({change})"),
-            Change::Legacy(change) => write!(f, "({change},{})", self.row.join(",")),
+            Change::Legacy(change) => {
+                let values: Vec<String> = self.row.0.iter().map(Value::legacy_text).collect();
+                write!(f, "({change},{})", values.join(","))
+            }
         }
     }
 }
@@ -288,6 +327,25 @@ pub struct Column {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Real Flink 2.3's print connector on a `PROCTIME()` column (tests/fixtures/flink/
+    /// print-proctime.txt): `+I[a, 1, 2026-12-03T06:45:49.584Z]`.
+    #[test]
+    fn a_proctime_value_prints_as_flinks_print_connector_prints_it() {
+        let recorded = include_str!("../../tests/fixtures/flink/print-proctime.txt");
+        let line = recorded.lines().find(|l| l.starts_with("+I[a, 1, ")).unwrap();
+        // 2026-12-03T06:45:49.584Z in ms since the epoch.
+        let ms = chrono::DateTime::parse_from_rfc3339("2026-12-03T06:45:49.584Z").unwrap().timestamp_millis();
+        let row = Row::from(vec![Value::str("a"), Value::Int(1), Value::Ts(ms)]);
+        assert_eq!(Message::new(Change::Kind(RowKind::Insert), row).to_string(), line);
+        // Whole seconds without a fraction, as `Instant.toString()`.
+        assert_eq!(instant_text(1_574_330_400_000), "2019-11-21T10:00:00Z");
+        assert_eq!(instant_text(1_500), "1970-01-01T00:00:01.500Z");
+        // The legacy planner's java.sql.Timestamp.
+        let legacy = Message::new(Change::Legacy(true), Row::from(vec![Value::str("a"), Value::Ts(1_574_330_400_050)]));
+        assert_eq!(legacy.to_string(), "(true,a,2019-11-21 10:00:00.05)");
+        assert_eq!(Value::Ts(1_574_330_400_000).legacy_text(), "2019-11-21 10:00:00.0");
+    }
 
     fn row(vals: &[Value]) -> Row {
         Row::from(vals.to_vec())

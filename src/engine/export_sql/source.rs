@@ -105,5 +105,6 @@ fn literal(v: &Value, t: DataType) -> String {
         Value::Bool(b) => if *b { "TRUE" } else { "FALSE" }.into(),
         Value::Int(i) => i.to_string(),
         Value::Str(s) => string_literal(&s.text()),
+        Value::Ts(ms) => format!("TO_TIMESTAMP_LTZ({ms}, 3)"),
     }
 }

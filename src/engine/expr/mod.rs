@@ -178,7 +178,7 @@ impl Expr {
         Ok(match self {
             Expr::Column { index, .. } => row.get(*index).copied().unwrap_or(Value::Null),
             Expr::Literal { value, .. } => *value,
-            Expr::ProcTime => Value::Int(now),
+            Expr::ProcTime => Value::Ts(now),
             Expr::Compare(op, a, b) => match (a.try_eval(row, now)?, b.try_eval(row, now)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (x, y) => Value::Bool(op.test(x.cmp(&y))),

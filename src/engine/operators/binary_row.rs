@@ -73,7 +73,8 @@ pub fn binary_row_bytes(key: &Row, types: &[DataType]) -> Vec<u8> {
             Value::Int(v) if *ty == DataType::Int => {
                 bytes[slot..slot + 4].copy_from_slice(&(*v as i32).to_le_bytes());
             }
-            Value::Int(v) => bytes[slot..slot + 8].copy_from_slice(&v.to_le_bytes()),
+            // A `TimestampData` of precision ≤ 3 is compact: its ms as a long in the slot.
+            Value::Int(v) | Value::Ts(v) => bytes[slot..slot + 8].copy_from_slice(&v.to_le_bytes()),
             Value::Bool(b) => bytes[slot] = u8::from(*b),
             Value::Str(s) => {
                 let text = s.text();

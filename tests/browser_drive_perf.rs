@@ -209,14 +209,22 @@ async fn run_to_end(page: &Page, steps: u64) -> (f64, f64) {
     let t0 = performance_now();
     click(page, "#run-all");
     let end = format!("step {steps} / {steps}");
-    let (mut longest, mut last) = (0.0f64, performance_now());
+    let (mut longest, mut last, mut waits) = (0.0f64, performance_now(), Vec::new());
     while page.text("#progress") != end {
         assert!(performance_now() - t0 < 300_000.0, "to end: still at {} after 5 min", page.text("#progress"));
         gloo_timers::future::TimeoutFuture::new(0).await;
         let now = performance_now();
+        waits.push(now - last);
         longest = longest.max(now - last);
         last = now;
     }
+    // Where the long waits were: their number and the last one (the views' catch-up at the end).
+    let over = waits.iter().filter(|w| **w > 50.0).count();
+    wasm_bindgen_test::console_log!(
+        "DEPTH waits: {} tasks, {over} waited over 50 ms, the last {:.0} ms",
+        waits.len(),
+        waits.last().copied().unwrap_or(0.0)
+    );
     (performance_now() - t0, longest)
 }
 

@@ -310,6 +310,7 @@ async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
 #[wasm_bindgen_test]
 async fn a_refused_flink_version_is_said_once_and_offers_the_conversion() {
     let page = Page::open().await;
+    page.step(1).await;
     page.choose("#flink-select", "2.3").await;
     assert!(page.text("#flink-error").starts_with(
         "Not switched to Flink 1.19–2.3 (still running Flink 1.8–1.11 legacy planner): idle_state_retention: Flink 1.19–2.3 keeps state with state TTL"
@@ -325,8 +326,15 @@ async fn a_refused_flink_version_is_said_once_and_offers_the_conversion() {
     assert!(page.find("#flink-error").is_none());
     assert_eq!(page.select_value("#flink-select"), "2.3");
     assert_eq!(page.text("#retention"), "table.exec.state.ttl = 1 d");
-    page.step(1).await;
+    // Converted at the position the page was at, as a plain switch (trial 18: it went to step 0).
+    assert_eq!(page.text("#progress"), "step 1 / 4");
     assert_eq!(page.texts("#op-logins_per_user .msg"), ["+I[u1, 1]"]);
+
+    // A refusal a conversion cannot lift (an operator the version does not model) offers none.
+    page.choose("#preset-select", "seed-000-topn-dedup").await;
+    page.choose("#flink-select", "1.12").await;
+    assert!(page.text("#flink-error").contains("not modelled"), "{}", page.text("#flink-error"));
+    assert!(page.find("#convert").is_none(), "a conversion that would be refused too is not offered");
 }
 
 #[wasm_bindgen_test]

@@ -239,3 +239,25 @@ async fn at_400_px_every_panel_in_the_compact_layout_fits() {
         h.remove();
     }
 }
+
+/// The next-timer button's "⚠ skips the input" callout hangs over the scrubber's left end: a
+/// click there reaches the scrubber (trial 18: it swallowed the clicks). And a scenario's title
+/// keeps its text direction inside it (a link's title may hold U+202E).
+#[wasm_bindgen_test]
+async fn the_skip_callout_lets_clicks_through_and_the_title_is_isolated() {
+    let page = styled_page(1280).await;
+    page.click("#step").await;
+    let callout = page.get("#next-timer-skips").get_bounding_client_rect();
+    let scrubber = page.get("#scrubber").get_bounding_client_rect();
+    let overlap = (callout.left().max(scrubber.left()), callout.right().min(scrubber.right()));
+    let (top, bottom) = (callout.top().max(scrubber.top()), callout.bottom().min(scrubber.bottom()));
+    assert!(overlap.0 < overlap.1 && top < bottom, "the callout no longer overlaps the scrubber: {callout:?}");
+    let hit = document().element_from_point(((overlap.0 + overlap.1) / 2.0) as f32, ((top + bottom) / 2.0) as f32);
+    assert_eq!(
+        hit.map(|e| e.id()),
+        Some("scrubber".to_string()),
+        "a click where the callout hangs reaches the scrubber"
+    );
+    let style = web_sys::window().unwrap().get_computed_style(&page.get("#scenario-title")).unwrap().unwrap();
+    assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
+}

@@ -546,7 +546,12 @@ impl AppState {
     /// The Flink chooser's `mode` refused for the editor's scenario: said next to the chooser,
     /// with the engine's conversion when it has one; the previous run goes on.
     fn refuse_flink(mut self, mode: FlinkMode, editor_text: &str, error: crate::engine::ScenarioError) -> Self {
-        let conversion = crate::engine::scenario::idle_state_retention_as_state_ttl(editor_text, mode).ok().flatten();
+        // Offered only when the converted scenario runs on `mode` (a refusal for an operator
+        // `mode` does not model is not the retention's: converting it would change nothing).
+        let conversion = crate::engine::scenario::idle_state_retention_as_state_ttl(editor_text, mode)
+            .ok()
+            .flatten()
+            .filter(|c| Scenario::from_json(&c.text).is_ok());
         self.files.flink_refusal = Some(FlinkRefusal { flink: mode, error, conversion });
         self
     }
@@ -590,9 +595,17 @@ impl AppState {
             }
             Action::ApplyConversion => match self.files.flink_refusal.take().and_then(|r| r.conversion) {
                 Some(c) => {
+                    // At the position the page was at, as a plain switch of the version.
+                    let position = self.position();
                     let mut next = self.with_json(c.text);
                     if next.scenario_error.is_none() {
                         next.files.note = Some(Note { text: format!("Converted: {}", c.summary), error: false });
+                        if let Some(p) = position {
+                            if let Err(e) = next.replay(p.actions()) {
+                                next.step_error =
+                                    Some(format!("the converted scenario replayed up to where it stopped: {e}"));
+                            }
+                        }
                     }
                     next
                 }

@@ -261,3 +261,25 @@ async fn the_skip_callout_lets_clicks_through_and_the_title_is_isolated() {
     let style = web_sys::window().unwrap().get_computed_style(&page.get("#scenario-title")).unwrap().unwrap();
     assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
 }
+
+/// While "▶| to end" runs, Cancel and the progress take the button's place and width: no control
+/// of the row moves (trial 18: the row reflowed, the next-timer button jumping to a second line).
+#[wasm_bindgen_test]
+async fn running_to_the_end_moves_no_control() {
+    let page = styled_page(1280).await;
+    page.choose("#preset-select", "what-if-100k-logins").await;
+    let places = |page: &Page| -> Vec<(String, i64, i64)> {
+        ["#step", "#next-timer", "#advance-by", "#scrubber", "#run-all, #to-end-cancel"]
+            .iter()
+            .map(|s| {
+                let r = page.get(s).get_bounding_client_rect();
+                (s.to_string(), r.left().round() as i64, r.top().round() as i64)
+            })
+            .collect()
+    };
+    let before = places(&page);
+    page.get("#run-all").unchecked_into::<web_sys::HtmlElement>().click();
+    common::browser::until("the run going", || page.find("#to-end-cancel").is_some()).await;
+    assert_eq!(places(&page), before, "the controls while running to the end");
+    page.click("#to-end-cancel").await;
+}

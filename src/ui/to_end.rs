@@ -118,12 +118,13 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) 
     let sim = handle.get();
     let (done, total) = (sim.next_step() - to_end.from_step, sim.step_count() - to_end.from_step);
     html! {
+        // As wide as the button it replaces (style.css): the controls do not move while it runs.
         <span id="to-end" class="to-end" role="status">
+            <button id="to-end-cancel" onclick={dispatch.reform(|_| Action::CancelToEnd)}
+                title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
             <progress id="to-end-progress" max={total.to_string()} value={done.to_string()}
                 aria-label="progress to the end of the run" />
-            <button id="to-end-cancel" onclick={dispatch.reform(|_| Action::CancelToEnd)}
-                title="Stop here (Back, scrub and Step work from where it stopped)">{ "Cancel" }</button>
-            <span class="hint">{ "the views below catch up when the run stops" }</span>
+            <span class="hint">{ "running to the end: the views below catch up when it stops" }</span>
         </span>
     }
 }

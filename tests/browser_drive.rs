@@ -341,3 +341,29 @@ async fn dragging_an_input_moves_its_timers_and_outputs() {
     assert_eq!(page.attr(r#"#tl-axis .input[data-step="4"]"#, "data-at"), "6 ms");
     assert_eq!(page.text("#progress"), "step 5 / 8", "the arrow moved the input, it did not step back");
 }
+
+/// A scrub that replays far runs in slices (`src/ui/scrub_far.rs`): the handle stays where it
+/// was put meanwhile, a newer move replaces the one under way, and the page ends exactly there.
+#[wasm_bindgen_test]
+async fn a_far_scrub_ends_where_the_handle_was_put_and_a_newer_one_wins() {
+    let page = Page::open().await;
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 6_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    page.click("#run-all").await;
+    until("the end of the run", || page.text("#progress") == "step 6000 / 6000").await;
+    settle().await;
+    // Back from 6 000 to 1 500 replays from the start (checkpoints every 2 048); then 1 200
+    // before the first has ended, if it has not.
+    scrub_event(&page, 1_500);
+    if page.text("#scrub-position").starts_with("going to action 1500") {
+        assert_eq!(page.input_value("#scrubber"), "1500", "the handle stays where it was put");
+    }
+    scrub_event(&page, 1_200);
+    settle().await;
+    assert!(page.text("#scrub-position").starts_with("action 1200 / 6000 · "), "{}", page.text("#scrub-position"));
+    assert_eq!(page.input_value("#scrubber"), "1200");
+    assert_eq!(page.text("#progress"), "step 1200 / 6000");
+}

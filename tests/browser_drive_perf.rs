@@ -36,16 +36,38 @@ async fn microtask() {
 /// after each timer turn).
 async fn timed(page: &Page, act: impl FnOnce()) -> f64 {
     let before = page.text("#scrub-position");
+    timed_until(page, act, |text| text != before).await
+}
+
+/// A scrub to `to`, timed until the page shows it (a far one replays in slices, showing "going
+/// to action …" meanwhile: `src/ui/scrub_far.rs`).
+async fn timed_scrub(page: &Page, to: usize) -> f64 {
+    let shown = format!("action {to} / ");
+    timed_until(page, || scrub_to(page, to), |text| text.starts_with(&shown)).await
+}
+
+thread_local! {
+    /// The longest wait of a task queued during the timed moves since it was last reset.
+    static LONGEST_WAIT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+async fn timed_until(page: &Page, act: impl FnOnce(), done: impl Fn(&str) -> bool) -> f64 {
+    let before = page.text("#scrub-position");
     let t0 = performance_now();
     act();
-    for i in 0..10_000 {
-        if page.text("#scrub-position") != before {
+    let mut last = performance_now();
+    for i in 0..100_000 {
+        if done(&page.text("#scrub-position")) {
             return performance_now() - t0;
         }
         if i < 50 {
             microtask().await;
         } else {
             gloo_timers::future::TimeoutFuture::new(0).await;
+            // The longest a queued task waited meanwhile (the page's longest pause).
+            let now = performance_now();
+            LONGEST_WAIT.with(|w| w.set(w.get().max(now - last)));
+            last = now;
         }
     }
     panic!("the position never changed from {before}");
@@ -171,7 +193,7 @@ async fn step_step_back_and_scrub_at_100k_events_take_under_a_frame() {
     for _ in 0..30 {
         x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let to = (x >> 33) as usize % length;
-        scrub.push(timed(&page, || scrub_to(&page, to)).await);
+        scrub.push(timed_scrub(&page, to).await);
         assert!(page.text("#scrub-position").starts_with(&format!("action {to} / 100000 · ")));
         // Let the scrubber's frame pass, so the next move is timed from its own event.
         settle().await;
@@ -266,10 +288,11 @@ async fn back_and_scrub_at_100k_and_1m_steps() {
         let length = events as usize;
         let mut x: u64 = 12_345;
         let mut scrub = Vec::new();
+        LONGEST_WAIT.with(|w| w.set(0.0));
         for _ in 0..20 {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             let to = (x >> 33) as usize % length;
-            scrub.push(timed(&page, || scrub_to(&page, to)).await);
+            scrub.push(timed_scrub(&page, to).await);
             assert!(page.text("#scrub-position").starts_with(&format!("action {to} / {events}")));
             settle().await;
         }
@@ -277,6 +300,10 @@ async fn back_and_scrub_at_100k_and_1m_steps() {
         wasm_bindgen_test::console_log!("DEPTH {events}: first step back {first:.1} ms");
         report(&format!("DEPTH {events}: step back (after the first)"), rest);
         report(&format!("DEPTH {events}: scrub to random positions"), scrub);
+        wasm_bindgen_test::console_log!(
+            "DEPTH {events}: longest task wait during the scrubs {:.0} ms",
+            LONGEST_WAIT.with(std::cell::Cell::get)
+        );
     }
 }
 
@@ -306,4 +333,19 @@ async fn to_end_and_back_on_the_top_n_preset() {
     assert_eq!(page.text("#progress"), format!("step {} / {total}", total - 20));
     wasm_bindgen_test::console_log!("DEPTH topn {total}: first step back {:.1} ms", back[0]);
     report(&format!("DEPTH topn {total}: step back (after the first)"), back[1..].to_vec());
+    // Scrubs to random positions, each until the page shows it; a far one replays in slices.
+    LONGEST_WAIT.with(|w| w.set(0.0));
+    let mut x: u64 = 12_345;
+    let mut scrub = Vec::new();
+    for _ in 0..10 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let to = (x >> 33) as usize % total as usize;
+        scrub.push(timed_scrub(&page, to).await);
+        settle().await;
+    }
+    report(&format!("DEPTH topn {total}: scrub to random positions"), scrub);
+    wasm_bindgen_test::console_log!(
+        "DEPTH topn {total}: longest task wait during the scrubs {:.0} ms",
+        LONGEST_WAIT.with(std::cell::Cell::get)
+    );
 }

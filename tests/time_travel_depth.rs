@@ -123,3 +123,47 @@ fn a_run_to_its_end_lays_the_ladder_so_the_first_back_replays_little() {
     sim.step_back().unwrap();
     assert!(sim.last_replay_len() <= LADDER_SPACING + WINDOW, "{}", sim.last_replay_len());
 }
+
+#[test]
+fn going_toward_a_position_in_parts_ends_where_go_to_ends() {
+    // From the end of 20 k actions back to 5 000 (restores the checkpoint at 4 096, then replays
+    // in parts of 1 024), then forward to 19 000 within the recorded actions, then, after a
+    // fork, past them by stepping.
+    let mut sim = ran(20_000);
+    let mut parts = 0;
+    while !sim.go_toward(5_000, 1).unwrap() {
+        parts += 1;
+        assert!(sim.action_count() < 5_000 && sim.action_count() >= 4_096, "at {}", sim.action_count());
+    }
+    assert_eq!(parts, 0, "4 096 + 1 024 reaches 5 000 in the first part");
+    let mut straight = Simulation::with_options(logins(20_000), options());
+    let mut check = |sim: &Simulation, n: usize| {
+        straight.go_to(n).unwrap();
+        assert_eq!(sim.action_count(), n);
+        assert_eq!(sim.trace(), straight.trace());
+        assert_eq!(sim.metrics(), straight.metrics());
+        assert_eq!(sim.now(), straight.now());
+        assert!(sim.result().rows().eq(straight.result().rows()));
+    };
+    check(&sim, 5_000);
+    // Forward to 19 000: its trace needs 18 600 on, so the checkpoint at 18 432 is restored (as a
+    // seek would) and the rest replayed.
+    let mut positions = Vec::new();
+    while !sim.go_toward(19_000, 1_024).unwrap() {
+        positions.push(sim.action_count());
+    }
+    assert!(positions.is_empty(), "{positions:?}");
+    assert_eq!(sim.last_replay_len(), 19_000 - 18_432);
+    check(&sim, 19_000);
+    // With the page's trace and no checkpoint between here and there, parts go forward from here.
+    sim.go_to(16_384).unwrap();
+    while !sim.go_toward(18_400, 500).unwrap() {
+        positions.push(sim.action_count());
+    }
+    assert_eq!(positions, [17_408], "one part of 1 024 (the least a part is), then the rest");
+    check(&sim, 18_400);
+    sim.go_to(3_000).unwrap();
+    sim.discard_future();
+    while !sim.go_toward(6_000, 1_024).unwrap() {}
+    check(&sim, 6_000);
+}

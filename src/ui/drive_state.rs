@@ -60,6 +60,8 @@ pub struct DriveState {
     pub error_from_advance: bool,
     /// "▶| to end" is running, in slices ([`super::to_end`]).
     pub to_end: Option<super::to_end::ToEnd>,
+    /// A scrubber move still replaying towards this position, in slices ([`super::scrub_far`]).
+    pub scrub_to: Option<usize>,
     /// "hide quiet steps": Step and Back pass the steps that changed nothing
     /// ([`crate::engine::quiet`]); kept in the browser's local settings ([`super::persist`]).
     pub hide_quiet: bool,
@@ -171,10 +173,10 @@ impl AppState {
                 self.drive.passed_quiet = None;
                 self
             }
-            Action::ScrubTo(n) => {
-                self.playing = false;
-                self.drive(|s| s.go_to(n).map_err(|e| e.to_string()))
-            }
+            Action::ScrubTo(n) => self.scrub_toward(n),
+            // A slice of a move that was since replaced or stopped does nothing.
+            Action::ScrubSlice(n) if self.drive.scrub_to == Some(n) => self.scrub_toward(n),
+            Action::ScrubSlice(_) => self,
             Action::SetSpeed(i) => {
                 self.drive.speed = i.min(SPEEDS.len() - 1);
                 self

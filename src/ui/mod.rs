@@ -11,6 +11,7 @@ pub mod files;
 pub mod files_state;
 pub mod mount;
 pub mod persist;
+pub mod scrub_far;
 pub mod settled;
 pub mod sql_state;
 pub mod state;
@@ -155,6 +156,7 @@ pub fn App(props: &AppProps) -> Html {
     persist::use_persistence(&state, persist, *chosen_range);
     far::use_far(&state);
     to_end::use_to_end(&state);
+    scrub_far::use_scrub_far(&state);
     // The panic hook's view of this simulator: its root element and scenario text (`crash`).
     crash::install();
     let crash_id = *use_state(crash::next_id);
@@ -192,7 +194,7 @@ pub fn App(props: &AppProps) -> Html {
     let views_version = {
         let kept = use_mut_ref(|| state.version);
         let far_running = state.files.far.as_ref().is_some_and(|f| f.running);
-        if state.drive.to_end.is_none() && !far_running {
+        if state.drive.to_end.is_none() && state.drive.scrub_to.is_none() && !far_running {
             *kept.borrow_mut() = state.version;
         }
         let v = *kept.borrow();

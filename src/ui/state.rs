@@ -159,6 +159,8 @@ pub enum Action {
     StepBack,
     /// Go to position `n` (actions) of the whole run: the scrubber.
     ScrubTo(usize),
+    /// The next slice of a scrubber move replaying far ([`super::scrub_far`]).
+    ScrubSlice(usize),
     /// Play's speed: an index into [`SPEEDS`].
     SetSpeed(usize),
     /// Play, or pause when playing (the space key).
@@ -334,6 +336,8 @@ impl Reducible for AppState {
         let version = state.version + 1;
         if super::to_end::stops_it(&action) {
             state.drive.to_end = None;
+            // A newer scrubber move replaces the one under way (`scrub_far`); another move stops it.
+            state.drive.scrub_to = None;
         }
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),
@@ -397,6 +401,7 @@ impl Reducible for AppState {
             }
             Action::StepBack
             | Action::ScrubTo(_)
+            | Action::ScrubSlice(_)
             | Action::SetSpeed(_)
             | Action::TogglePlay
             | Action::DiscardFuture

@@ -40,6 +40,7 @@ impl AppState {
                         s.plan_ladder_to(usize::try_from(end).unwrap_or(usize::MAX));
                     }
                     self.drive.to_end = Some(ToEnd { from_step });
+                    self.drive.scrub_to = None;
                     self.playing = false;
                     self.step_error = None;
                 }
@@ -79,6 +80,7 @@ pub(super) fn stops_it(action: &Action) -> bool {
         action,
         Action::RunToEnd
             | Action::ToEndSlice
+            | Action::ScrubSlice(_)
             | Action::SetAdvanceText(_)
             | Action::SetSpeed(_)
             | Action::ToggleHideQuiet

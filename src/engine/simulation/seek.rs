@@ -3,6 +3,10 @@
 
 use super::{Simulation, StepError, TraceLevel};
 
+/// The fewest actions a part of [`Simulation::go_toward`] carries out: more than any trace
+/// window the page keeps, so a first part restores the checkpoint the whole move would.
+const MIN_PART: usize = 1024;
+
 impl Simulation {
     /// The first action whose trace entries a state at action `n` must hold.
     fn trace_needed_from(&self, n: usize) -> usize {
@@ -21,6 +25,49 @@ impl Simulation {
         let needed = self.trace_needed_from(end.saturating_sub(1));
         let bytes = self.engine.pipeline.approx_bytes();
         self.checkpoints.plan_ladder(self.engine.actions, needed, bytes);
+    }
+
+    /// One part, at most `budget` actions long (at least `MIN_PART`, 1024), of
+    /// [`Simulation::go_to`]`(n)`, for a caller that shares its thread (the page moves to a far
+    /// position in slices and answers input between them): the first part restores the
+    /// checkpoint the whole move would, each part replays (or, past the recorded actions, steps)
+    /// on towards `n`. Each part ends at a position of the run, exactly that position's state;
+    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended.
+    ///
+    /// # Errors
+    /// As [`Simulation::go_to`]'s.
+    pub fn go_toward(&mut self, n: usize, budget: usize) -> Result<bool, StepError> {
+        let budget = budget.max(MIN_PART);
+        let recorded = self.history.len();
+        let target = n.min(recorded);
+        let here = self.engine.actions;
+        if here != target {
+            // Where a seek to `target` starts: here when it can replay forward from here, else
+            // the checkpoint it restores. A part ending `budget` after that restores the same
+            // checkpoint (its trace needs no earlier one: `budget` exceeds the trace window),
+            // and the parts after it replay forward.
+            let needed = self.trace_needed_from(target);
+            let from = self.checkpoints.nearest_position(needed);
+            let forward = here <= target && here >= from && self.trace_from <= needed;
+            let start = if forward { here } else { from };
+            let part = target.min(start.saturating_add(budget));
+            self.seek(part)?;
+            return Ok(part == n);
+        }
+        for _ in 0..budget {
+            if self.engine.actions >= n {
+                break;
+            }
+            if !self.can_step() {
+                return Err(StepError(format!(
+                    "cannot go to action {n}: the run stops at action {}{}",
+                    self.engine.actions,
+                    self.step_blocked().map(|r| format!(" ({r})")).unwrap_or_default()
+                )));
+            }
+            self.step()?;
+        }
+        Ok(self.engine.actions >= n)
     }
 
     /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint

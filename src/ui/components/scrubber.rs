@@ -37,7 +37,11 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
     let on_input = on_scrub.reform(|e: InputEvent| {
         e.target_unchecked_into::<web_sys::HtmlInputElement>().value().parse::<usize>().unwrap_or_default()
     });
-    let label = format!("action {at} / {length} · {}", tf.format(sim.now()));
+    // While a far move replays in slices (`scrub_far`), the handle stays where it was put.
+    let (at, label) = match state.drive.scrub_to {
+        Some(to) => (to, format!("going to action {to} / {length}… (at {at})")),
+        None => (at, format!("action {at} / {length} · {}", tf.format(sim.now()))),
+    };
     html! {
         <div class="scrub" role="group" aria-label="Position in the run">
             <div class="scrub-row">

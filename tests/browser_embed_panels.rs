@@ -50,6 +50,10 @@ async fn each_new_panel_is_shown_when_chosen_and_absent_when_not() {
     assert_eq!(shown(&page), ["flow"]);
     assert_eq!(page.texts(r#"#flow .fedge[data-from="outer"][data-to="result"] .msg"#), ["-D[1, 1]", "+I[0, 1]"]);
     assert_eq!(page.texts("#flow-rows .flow-row"), ["[0, 1]"]);
+    // Drawn at once, not only once scrolled to (the page's style.css skips sections out of view).
+    let section = page.get(".see-flow");
+    let style = web_sys::window().unwrap().get_computed_style(&section).unwrap().unwrap();
+    assert_eq!(style.get_property_value("content-visibility").unwrap(), "visible");
     // Selecting a result row lights the inputs it depends on, as on the page.
     page.click("#flow-rows .flow-row").await;
     assert_eq!(page.texts("#flow-inputs .flow-input.hl").len(), 2);

@@ -51,7 +51,7 @@ impl Simulation {
             let forward = here <= target && here >= from && self.trace_from <= needed;
             let start = if forward { here } else { from };
             let part = target.min(start.saturating_add(budget));
-            self.seek(part)?;
+            self.seek_traced(part, needed, false)?;
             return Ok(part == n);
         }
         for _ in 0..budget {
@@ -83,6 +83,12 @@ impl Simulation {
     /// [`Simulation::seek`]; `ladder`: take a step back's ladder of checkpoints on the way
     /// ([`Checkpoints::ladder_for`]) when the replay is long.
     pub(in crate::engine) fn seek_with(&mut self, n: usize, ladder: bool) -> Result<(), StepError> {
+        self.seek_traced(n, self.trace_needed_from(n), ladder)
+    }
+
+    /// [`Simulation::seek_with`] to `n`, recording the trace from action `needed` on (a part of
+    /// [`Simulation::go_toward`] records only what its target needs: none before it).
+    fn seek_traced(&mut self, n: usize, needed: usize, ladder: bool) -> Result<(), StepError> {
         if !self.options.time_travel {
             return Err(StepError("time travel is off for this simulation".into()));
         }
@@ -90,13 +96,14 @@ impl Simulation {
             return Err(StepError(format!("cannot go to action {n}: {} were recorded", self.history.len())));
         }
         let here = self.engine.actions;
-        let needed = self.trace_needed_from(n);
-        // Replaying forward from here gives the same as from a checkpoint, when the trace kept
-        // so far covers what the target needs.
-        let from = self.checkpoints.nearest_position(needed);
+        // The checkpoint to restore: the nearest at or before what the trace needs (and before
+        // `n`). Replaying forward from here gives the same, when the trace kept so far covers
+        // what is needed.
+        let anchor = needed.min(n);
+        let from = self.checkpoints.nearest_position(anchor);
         let forward = here <= n && here >= from && self.trace_from <= needed;
         if !forward {
-            let (from, engine) = self.checkpoints.nearest(needed);
+            let (from, engine) = self.checkpoints.nearest(anchor);
             self.engine = engine;
             self.trace.clear();
             self.trace_from = from;

@@ -281,5 +281,10 @@ async fn running_to_the_end_moves_no_control() {
     page.get("#run-all").unchecked_into::<web_sys::HtmlElement>().click();
     common::browser::until("the run going", || page.find("#to-end-cancel").is_some()).await;
     assert_eq!(places(&page), before, "the controls while running to the end");
+    // The next-timer button's "skips the input" callout waits for the run's end (it would change
+    // on every slice, over the run's note).
+    common::browser::until("a few steps run", || page.text("#progress") != "step 0 / 100000").await;
+    assert!(page.find("#next-timer-skips").is_none(), "the skip callout while running");
     page.click("#to-end-cancel").await;
+    assert!(page.find("#next-timer-skips").is_some(), "the skip callout where the run stopped");
 }

@@ -19,6 +19,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
         (Some(t), Some(s)) if t > s => Some(s),
         _ => None,
     };
+    // Said under the button, but not while a run to the end or a far scrub moves the position on
+    // every slice (it would flicker, over the run's own note).
+    let skip_said = skips_step.filter(|_| state.drive.to_end.is_none() && state.drive.scrub_to.is_none());
     let next_timer_title = match (sim.next_timer_ms(), skips_step) {
         (Some(t), Some(s)) => format!(
             "Advance processing time to the next registered timer, {} (n): past the next scenario step at {}, which then can no longer run (◀ Back undoes it)",
@@ -96,12 +99,12 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             // without, so the row keeps to one line at 1280 px and the scrubber stays put.
             <span class="group nt-group">
                 <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
-                    aria-keyshortcuts="N" title={next_timer_title} aria-describedby={skips_step.map(|_| "next-timer-skips")}>
+                    aria-keyshortcuts="N" title={next_timer_title} aria-describedby={skip_said.map(|_| "next-timer-skips")}>
                     <span class="nt-label">{ "⇥ next timer" }</span>
                     if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
                 </button>
                 // Said under the button (and read with it), not only in its tooltip.
-                if let Some(s) = skips_step {
+                if let Some(s) = skip_said {
                     <span id="next-timer-skips" class="blocked" role="status">{ format!("⚠ skips the input at {}", tf.format(s)) }</span>
                 }
             </span>

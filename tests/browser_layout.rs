@@ -100,7 +100,7 @@ async fn the_scrubber_stays_put_while_stepping_and_with_an_advance_error_at_1280
     page.click("#advance").await;
     let error = page.get("#step-error");
     assert_eq!(error.get_attribute("role").as_deref(), Some("alert"));
-    assert_eq!(page.text("#step-error"), "advance by 'abc': text does not start with a number");
+    assert_eq!(page.text("#step-error"), "advance by 'abc': text does not start with a number ('abc')");
     assert_eq!(page.attr("#advance-by", "aria-describedby"), "step-error");
     assert_eq!(top(&page, "#scrubber"), scrubber, "with the advance error shown");
     assert_eq!(height(&page, ".controls"), controls);

@@ -397,7 +397,7 @@ fn a_per_operator_state_ttl_names_the_rule() {
             retention for the whole query (use \"flink\": \"2.3\")")),
         (on("2.3", agg("1 h 30 min".into())), "pipeline[0].state_ttl: Time interval unit label 'h 30 min' does not match \
             any of the recognized units".to_string()),
-        (on("2.3", agg("-1 d".into())), "pipeline[0].state_ttl: text does not start with a number".to_string()),
+        (on("2.3", agg("-1 d".into())), "pipeline[0].state_ttl: text does not start with a number ('-1 d': a duration is never negative)".to_string()),
         (on("2.3", agg("".into())), "pipeline[0].state_ttl: argument is an empty- or whitespace-only string".to_string()),
         (on("2.3", agg((-5).into())), "pipeline[0].state_ttl: duration -5 ms is negative".to_string()),
         (on("2.3", agg(true.into())), "pipeline[0].state_ttl: expected a duration in Flink's syntax (\"5 min\", \"1 d\") or \
@@ -414,7 +414,7 @@ fn a_per_operator_state_ttl_names_the_rule() {
              Flink 1.18+), modelled with Flink 2.3; the Flink 1.9–1.10.0 Blink planner has one retention for the whole query \
              (use \"flink\": \"2.3\")".to_string()),
         (on("2.3", serde_json::json!({"operator": "Deduplicate", "id": "d", "key": ["k"], "keep": "FirstRow", "state_ttl": "x"})),
-            "pipeline[0].state_ttl: text does not start with a number".to_string()),
+            "pipeline[0].state_ttl: text does not start with a number ('x')".to_string()),
         (on("2.3", serde_json::json!({"operator": "Calc", "id": "p", "select": ["k"], "state_ttl": "1 d"})),
             "pipeline[0]: unknown field `state_ttl`, expected one of `operator`, `id`, `select`, `where`".to_string()),
     ];

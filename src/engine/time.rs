@@ -98,7 +98,9 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     let number = &trimmed[..digits_end];
     let label = java_trim(&trimmed[digits_end..]).to_lowercase();
     if number.is_empty() {
-        return Err("text does not start with a number".into());
+        // Flink's message, then the text it is about (and why a minus sign is refused).
+        let why = if trimmed.starts_with('-') { ": a duration is never negative" } else { "" };
+        return Err(format!("text does not start with a number ({}{why})", quote(trimmed)));
     }
     let value: i64 = number.parse().map_err(|_| {
         format!("The value {} cannot be re represented as 64bit number (numeric overflow).", quote(number))
@@ -234,7 +236,11 @@ mod tests {
     #[test]
     fn rejects_what_flink_rejects() {
         assert_eq!(parse_duration("  "), Err("argument is an empty- or whitespace-only string".into()));
-        assert_eq!(parse_duration("h"), Err("text does not start with a number".into()));
+        assert_eq!(parse_duration("h"), Err("text does not start with a number ('h')".into()));
+        assert_eq!(
+            parse_duration(" -5 min"),
+            Err("text does not start with a number ('-5 min': a duration is never negative)".into())
+        );
         let err = parse_duration("1 h 30 min").unwrap_err();
         assert!(err.starts_with("Time interval unit label 'h 30 min' does not match"), "{err}");
         assert!(err.contains("MINUTES: (min | minute | minutes)"), "{err}");

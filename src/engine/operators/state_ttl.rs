@@ -191,7 +191,10 @@ mod tests {
         assert_eq!((r.ms, r.text.as_str()), (86_400_000, "86400000"));
         let r = raw("\"0\"").unwrap();
         assert_eq!(r.ms, 0);
-        assert_eq!(raw("\"-1 d\"").unwrap_err().to_string(), "text does not start with a number");
+        assert_eq!(
+            raw("\"-1 d\"").unwrap_err().to_string(),
+            "text does not start with a number ('-1 d': a duration is never negative)"
+        );
         assert_eq!(raw("\"\"").unwrap_err().to_string(), "argument is an empty- or whitespace-only string");
     }
 

@@ -92,10 +92,19 @@ async fn a_pair_of_the_scenario_on_screen_goes_with_it() {
     assert!(page.find("#cmp-left").is_some());
     page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
     assert!(page.find("#cmp-left").is_none(), "seed 001's runs still shown under seed 002");
-    // seed 002 (state TTL, 2.3) on the legacy planner is refused: an error and no runs.
+    // The choosers name no comparison once its runs are gone (trial 18: they kept the old one).
+    assert_eq!((page.select_value("#cmp-pair"), page.select_value("#cmp-flink")), (String::new(), String::new()));
+    // A preset pair, then the scenario on screen against a version: the pair chooser lets go.
+    page.choose("#cmp-pair", "Timer churn: min = max vs a wide gap").await;
+    page.choose("#cmp-flink", "2.3").await;
+    assert_eq!(page.select_value("#cmp-pair"), "");
+    assert_eq!(page.select_value("#cmp-flink"), "2.3");
+    // seed 002 (state TTL, 2.3) on the legacy planner is refused: an error and no runs; the
+    // chooser names the version refused.
     page.choose("#cmp-flink", "1.10-legacy").await;
     assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
     assert!(page.find("#cmp-left").is_none());
+    assert_eq!(page.select_value("#cmp-flink"), "1.10-legacy");
     // A valid version after the refusal shows seed 002 on both sides.
     page.choose("#cmp-flink", "main").await;
     assert!(page.find("#cmp-error").is_none());

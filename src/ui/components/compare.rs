@@ -180,15 +180,35 @@ pub fn ComparePanel(props: &Props) -> Html {
     // The scenario on screen the pair was made from (`None`: a preset pair): when the page shows
     // another scenario, that pair is dropped, so the panel never shows another scenario's runs.
     let origin = use_mut_ref(|| None::<String>);
+    // What the two choosers show: the pair or the Flink version the runs on screen come from
+    // (`""`: their placeholder), so they never name another comparison than the one shown.
+    let chosen = use_mut_ref(|| (String::new(), String::new()));
+    let (pair_ref, flink_ref) = (use_node_ref(), use_node_ref());
     // Drops the pair on screen (a refused right side must not leave the previous runs showing).
     let clear = {
-        let (pair, origin, version) = (pair.clone(), origin.clone(), version.clone());
+        let (pair, origin, version, chosen) = (pair.clone(), origin.clone(), version.clone(), chosen.clone());
         Callback::from(move |()| {
             *pair.borrow_mut() = None;
             *origin.borrow_mut() = None;
+            *chosen.borrow_mut() = (String::new(), String::new());
             version.set(*version + 1);
         })
     };
+    {
+        // The choosers follow `chosen` after each render (a `<select>` the user has changed no
+        // longer follows its options' `selected`).
+        let (chosen, pair_ref, flink_ref) = (chosen.clone(), pair_ref.clone(), flink_ref.clone());
+        use_effect(move || {
+            let (p, f) = chosen.borrow().clone();
+            for (r, v) in [(&pair_ref, p), (&flink_ref, f)] {
+                if let Some(select) = r.cast::<web_sys::HtmlSelectElement>() {
+                    if select.value() != v {
+                        select.set_value(&v);
+                    }
+                }
+            }
+        });
+    }
     {
         let (origin, clear, error, json) = (origin.clone(), clear.clone(), error.clone(), props.json.clone());
         use_effect_with(json, move |json| {
@@ -216,12 +236,13 @@ pub fn ComparePanel(props: &Props) -> Html {
         })
     };
     let on_pair = {
-        let load = load.clone();
+        let (load, chosen) = (load.clone(), chosen.clone());
         Callback::from(move |e: Event| {
             let value = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
-            if let Some((_, l, r)) = value.and_then(|v| COMPARE_PAIRS.iter().find(|(label, _, _)| *label == v)) {
+            if let Some((label, l, r)) = value.and_then(|v| COMPARE_PAIRS.iter().find(|(label, _, _)| *label == v)) {
                 if let (Some(l), Some(r)) = (preset_json(l), preset_json(r)) {
                     load.emit((l.to_string(), r.to_string(), None));
+                    *chosen.borrow_mut() = (label.to_string(), String::new());
                 }
             }
         })
@@ -230,8 +251,8 @@ pub fn ComparePanel(props: &Props) -> Html {
     // (never applied unasked), as the page's own Flink chooser does.
     let conversion = use_state(|| None::<crate::engine::scenario::RetentionConversion>);
     let on_flink = {
-        let (load, error, json, conversion, clear) =
-            (load.clone(), error.clone(), props.json.clone(), conversion.clone(), clear.clone());
+        let (load, error, json, conversion, clear, chosen) =
+            (load.clone(), error.clone(), props.json.clone(), conversion.clone(), clear.clone(), chosen.clone());
         Callback::from(move |e: Event| {
             let id = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
             let Some(mode) = id.as_deref().and_then(FlinkMode::parse) else { return };
@@ -239,9 +260,12 @@ pub fn ComparePanel(props: &Props) -> Html {
                 Ok(right) => {
                     conversion.set(None);
                     load.emit((json.clone(), right, Some(json.clone())));
+                    *chosen.borrow_mut() = (String::new(), mode.id().to_string());
                 }
                 Err(e) => {
                     clear.emit(());
+                    // The refusal is about the version chosen: the chooser keeps naming it.
+                    *chosen.borrow_mut() = (String::new(), mode.id().to_string());
                     let offered =
                         crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();
                     conversion.set(offered.filter(|c| Scenario::from_json(&c.text).is_ok()));
@@ -255,15 +279,18 @@ pub fn ComparePanel(props: &Props) -> Html {
         Callback::from(move |_: MouseEvent| {
             if let Some(c) = (*conversion).clone() {
                 conversion.set(None);
+                // The version chooser already names the version converted to.
                 load.emit((json.clone(), c.text, Some(json.clone())));
             }
         })
     };
     let on_edited = {
-        let (load, json, right_ref) = (load.clone(), props.json.clone(), right_ref.clone());
+        let (load, json, right_ref, chosen) = (load.clone(), props.json.clone(), right_ref.clone(), chosen.clone());
         Callback::from(move |_: MouseEvent| {
             if let Some(t) = right_ref.cast::<web_sys::HtmlTextAreaElement>() {
                 load.emit((json.clone(), t.value(), Some(json.clone())));
+                // An edited copy: neither a pair nor a version.
+                *chosen.borrow_mut() = (String::new(), String::new());
             }
         })
     };
@@ -293,13 +320,13 @@ pub fn ComparePanel(props: &Props) -> Html {
             <summary>{ "Compare — the same input under two configurations, side by side" }</summary>
             <div class="cmp-choose">
                 <label>{ "A pair: " }
-                    <select id="cmp-pair" onchange={on_pair} aria-label="pair of scenarios to compare">
+                    <select id="cmp-pair" ref={pair_ref} onchange={on_pair} aria-label="pair of scenarios to compare">
                         <option value="" selected=true>{ "choose…" }</option>
                         { for COMPARE_PAIRS.iter().map(|(label, _, _)| html! { <option value={*label}>{ *label }</option> }) }
                     </select>
                 </label>
                 <label>{ " or the scenario on screen vs itself on " }
-                    <select id="cmp-flink" onchange={on_flink} aria-label="Flink version of the right side">
+                    <select id="cmp-flink" ref={flink_ref} onchange={on_flink} aria-label="Flink version of the right side">
                         <option value="" selected=true>{ "Flink…" }</option>
                         { for FlinkMode::ALL.iter().map(|m| html! { <option value={m.id()}>{ m.label() }</option> }) }
                     </select>

@@ -121,8 +121,13 @@ fn check_scenario(text: &str, sql: &str) {
         }
         Err(e) => {
             assert_eq!(e.path, "sql", "{sql:?} → {e}");
+            // Where: a line and column of the SQL, or the planned scenario's part the refusal is
+            // about (an operator; a declared source the query never reads, which has no place
+            // in the text).
             assert!(
-                error_location(&e).is_some() || e.message.contains("(in the planned pipeline["),
+                error_location(&e).is_some()
+                    || e.message.contains("(in the planned pipeline[")
+                    || e.message.contains("(in the planned sources["),
                 "a refusal without its position: {sql:?} → {e}"
             );
         }
@@ -261,4 +266,26 @@ fn the_lateral_snapshot_query_plans_and_runs() {
         "sql": LATERAL, "steps": []})
     .to_string();
     assert!(Scenario::from_json(&text).is_ok(), "{:?}", Scenario::from_json(&text).err());
+}
+
+/// Found by the token soup above (CI, 2026-12-03): sqlparser parsed `SELECT 1000 FROM orders`
+/// and left the rest unread, so the text after it was ignored without a word. Now Flink's parse
+/// error at the first token after the statement; the statement alone is refused for the source
+/// it never reads.
+#[test]
+fn text_after_a_statement_is_a_parse_error_at_its_position() {
+    let refused = |sql: &str| {
+        let text = json!({
+            "name": "t", "flink": "main", "time_format": "millis",
+            "source": {"name": "orders", "schema": [["order_id", "STRING"], ["currency", "STRING"]]},
+            "sql": sql, "steps": [{"at": 1, "row": ["o1", "EUR"]}]
+        })
+        .to_string();
+        Scenario::from_json(&text).unwrap_err().to_string()
+    };
+    assert_eq!(
+        refused("SELECT order_id FROM orders => ( 3 SECOND"),
+        "sql: line 1, column 29: Encountered \"=>\" at line 1, column 29. Was expecting \";\" or the end of the statement"
+    );
+    assert!(refused("SELECT order_id FROM orders x y").contains("Encountered \"y\" at line 1, column 31"));
 }

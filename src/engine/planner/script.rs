@@ -130,6 +130,12 @@ pub fn parse(sql: &str) -> Result<Script, SqlError> {
         let dialect = dialect();
         let mut parser = Parser::new(&dialect).with_recursion_limit(MAX_DEPTH).with_tokens_with_locations(statement);
         let parsed = parser.parse_statement().map_err(|e| parse_error(&e, at))?;
+        // One statement between two `;`: a token after it is Flink's parse error (sqlparser stops
+        // where its statement ends and leaves the rest unread).
+        let rest = parser.peek_token();
+        if rest.token != Token::EOF {
+            return Err(encountered(&rest, "\";\" or the end of the statement"));
+        }
         match parsed {
             Statement::CreateView(v) => {
                 for part in &v.name.0 {

@@ -217,3 +217,16 @@ async fn a_link_with_its_parameters_after_the_hash_is_told_how_to_write_them() {
     page_works(&page).await;
     clean();
 }
+
+#[wasm_bindgen_test]
+async fn a_parameter_the_page_does_not_read_is_named() {
+    let (page, _) = open_link("?preset=seed-004-device-status&step=1&foo=bar&panels=flow");
+    wait_for("the link's note", 10_000.0, || page.find("#files-note").is_some()).await;
+    assert_eq!(
+        page.text("#files-note span"),
+        "link: foo, panels are not read by the page (it reads preset, s, step, actions, t); the rest of the link opened"
+    );
+    assert_eq!(page.text("#progress"), "step 1 / 2");
+    page_works(&page).await;
+    clean();
+}

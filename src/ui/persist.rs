@@ -204,6 +204,36 @@ fn shown_range_text(state: &AppState) -> Option<String> {
     Some(range_text(tf, Viewport { from, to }))
 }
 
+/// The parameters the page's own address reads ([`parse_query`], [`range_param`]).
+const PAGE_PARAMETERS: [&str; 5] = ["preset", "s", "step", "actions", "t"];
+
+/// The parameters of `query` the page does not read, each once, in order (an `?embed` link's
+/// are read by [`super::embed`]).
+fn unknown_parameters(query: &str) -> Vec<String> {
+    let mut unknown: Vec<String> = Vec::new();
+    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let key = pair.split_once('=').map_or(pair, |(k, _)| k);
+        let shown = crate::engine::error::name(key);
+        if !PAGE_PARAMETERS.contains(&key) && !unknown.contains(&shown) {
+            unknown.push(shown);
+        }
+    }
+    unknown
+}
+
+/// The note for parameters the page does not read: said, not ignored without a word.
+fn unknown_parameters_note(query: &str) -> Option<String> {
+    let unknown = unknown_parameters(query);
+    (!unknown.is_empty()).then(|| {
+        format!(
+            "link: {} {} not read by the page (it reads {}); the rest of the link opened",
+            unknown.join(", "),
+            if unknown.len() == 1 { "is" } else { "are" },
+            PAGE_PARAMETERS.join(", ")
+        )
+    })
+}
+
 /// The `t=` of a query string: `Ok(None)` when it has none.
 ///
 /// # Errors
@@ -369,6 +399,9 @@ fn initial_position() -> AppState {
                 let text = format!("link: {e} — the timeline shows the run as usual");
                 state.files.note = Some(Note { text, error: true });
             }
+            if let (Some(text), None) = (unknown_parameters_note(&current_query()), &state.files.note) {
+                state.files.note = Some(Note { text, error: true });
+            }
             return state;
         }
         Err(e) => return fallback("link", e),
@@ -385,6 +418,9 @@ fn initial_position() -> AppState {
     };
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     if let (Some(text), None) = (hash_link_note(&hash), &state.files.note) {
+        state.files.note = Some(Note { text, error: true });
+    }
+    if let (Some(text), None) = (unknown_parameters_note(&current_query()), &state.files.note) {
         state.files.note = Some(Note { text, error: true });
     }
     state

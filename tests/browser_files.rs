@@ -294,6 +294,8 @@ async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
     assert!(page.find("#table-pending").is_none());
     assert!(page.find("#table-error").is_none());
     assert_eq!(page.texts("#input-table tbody tr").len(), 4, "the table shows the run's scenario again");
+    // Seed 001 runs on the legacy planner: each kind shown as the CRow flag it becomes.
+    assert_eq!(page.texts("#step-0-kind option"), ["true (+I)", "false (-U)", "true (+U)", "false (-D)"]);
     assert_eq!(page.input_value("#idle-state-retention-max"), "2 d");
     change(&page, "#idle-state-retention-max", "1 d").await;
     change(&page, "#idle-state-retention-max", "3 d").await;
@@ -305,6 +307,9 @@ async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
     page.click(r#"button[aria-label="delete step 1"]"#).await;
     assert_eq!(page.text("#progress"), "step 0 / 3");
     assert_eq!(page.input_value("#step-0-at"), "2019-11-20T16:00");
+    // On Flink 2.3 the kinds are RowKinds, shown as written.
+    page.choose("#preset-select", "seed-004-device-status-flink-2.3").await;
+    assert_eq!(page.texts("#step-0-kind option"), ["+I", "-U", "+U", "-D"]);
 }
 
 #[wasm_bindgen_test]

@@ -30,6 +30,13 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
         if several { Vec::new() } else { sources.first().map(|s| s.names.clone()).unwrap_or_default() };
     let empty = Vec::new();
     let steps = table.get("steps").and_then(Value::as_array).unwrap_or(&empty);
+    // The table's Flink version, else the run's: the legacy planner's inputs are `(true, row)`.
+    let legacy = table
+        .get("flink")
+        .and_then(Value::as_str)
+        .and_then(crate::engine::FlinkMode::parse)
+        .or_else(|| state.sim.as_ref().map(|s| s.get().scenario().flink))
+        .is_some_and(|m| !m.has_row_kind());
     let next_step = state.sim.as_ref().map_or(0, |s| s.get().next_step());
     // Which of the steps run changed nothing (the engine's answer, `engine::quiet`).
     let quiet = state.sim.as_ref().map(|s| s.get().quiet_steps(MAX_ROWS)).unwrap_or_default();
@@ -95,9 +102,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                                         }
                                     </td>
                                     if several && step.get("row").is_some() {
-                                        { source_cells(i, step, &sources, error_path, dispatch) }
+                                        { source_cells(i, step, &sources, error_path, dispatch, legacy) }
                                     } else {
-                                        { step_cells(i, step, cells, error_path, dispatch) }
+                                        { step_cells(i, step, cells, error_path, dispatch, legacy) }
                                     }
                                     <td>
                                         if step.get("row").is_some() {
@@ -193,12 +200,13 @@ fn source_cells(
     sources: &[SourceColumns],
     error_path: &str,
     dispatch: &Callback<Action>,
+    legacy: bool,
 ) -> Html {
     let own = step_source(sources, step);
     let values = step.get("row").and_then(Value::as_array).map_or(0, Vec::len);
     html! {
         <>
-            { step_cells(i, step, 0, error_path, dispatch) }
+            { step_cells(i, step, 0, error_path, dispatch, legacy) }
             <td class="source" data-label="source">{ step.get("source").and_then(Value::as_str).unwrap_or(&sources[own].name) }</td>
             { for sources.iter().enumerate().map(|(k, s)| {
                 let start = classes!("src-cells", (k > 0).then_some("source-start"));
@@ -234,7 +242,16 @@ fn value_field(i: usize, step: &Value, c: usize, error_path: &str, dispatch: &Ca
     )
 }
 
-fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: &Callback<Action>) -> Html {
+/// `legacy`: the scenario runs on the legacy planner, whose inputs are `(true, row)` or
+/// `(false, row)` (`CRow`): each kind is shown as the flag it becomes, with the kind it is written as.
+fn step_cells(
+    i: usize,
+    step: &Value,
+    width: usize,
+    error_path: &str,
+    dispatch: &Callback<Action>,
+    legacy: bool,
+) -> Html {
     let edit = |f: StepField| dispatch.reform(move |text: String| Action::EditStep { index: i, field: f, text });
     let invalid = |f: StepField| error_path.starts_with(&f.path(i));
     let advance =
@@ -262,7 +279,14 @@ fn step_cells(i: usize, step: &Value, width: usize, error_path: &str, dispatch: 
             <td>
                 <select class="cell" id={format!("step-{i}-kind")} aria-label={format!("step {} kind", i + 1)} onchange={on_kind}
                     aria-invalid={invalid(StepField::Kind).then_some("true")}>
-                    { for KINDS.iter().map(|k| html! { <option value={*k} selected={kind == *k}>{ *k }</option> }) }
+                    { for KINDS.iter().map(|k| {
+                        let shown = match legacy {
+                            // RowKind.isAccumulate: +I and +U are `true`, -U and -D `false`.
+                            true => format!("{} ({k})", matches!(*k, "+I" | "+U")),
+                            false => k.to_string(),
+                        };
+                        html! { <option value={*k} selected={kind == *k}>{ shown }</option> }
+                    }) }
                 </select>
             </td>
             if width > 0 {

@@ -274,42 +274,46 @@ async fn back_and_scrub_at_100k_and_1m_steps() {
     for events in [100_000u64, 1_000_000] {
         let page = Page::open().await;
         load_logins(&page, events).await;
-        let (ms, longest) = run_to_end(&page, events).await;
-        settle().await;
-        wasm_bindgen_test::console_log!(
-            "DEPTH {events}: to end {ms:.0} ms, longest task wait meanwhile {longest:.0} ms"
-        );
-        let mut back = Vec::new();
-        for _ in 0..20 {
-            back.push(timed(&page, || click(&page, "#step-back")).await);
-            settle().await;
-        }
-        assert_eq!(page.text("#progress"), format!("step {} / {events}", events - 20));
-        let length = events as usize;
-        let mut x: u64 = 12_345;
-        let mut scrub = Vec::new();
-        LONGEST_WAIT.with(|w| w.set(0.0));
-        for _ in 0..20 {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            let to = (x >> 33) as usize % length;
-            scrub.push(timed_scrub(&page, to).await);
-            assert!(page.text("#scrub-position").starts_with(&format!("action {to} / {events}")));
-            settle().await;
-        }
-        let (first, rest) = (back[0], back[1..].to_vec());
-        wasm_bindgen_test::console_log!("DEPTH {events}: first step back {first:.1} ms");
-        report(&format!("DEPTH {events}: step back (after the first)"), rest);
-        report(&format!("DEPTH {events}: scrub to random positions"), scrub);
-        wasm_bindgen_test::console_log!(
-            "DEPTH {events}: longest task wait during the scrubs {:.0} ms",
-            LONGEST_WAIT.with(std::cell::Cell::get)
-        );
+        at_depth(&page, &events.to_string(), events, 20).await;
     }
+}
+
+/// From step 0 of a run of `total` steps: "▶| to end" (its time, the longest task wait
+/// meanwhile), 20 Backs, then `scrubs` scrubs to random positions, each timed until the page shows
+/// it (a far one replays in slices), with the longest task wait during them. Prints `DEPTH
+/// {label}: …` lines.
+async fn at_depth(page: &Page, label: &str, total: u64, scrubs: usize) {
+    let (ms, longest) = run_to_end(page, total).await;
+    settle().await;
+    wasm_bindgen_test::console_log!("DEPTH {label}: to end {ms:.0} ms, longest task wait meanwhile {longest:.0} ms");
+    let mut back = Vec::new();
+    for _ in 0..20 {
+        back.push(timed(page, || click(page, "#step-back")).await);
+        settle().await;
+    }
+    assert_eq!(page.text("#progress"), format!("step {} / {total}", total - 20));
+    wasm_bindgen_test::console_log!("DEPTH {label}: first step back {:.1} ms", back[0]);
+    report(&format!("DEPTH {label}: step back (after the first)"), back[1..].to_vec());
+    LONGEST_WAIT.with(|w| w.set(0.0));
+    let mut x: u64 = 12_345;
+    let mut scrub = Vec::new();
+    for _ in 0..scrubs {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let to = (x >> 33) as usize % total as usize;
+        scrub.push(timed_scrub(page, to).await);
+        assert!(page.text("#scrub-position").starts_with(&format!("action {to} / {total}")));
+        settle().await;
+    }
+    report(&format!("DEPTH {label}: scrub to random positions"), scrub);
+    wasm_bindgen_test::console_log!(
+        "DEPTH {label}: longest task wait during the scrubs {:.0} ms",
+        LONGEST_WAIT.with(std::cell::Cell::get)
+    );
 }
 
 /// The same on `seed-000-topn-dedup` (400 006 steps; a sorted map per order: the largest state
 /// per key of the presets): to end, the longest task wait meanwhile (the views' catch-up render
-/// at the end included), 20 Backs. Prints `DEPTH topn …` lines.
+/// at the end included), 20 Backs, 10 scrubs ([`at_depth`]). Prints `DEPTH topn …` lines.
 #[wasm_bindgen_test]
 async fn to_end_and_back_on_the_top_n_preset() {
     if cfg!(debug_assertions) {
@@ -320,32 +324,5 @@ async fn to_end_and_back_on_the_top_n_preset() {
     page.choose("#preset-select", "seed-000-topn-dedup").await;
     let total: u64 = page.text("#progress").rsplit(' ').next().unwrap().parse().unwrap();
     assert!(total > 400_000, "{}", page.text("#progress"));
-    let (ms, longest) = run_to_end(&page, total).await;
-    settle().await;
-    wasm_bindgen_test::console_log!(
-        "DEPTH topn {total}: to end {ms:.0} ms, longest task wait meanwhile {longest:.0} ms"
-    );
-    let mut back = Vec::new();
-    for _ in 0..20 {
-        back.push(timed(&page, || click(&page, "#step-back")).await);
-        settle().await;
-    }
-    assert_eq!(page.text("#progress"), format!("step {} / {total}", total - 20));
-    wasm_bindgen_test::console_log!("DEPTH topn {total}: first step back {:.1} ms", back[0]);
-    report(&format!("DEPTH topn {total}: step back (after the first)"), back[1..].to_vec());
-    // Scrubs to random positions, each until the page shows it; a far one replays in slices.
-    LONGEST_WAIT.with(|w| w.set(0.0));
-    let mut x: u64 = 12_345;
-    let mut scrub = Vec::new();
-    for _ in 0..10 {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        let to = (x >> 33) as usize % total as usize;
-        scrub.push(timed_scrub(&page, to).await);
-        settle().await;
-    }
-    report(&format!("DEPTH topn {total}: scrub to random positions"), scrub);
-    wasm_bindgen_test::console_log!(
-        "DEPTH topn {total}: longest task wait during the scrubs {:.0} ms",
-        LONGEST_WAIT.with(std::cell::Cell::get)
-    );
+    at_depth(&page, &format!("topn {total}"), total, 10).await;
 }

@@ -204,29 +204,34 @@ async fn a_file_too_large_is_refused_before_it_is_read() {
     page_works(&page).await;
 }
 
-#[wasm_bindgen_test]
-async fn a_link_with_its_parameters_after_the_hash_is_told_how_to_write_them() {
-    let (page, _) = open_link("#preset=seed-004-device-status&step=2");
+/// Opens the page at `address` (its query or fragment) and checks the link's note and the
+/// position it opened at; the page works after.
+async fn opens_with_note(address: &str, note: &str, progress: &str) {
+    let (page, _) = open_link(address);
     wait_for("the link's note", 10_000.0, || page.find("#files-note").is_some()).await;
-    assert_eq!(
-        page.text("#files-note span"),
-        "link: the part after # (preset=seed-004-device-status&step=2) is not read — a link carries its parameters after ?, as ?preset=seed-004-device-status&step=2"
-    );
-    // The page opened as it does without a link: the default preset at its start.
-    assert_eq!(page.text("#progress"), "step 0 / 4");
+    assert_eq!(page.text("#files-note span"), note);
+    assert_eq!(page.text("#progress"), progress);
     page_works(&page).await;
     clean();
 }
 
 #[wasm_bindgen_test]
+async fn a_link_with_its_parameters_after_the_hash_is_told_how_to_write_them() {
+    // The page opens as it does without a link: the default preset at its start.
+    opens_with_note(
+        "#preset=seed-004-device-status&step=2",
+        "link: the part after # (preset=seed-004-device-status&step=2) is not read — a link carries its parameters after ?, as ?preset=seed-004-device-status&step=2",
+        "step 0 / 4",
+    )
+    .await;
+}
+
+#[wasm_bindgen_test]
 async fn a_parameter_the_page_does_not_read_is_named() {
-    let (page, _) = open_link("?preset=seed-004-device-status&step=1&foo=bar&panels=flow");
-    wait_for("the link's note", 10_000.0, || page.find("#files-note").is_some()).await;
-    assert_eq!(
-        page.text("#files-note span"),
-        "link: foo, panels are not read by the page (it reads preset, s, step, actions, t); the rest of the link opened"
-    );
-    assert_eq!(page.text("#progress"), "step 1 / 2");
-    page_works(&page).await;
-    clean();
+    opens_with_note(
+        "?preset=seed-004-device-status&step=1&foo=bar&panels=flow",
+        "link: foo, panels are not read by the page (it reads preset, s, step, actions, t); the rest of the link opened",
+        "step 1 / 2",
+    )
+    .await;
 }

@@ -430,8 +430,7 @@ fn initial_position() -> AppState {
 /// write instead. `None` for any other fragment (`#embed`, none).
 fn hash_link_note(hash: &str) -> Option<String> {
     let fragment = hash.strip_prefix('#')?;
-    let names_one =
-        fragment.split('&').any(|p| ["preset=", "s=", "step=", "actions="].iter().any(|k| p.starts_with(k)));
+    let names_one = fragment.split('&').any(|p| p.split_once('=').is_some_and(|(k, _)| PAGE_PARAMETERS.contains(&k)));
     names_one.then(|| {
         let shown = crate::engine::error::name(fragment);
         format!("link: the part after # ({shown}) is not read — a link carries its parameters after ?, as ?{shown}")

@@ -600,13 +600,14 @@ impl AppState {
             }
             Action::ApplyConversion => match self.files.flink_refusal.take().and_then(|r| r.conversion) {
                 Some(c) => {
-                    // At the position the page was at, as a plain switch of the version.
+                    // At the position the page was at, as a plain switch of the version (a far
+                    // one left for "Go there").
                     let position = self.position();
                     let mut next = self.with_json(c.text);
                     if next.scenario_error.is_none() {
                         next.files.note = Some(Note { text: format!("Converted: {}", c.summary), error: false });
                         if let Some(p) = position {
-                            if let Err(e) = next.replay(p.actions()) {
+                            if let Err(e) = next.replay_or_defer(&p, "conversion") {
                                 next.step_error =
                                     Some(format!("the converted scenario replayed up to where it stopped: {e}"));
                             }

@@ -29,13 +29,30 @@ use std::rc::Rc;
 pub struct MapState<UK: Ord, UV> {
     pub name: &'static str,
     pub config: StateTtlConfig,
-    /// Per key its user map, behind an `Rc` so that a clone of the state (a time-travel
-    /// checkpoint) shares it until either side writes ([`SharedVec`]).
-    maps: SharedVec<Option<Rc<BTreeMap<UK, TtlValue<UV>>>>>,
+    /// Per key its user map ([`KeyMap`]).
+    maps: SharedVec<Option<KeyMap<UK, UV>>>,
     stored: u64,
     expiry: Option<ExpiryIndex>,
     /// On the heap backend with TTL: the layout and the background cleanup.
     cleanup: Option<Box<TtlIncrementalCleanup>>,
+}
+
+/// A key's user map, behind an `Rc` so that a clone of the state (a time-travel checkpoint)
+/// shares it until either side writes ([`SharedVec`]), with a lower bound of its entries' TTL
+/// stamps: the background cleanup looks into the map only when that bound has expired (the
+/// entries it removes are the same; it no longer reads every unexpired map to find nothing).
+#[derive(Debug, Clone)]
+struct KeyMap<UK, UV> {
+    /// At most the oldest `last_access_ms` of the entries (stamps only grow).
+    oldest_ms: Millis,
+    map: Rc<BTreeMap<UK, TtlValue<UV>>>,
+}
+
+impl<UK, UV> std::ops::Deref for KeyMap<UK, UV> {
+    type Target = BTreeMap<UK, TtlValue<UV>>;
+    fn deref(&self) -> &Self::Target {
+        &self.map
+    }
 }
 
 impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
@@ -59,17 +76,25 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         let Some(cleanup) = cleanup else { return };
         cleanup.state_accessed(|k| {
             // `TtlMapState.getUnexpiredOrNull`.
-            let Some(Some(map)) = maps.get(k.index()) else { return Unexpired::Same };
-            if map.is_empty() || !map.values().any(|e| config.expired(e.last_access_ms, now)) {
+            let Some(Some(km)) = maps.get(k.index()) else { return Unexpired::Same };
+            if km.is_empty() || !config.expired(km.oldest_ms, now) {
                 return Unexpired::Same;
             }
-            let Some(Some(map)) = maps.get_mut(k.index()) else { return Unexpired::Same };
-            let map = Rc::make_mut(map);
+            let oldest = km.values().map(|e| e.last_access_ms).min().unwrap_or(Millis::MAX);
+            let Some(Some(km)) = maps.get_mut(k.index()) else { return Unexpired::Same };
+            km.oldest_ms = oldest;
+            if !config.expired(oldest, now) {
+                return Unexpired::Same;
+            }
+            let map = Rc::make_mut(&mut km.map);
             let before = map.len();
             let mut newest_expired = None;
+            let mut oldest_kept = Millis::MAX;
             map.retain(|_, e| {
                 let keep = !config.expired(e.last_access_ms, now);
-                if !keep {
+                if keep {
+                    oldest_kept = oldest_kept.min(e.last_access_ms);
+                } else {
                     if let Some(ix) = expiry.as_mut() {
                         ix.remove(e.last_access_ms);
                     }
@@ -77,6 +102,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
                 }
                 keep
             });
+            km.oldest_ms = oldest_kept;
             *stored -= (before - map.len()) as u64;
             if !map.is_empty() {
                 return Unexpired::Replaced;
@@ -95,7 +121,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
     }
 
     fn map_mut(&mut self, key: KeyId) -> Option<&mut BTreeMap<UK, TtlValue<UV>>> {
-        self.maps.get_mut(key.index()).and_then(Option::as_mut).map(Rc::make_mut)
+        self.maps.get_mut(key.index()).and_then(Option::as_mut).map(|km| Rc::make_mut(&mut km.map))
     }
 
     /// `HeapMapState.remove(uk)` after its `get`: removes one entry; when the user map is (or
@@ -133,7 +159,7 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
             self.maps.resize_with(i + 1, || None);
         }
         if self.maps[i].is_none() {
-            self.maps[i] = Some(Rc::default());
+            self.maps[i] = Some(KeyMap { oldest_ms: now, map: Rc::default() });
             keys.hold(key);
             if let (Some(c), Some((kg, hash))) = (&mut self.cleanup, keys.heap_slot(key)) {
                 c.table.put_new(key, kg, hash);
@@ -141,7 +167,10 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
         }
         let old = self.maps[i]
             .as_mut()
-            .and_then(|m| Rc::make_mut(m).insert(uk, TtlValue { user_value: uv, last_access_ms: now }));
+            .and_then(|km| {
+                km.oldest_ms = km.oldest_ms.min(now);
+                Rc::make_mut(&mut km.map).insert(uk, TtlValue { user_value: uv, last_access_ms: now })
+            });
         match old {
             Some(o) => {
                 if let Some(ix) = &mut self.expiry {

@@ -12,6 +12,7 @@
 
 mod copy_on_write_state_table;
 mod expiry_index;
+mod key_index;
 pub mod key_groups;
 mod list_state;
 mod map_state;
@@ -20,6 +21,7 @@ mod ttl_incremental_cleanup;
 mod value_state;
 
 pub use expiry_index::ExpiryIndex;
+use key_index::KeyIndex;
 pub use list_state::ListState;
 pub use map_state::MapState;
 pub use ttl_incremental_cleanup::{TtlIncrementalCleanup, Unexpired};
@@ -46,8 +48,8 @@ impl KeyId {
 /// The keys of one operator: interning, and how many states and timers hold each key.
 #[derive(Debug, Clone, Default)]
 pub struct KeyRegistry {
-    /// A persistent hash map (imbl's HAMT over `Rc`): a time-travel checkpoint shares it.
-    ids: imbl::GenericHashMap<Row, KeyId, rustc_hash::FxBuildHasher, imbl::shared_ptr::RcK>,
+    /// Key ids by key (the keys are `rows`): a time-travel checkpoint shares it.
+    ids: KeyIndex,
     rows: SharedVec<Option<Row>>,
     /// Per key: the states with an entry for it plus its registered timers.
     holders: SharedVec<u32>,
@@ -182,7 +184,7 @@ impl KeyRegistry {
     /// `setCurrentKey(row)`: the key's id, interning it if it is new. The previous current key is
     /// freed if nothing holds it any more.
     pub fn intern(&mut self, row: &Row) -> KeyId {
-        if let Some(&id) = self.ids.get(row) {
+        if let Some(id) = self.ids.get(row, &self.rows) {
             if self.current != Some(id) {
                 self.finish();
                 self.current = Some(id);
@@ -210,14 +212,14 @@ impl KeyRegistry {
             }
             heap.slots[i] = (key_groups::assign_to_key_group(h) as u8, key_groups::composite_hash(h));
         }
-        self.ids.insert(row.clone(), id);
+        self.ids.insert(id, &self.rows);
         self.current = Some(id);
         id
     }
 
     /// The id of a key that is held, without interning it.
     pub fn lookup(&self, row: &Row) -> Option<KeyId> {
-        self.ids.get(row).copied().filter(|id| self.holders[id.index()] > 0)
+        self.ids.get(row, &self.rows).filter(|id| self.holders[id.index()] > 0)
     }
 
     /// Ends the current call: frees the current key if nothing holds it.
@@ -231,7 +233,7 @@ impl KeyRegistry {
 
     fn free_key(&mut self, id: KeyId) {
         if let Some(row) = self.rows[id.index()].take() {
-            self.ids.remove(&row);
+            self.ids.remove(id, &row);
             self.free.push(id.0);
         }
     }

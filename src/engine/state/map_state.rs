@@ -165,12 +165,10 @@ impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
                 c.table.put_new(key, kg, hash);
             }
         }
-        let old = self.maps[i]
-            .as_mut()
-            .and_then(|km| {
-                km.oldest_ms = km.oldest_ms.min(now);
-                Rc::make_mut(&mut km.map).insert(uk, TtlValue { user_value: uv, last_access_ms: now })
-            });
+        let old = self.maps[i].as_mut().and_then(|km| {
+            km.oldest_ms = km.oldest_ms.min(now);
+            Rc::make_mut(&mut km.map).insert(uk, TtlValue { user_value: uv, last_access_ms: now })
+        });
         match old {
             Some(o) => {
                 if let Some(ix) = &mut self.expiry {

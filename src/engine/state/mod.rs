@@ -12,8 +12,8 @@
 
 mod copy_on_write_state_table;
 mod expiry_index;
-mod key_index;
 pub mod key_groups;
+mod key_index;
 mod list_state;
 mod map_state;
 pub mod ttl;

@@ -281,6 +281,14 @@ async fn a_bad_attribute_is_shown_in_the_element() {
             "<flink-state-sim>: attribute panels[1]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
         ),
         (
+            // Every error at once, one per line, in the attributes' order (trial 18: only the
+            // first was shown, so fixing it revealed the next).
+            r#"<flink-state-sim scenario="seed-001-one-day-two-days" stpe="1" heading="maybe" panels="clock"></flink-state-sim>"#,
+            "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, layout, heading, t)\n\
+             <flink-state-sim>: attribute heading: 'maybe' is not true or false\n\
+             <flink-state-sim>: attribute panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
+        ),
+        (
             r#"<flink-state-sim></flink-state-sim>"#,
             "<flink-state-sim>: scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child",
         ),

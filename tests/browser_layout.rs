@@ -247,6 +247,12 @@ async fn at_400_px_every_panel_in_the_compact_layout_fits() {
 async fn the_skip_callout_lets_clicks_through_and_the_title_is_isolated() {
     let page = styled_page(1280).await;
     page.click("#step").await;
+    // In view, whatever the tests before this one left in the document above it
+    // (`elementFromPoint` finds nothing outside the viewport); the scroll is undone below, for
+    // the tests after this one.
+    let window = web_sys::window().unwrap();
+    let scrolled = (window.scroll_x().unwrap(), window.scroll_y().unwrap());
+    page.get("#scrubber").scroll_into_view_with_bool(true);
     let callout = page.get("#next-timer-skips").get_bounding_client_rect();
     let scrubber = page.get("#scrubber").get_bounding_client_rect();
     let overlap = (callout.left().max(scrubber.left()), callout.right().min(scrubber.right()));
@@ -258,6 +264,7 @@ async fn the_skip_callout_lets_clicks_through_and_the_title_is_isolated() {
         Some("scrubber".to_string()),
         "a click where the callout hangs reaches the scrubber"
     );
+    window.scroll_to_with_x_and_y(scrolled.0, scrolled.1);
     let style = web_sys::window().unwrap().get_computed_style(&page.get("#scenario-title")).unwrap().unwrap();
     assert_eq!(style.get_property_value("unicode-bidi").unwrap(), "isolate");
 }

@@ -355,14 +355,16 @@ extern "C" {
 /// Defines the custom element `<flink-state-sim>` (or `name`): `scenario="PRESET"` or the
 /// scenario's JSON in a `<script type="application/json">` child, `step="2"`,
 /// `panels="operators result"`, `layout="compact"`, `heading="false"`. The element's `simulator` property is its
-/// [`Simulator`]. A bad attribute shows its error in the element (and the console). Returns
+/// [`Simulator`]. Bad attributes show their errors in the element, all of them (and in the
+/// console). Returns
 /// false when the name is taken. The module's start defines `flink-state-sim` already.
 #[wasm_bindgen(js_name = defineElement)]
 pub fn define_element(name: Option<String>) -> bool {
     let closure = Closure::<dyn Fn(Element) -> JsValue>::new(|el: Element| match mount_element(&el) {
         Ok(sim) => JsValue::from(sim),
         Err(e) => {
-            show_error(&el, &format!("<{}>: {e}", el.tag_name().to_lowercase()));
+            let tag = el.tag_name().to_lowercase();
+            show_error(&el, &e.lines().map(|line| format!("<{tag}>: {line}")).collect::<Vec<_>>().join("\n"));
             JsValue::UNDEFINED
         }
     });
@@ -374,23 +376,24 @@ const ATTRIBUTES: &str = "scenario, step, panels, layout, heading, t";
 const GLOBAL_ATTRIBUTES: &[&str] =
     &["id", "class", "style", "title", "hidden", "lang", "dir", "tabindex", "slot", "part"];
 
+/// Mounts the element's simulator, or every error of its attributes and scenario, one per line.
 fn mount_element(el: &Element) -> Result<Simulator, String> {
     if let Some(old) = el.query_selector(":scope > .flink-state-sim-error").ok().flatten() {
         old.remove();
     }
     let mut options = serde_json::Map::new();
     let mut scenario = None;
+    let mut errors = Vec::new();
     for name in el.get_attribute_names().iter().filter_map(|n| n.as_string()) {
         let value = el.get_attribute(&name).unwrap_or_default();
         match name.as_str() {
             "scenario" => scenario = Some(value),
-            "step" => {
-                let n = value
-                    .trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("attribute step: {} is not a whole number of steps", quote(&value)))?;
-                options.insert("step".into(), n.into());
-            }
+            "step" => match value.trim().parse::<u64>() {
+                Ok(n) => {
+                    options.insert("step".into(), n.into());
+                }
+                Err(_) => errors.push(format!("attribute step: {} is not a whole number of steps", quote(&value))),
+            },
             "panels" => {
                 let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
                 options.insert("panels".into(), serde_json::Value::Array(names));
@@ -401,42 +404,52 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
             "t" => {
                 options.insert("t".into(), value.trim().into());
             }
-            "heading" => {
-                let on = match value.trim() {
-                    "" | "true" => true,
-                    "false" => false,
-                    other => return Err(format!("attribute heading: {} is not true or false", quote(other))),
-                };
-                options.insert("heading".into(), on.into());
-            }
+            "heading" => match value.trim() {
+                "" | "true" => {
+                    options.insert("heading".into(), true.into());
+                }
+                "false" => {
+                    options.insert("heading".into(), false.into());
+                }
+                other => errors.push(format!("attribute heading: {} is not true or false", quote(other))),
+            },
             n if GLOBAL_ATTRIBUTES.contains(&n) || ["data-", "aria-", "on"].iter().any(|p| n.starts_with(p)) => {}
-            n => return Err(format!("attribute {n}: not an attribute of this element ({ATTRIBUTES})")),
+            n => errors.push(format!("attribute {n}: not an attribute of this element ({ATTRIBUTES})")),
         }
     }
+    let options = EmbedOptions::from_value(serde_json::Value::Object(options), "attribute")
+        .map_err(|e| errors.push(e.replacen("attribute.", "attribute ", 1)))
+        .ok();
     let inline =
         el.query_selector(":scope > script[type='application/json']").ok().flatten().and_then(|s| s.text_content());
     let text = match (scenario, inline) {
         (Some(_), Some(_)) => {
-            return Err("scenario: given twice, as an attribute and as a <script type=\"application/json\"> child".into())
+            errors.push(
+                "scenario: given twice, as an attribute and as a <script type=\"application/json\"> child".into(),
+            );
+            None
         }
-        (Some(s), None) | (None, Some(s)) => s,
+        (Some(s), None) | (None, Some(s)) => Some(s),
         (None, None) => {
-            return Err("scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child".into())
+            errors.push("scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child".into());
+            None
         }
     };
-    let options = EmbedOptions::from_value(serde_json::Value::Object(options), "attribute")
-        .map_err(|e| e.replacen("attribute.", "attribute ", 1))?;
+    let (Some(options), Some(text), true) = (options, text, errors.is_empty()) else {
+        return Err(errors.join("\n"));
+    };
     let scenario = scenario_text(text, "scenario")?;
     mount_on(el.clone(), scenario, options, "attribute step")
 }
 
-/// An error in the element itself (it has no simulator) and in the console.
+/// An error in the element itself (it has no simulator) and in the console, one per line.
 fn show_error(el: &Element, text: &str) {
     web_sys::console::error_1(&JsValue::from_str(text));
     let Some(document) = el.owner_document() else { return };
     if let Ok(p) = document.create_element("p") {
         p.set_class_name("flink-state-sim-error");
         let _ = p.set_attribute("role", "alert");
+        let _ = p.set_attribute("style", "white-space: pre-line");
         p.set_text_content(Some(text));
         let _ = el.append_child(&p);
     }

@@ -50,6 +50,7 @@ pub mod replay;
 pub mod result_table;
 pub mod row;
 pub mod scenario;
+pub mod sharded_table;
 pub mod shared_vec;
 pub mod simulation;
 pub mod state;

@@ -13,9 +13,9 @@
 //! upsert result it stays until the key's next row overwrites it.
 
 use super::row::{Message, Row, Value};
+use super::sharded_table::ShardedTable;
 use super::shared_vec::SharedVec;
 use super::time::Millis;
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 use std::hash::BuildHasher;
@@ -74,7 +74,7 @@ pub struct ResultTable {
     slots: SharedVec<Option<Held>>,
     groups: SharedVec<Group>,
     /// Group numbers by the hash of their key.
-    index: HashTable<u32>,
+    index: ShardedTable<u32>,
     /// A retract sink's rows by value.
     values: Values,
     /// Rows held, and how many of them are stale.
@@ -129,7 +129,8 @@ impl ResultTable {
     /// The group of `key`, if it has one.
     fn find_group(&self, key: &[Value]) -> Option<u32> {
         let groups = &self.groups;
-        self.index.find(hash_key(key), |&g| groups[g as usize].key.0[..] == *key).copied()
+        let hash = hash_key(key);
+        self.index.shard(hash).find(hash, |&g| groups[g as usize].key.0[..] == *key).copied()
     }
 
     /// The group of `key`, made if it has none.
@@ -139,8 +140,8 @@ impl ResultTable {
         }
         let g = self.groups.len() as u32;
         self.groups.push(Group { key: key.iter().cloned().collect(), fresh: Slots::new(), stale: Slots::new() });
-        let groups = &self.groups;
-        self.index.insert_unique(hash_key(key), g, |&h| hash_key(&groups[h as usize].key.0));
+        let (hash, groups) = (hash_key(key), &self.groups);
+        self.index.shard_mut(hash).insert_unique(hash, g, |&h| hash_key(&groups[h as usize].key.0));
         g
     }
 

@@ -3,9 +3,9 @@
 
 use super::Held;
 use crate::engine::row::Row;
+use crate::engine::sharded_table::ShardedTable;
 use crate::engine::shared_vec::SharedVec;
 use hashbrown::hash_table::Entry;
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 use std::hash::BuildHasher;
@@ -53,7 +53,7 @@ impl Equal {
 /// its [`Equal`].
 #[derive(Debug, Clone, Default)]
 pub(super) struct Values {
-    words: HashTable<u64>,
+    words: ShardedTable<u64>,
     many: Vec<Equal>,
     /// Numbers of unused [`Equal`]s.
     free: Vec<u32>,
@@ -85,7 +85,11 @@ impl Values {
         let h = row_hash(row);
         let Values { words, many, free } = self;
         let this = &*many;
-        let found = words.entry(spread(h), |&w| Values::is_in(this, slots, w, h, row), |&w| spread((w >> 32) as u32));
+        let found = words.shard_mut(spread(h)).entry(
+            spread(h),
+            |&w| Values::is_in(this, slots, w, h, row),
+            |&w| spread((w >> 32) as u32),
+        );
         let mut o = match found {
             Entry::Vacant(v) => {
                 v.insert(word(h, slot));
@@ -128,7 +132,8 @@ impl Values {
         let h = row_hash(row);
         let Values { words, many, free } = self;
         let this = &*many;
-        let mut o = words.find_entry(spread(h), |&w| Values::is_in(this, slots, w, h, row)).ok()?;
+        let mut o =
+            words.shard_mut(spread(h)).find_entry(spread(h), |&w| Values::is_in(this, slots, w, h, row)).ok()?;
         let low = *o.get() as u32;
         if low & MANY == 0 {
             o.remove();
@@ -149,7 +154,7 @@ impl Values {
     pub(super) fn all_stale(&mut self, slots: &SharedVec<Option<Held>>, slot: u32) {
         let Some(row) = slots.get(slot as usize).and_then(Option::as_ref).map(|x| &x.row.row) else { return };
         let h = row_hash(row);
-        let Some(&w) = self.words.find(spread(h), |&w| self.is(slots, w, h, row)) else { return };
+        let Some(&w) = self.words.shard(spread(h)).find(spread(h), |&w| self.is(slots, w, h, row)) else { return };
         let low = w as u32;
         if low & MANY != 0 {
             let e = &mut self.many[(low & !MANY) as usize];

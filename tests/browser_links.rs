@@ -235,3 +235,20 @@ async fn a_parameter_the_page_does_not_read_is_named() {
     )
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn a_bad_step_keeps_the_links_scenario() {
+    // Trial 19: a bad `step=` opened the default preset (seed 001) instead of seed 004.
+    opens_with_note(
+        "?preset=seed-004-device-status&step=abc",
+        "link: step: 'abc' is not a whole number of steps — the link's scenario opened at its start",
+        "step 0 / 2",
+    )
+    .await;
+    opens_with_note(
+        "?preset=seed-004-device-status&actions=zz",
+        "link: actions: 'zz' is not an action (s, n, bMS, tMS, optionally *COUNT) — the link's scenario opened at its start",
+        "step 0 / 2",
+    )
+    .await;
+}

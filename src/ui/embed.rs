@@ -428,9 +428,18 @@ pub fn from_location() -> Option<Rc<Embed>> {
         Err(e) => {
             // A bad option loses nothing else: the scenario and position of the link, when they
             // are valid, are shown with the default options; else the default preset.
-            let (mut state, instead) = match persist::parse_query(&query) {
-                Ok(Some(p)) => (AppState::open(&p, "link"), "shown with the default options instead"),
-                _ => (AppState::default(), "the default preset is shown instead"),
+            let (mut state, instead) = match persist::parse_query_keeping_scenario(&query) {
+                Ok(Some((p, None))) => {
+                    (AppState::open(&p, "link"), "shown with the default options instead".to_string())
+                }
+                Ok(Some((p, Some(bad)))) if !e.starts_with(&bad) => (
+                    AppState::open(&p, "link"),
+                    format!("also {bad}; shown at its start with the default options instead"),
+                ),
+                Ok(Some((p, Some(_)))) => {
+                    (AppState::open(&p, "link"), "shown at its start with the default options instead".into())
+                }
+                _ => (AppState::default(), "the default preset is shown instead".into()),
             };
             state.files.note = Some(super::files_state::Note { text: format!("link: {e} — {instead}"), error: true });
             (state, EmbedOptions::default())

@@ -182,6 +182,30 @@ pub fn parse_query(query: &str) -> Result<Option<Position>, String> {
     Ok(Some(Position { scenario, actions: actions.into_iter().filter(|(_, n)| *n > 0).collect() }))
 }
 
+/// [`parse_query`], except that a bad `step=` or `actions=` loses nothing else: the link's
+/// scenario opens at its start, and the position's error comes back to be said (trial 19: a bad
+/// `step=` opened the default preset instead of the link's scenario).
+///
+/// # Errors
+/// What is wrong with the link's scenario, naming the parameter.
+pub fn parse_query_keeping_scenario(query: &str) -> Result<Option<(Position, Option<String>)>, String> {
+    match parse_query(query) {
+        Ok(position) => Ok(position.map(|p| (p, None))),
+        Err(e) if e.starts_with("step:") || e.starts_with("actions:") => {
+            let position_param = |p: &&str| {
+                let key = p.split_once('=').map_or(*p, |(k, _)| k);
+                key == "step" || key == "actions"
+            };
+            let rest: Vec<&str> = query.trim_start_matches('?').split('&').filter(|p| !position_param(p)).collect();
+            match parse_query(&rest.join("&")) {
+                Ok(Some(position)) => Ok(Some((position, Some(e)))),
+                _ => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The address of the page at `state`'s position (for the copy-link button).
 pub fn permalink(state: &AppState) -> String {
     let location = web_sys::window().map(|w| w.location());
@@ -391,9 +415,14 @@ fn initial_position() -> AppState {
         });
         state
     };
-    match parse_query(&current_query()) {
-        Ok(Some(position)) => {
+    match parse_query_keeping_scenario(&current_query()) {
+        Ok(Some((position, bad_position))) => {
             let mut state = AppState::open(&position, "link");
+            // A bad step loses nothing else: the link's scenario opens at its start.
+            if let (Some(e), None) = (bad_position, &state.files.note) {
+                let text = format!("link: {e} — the link's scenario opened at its start");
+                state.files.note = Some(Note { text, error: true });
+            }
             // A bad range loses nothing else: the link opens, the timeline on its default view.
             if let (Err(e), None) = (range_param(&current_query()), &state.files.note) {
                 let text = format!("link: {e} — the timeline shows the run as usual");

@@ -295,3 +295,32 @@ async fn running_to_the_end_moves_no_control() {
     page.click("#to-end-cancel").await;
     assert!(page.find("#next-timer-skips").is_some(), "the skip callout where the run stopped");
 }
+
+/// At 400 px the next-timer button's "⚠ skips the input" callout sits under its button in the
+/// row's flow, not over the "advance by" field of the wrapped row (trial 19: it hid the field).
+#[wasm_bindgen_test]
+async fn at_400_px_the_skip_callout_covers_nothing() {
+    common::browser::with_page_styles();
+    let h = host(400);
+    // As the trial's embed: compact, two panels.
+    let options = js_sys::JSON::parse(r#"{"layout": "compact", "panels": ["timeline", "happened"]}"#).unwrap();
+    let sim = mount(h.clone().into(), JsValue::from_str("seed-001-one-day-two-days"), options)
+        .unwrap_or_else(|_| panic!("mount"));
+    let root = h.shadow_root().expect("a shadow root");
+    let page = Page { root: root.query_selector(".fss-host").unwrap().expect("a simulator in the shadow root") };
+    sim.seek(JsValue::from(2)).unwrap();
+    settle().await;
+    let callout = page.get("#next-timer-skips").get_bounding_client_rect();
+    assert!(callout.width() > 0.0, "the callout is shown at step 2");
+    for other in ["#advance-by", "label[for='advance-by']", "#step"] {
+        let r = page.get(other).get_bounding_client_rect();
+        let overlap = callout.left() < r.right()
+            && r.left() < callout.right()
+            && callout.top() < r.bottom()
+            && r.top() < callout.bottom();
+        let at = |r: &web_sys::DomRect| (r.left(), r.top(), r.right(), r.bottom());
+        assert!(!overlap, "the callout {:?} overlaps {other} {:?} (left, top, right, bottom)", at(&callout), at(&r));
+    }
+    drop(page);
+    h.remove();
+}

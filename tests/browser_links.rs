@@ -252,3 +252,14 @@ async fn a_bad_step_keeps_the_links_scenario() {
     )
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn a_bidi_control_in_a_links_preset_name_is_shown_escaped() {
+    // Trial 19: U+202E in the name reversed the note's text on the page.
+    opens_with_note(
+        "?preset=%E2%80%AEevil%E2%80%AC-name",
+        "link: preset: no preset named '\\u{202e}evil\\u{202c}-name' — the default preset 'seed-001-one-day-two-days' is loaded instead",
+        "step 0 / 4",
+    )
+    .await;
+}

@@ -289,6 +289,12 @@ async fn a_bad_attribute_is_shown_in_the_element() {
              <flink-state-sim>: attribute panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
         ),
         (
+            // The scenario's error with an attribute's (trial 19: only the attribute's was shown).
+            r#"<flink-state-sim scenario="no-such-preset" heading="maybe"></flink-state-sim>"#,
+            "<flink-state-sim>: attribute heading: 'maybe' is not true or false\n\
+             <flink-state-sim>: scenario: no preset named 'no-such-preset' (presets: ",
+        ),
+        (
             r#"<flink-state-sim></flink-state-sim>"#,
             "<flink-state-sim>: scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child",
         ),
@@ -298,7 +304,10 @@ async fn a_bad_attribute_is_shown_in_the_element() {
         settle().await;
         assert!(el.shadow_root().is_none(), "{html}: nothing mounted");
         let text = el.query_selector(".flink-state-sim-error").unwrap().map(|p| p.text_content().unwrap_or_default());
-        assert_eq!(text.as_deref(), Some(expected), "{html}");
+        // Exact, but for the list of presets ending a message that names it.
+        let text = text.unwrap_or_default();
+        let listed = expected.ends_with("(presets: ") && text.starts_with(expected);
+        assert!(text == expected || listed, "{html}:\n  got {text:?}\n want {expected:?}");
         el.remove();
     }
 }

@@ -435,10 +435,11 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
             None
         }
     };
-    let (Some(options), Some(text), true) = (options, text, errors.is_empty()) else {
+    // The scenario is read whatever else is wrong, so that its error is said with the others.
+    let scenario = text.and_then(|t| scenario_text(t, "scenario").map_err(|e| errors.push(e)).ok());
+    let (Some(options), Some(scenario), true) = (options, scenario, errors.is_empty()) else {
         return Err(errors.join("\n"));
     };
-    let scenario = scenario_text(text, "scenario")?;
     mount_on(el.clone(), scenario, options, "attribute step")
 }
 

@@ -122,6 +122,8 @@ async fn the_tour_opens_on_a_first_visit_teaches_with_seed_001_s_numbers_and_esc
     press(&page, None, "Escape", false).await;
     assert!(page.find("#tour").is_none(), "Esc closed the tour");
     assert!(!page.get("#happened").class_list().contains("tour-target"), "nothing is outlined any more");
+    // The focus lands on the Tour button, not on the page's <body> (trial 19).
+    assert_eq!(focused_id(), "tour-open");
     drop(page);
 
     // The next visit (the same browser, a fresh page without its autosave): no tour.

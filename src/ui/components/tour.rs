@@ -91,6 +91,24 @@ pub fn Tour(props: &TourProps) -> Html {
         });
     }
     {
+        // When it closes, the focus goes back where it was before it opened, or (on a first
+        // visit, when nothing had it) to the Tour button that opens it again (trial 19: it fell
+        // to the page's <body>).
+        let before = web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element());
+        use_effect_with((), move |_| {
+            move || {
+                let document = web_sys::window().and_then(|w| w.document());
+                let body = document.as_ref().and_then(|d| d.body()).map(Element::from);
+                let back = before
+                    .filter(|e| e.is_connected() && Some(e) != body.as_ref())
+                    .or_else(|| document.as_ref().and_then(|d| d.query_selector("#tour-open").ok().flatten()));
+                if let Some(e) = back.and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
+                    let _ = e.focus();
+                }
+            }
+        });
+    }
+    {
         // Esc closes the tour wherever the focus is.
         let on_close = props.on_close.clone();
         use_effect_with((), move |_| {

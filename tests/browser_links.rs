@@ -263,3 +263,14 @@ async fn a_bidi_control_in_a_links_preset_name_is_shown_escaped() {
     )
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn a_bad_range_without_a_scenario_is_said() {
+    // Trial 19: `?t=` reversed, with no preset= or s=, opened the page without a word.
+    opens_with_note(
+        "?t=2019-11-22T00:00..2019-11-21T00:00",
+        "link: t: the range must end after it starts (2019-11-21T00:00 is not after 2019-11-22T00:00) — the timeline shows the run as usual",
+        "step 0 / 4",
+    )
+    .await;
+}

@@ -449,6 +449,11 @@ fn initial_position() -> AppState {
     if let (Some(text), None) = (hash_link_note(&hash), &state.files.note) {
         state.files.note = Some(Note { text, error: true });
     }
+    // A bad range in a link without a scenario is said as in one with (trial 19: it was silent).
+    if let (Err(e), None) = (range_param(&current_query()), &state.files.note) {
+        let text = format!("link: {e} — the timeline shows the run as usual");
+        state.files.note = Some(Note { text, error: true });
+    }
     if let (Some(text), None) = (unknown_parameters_note(&current_query()), &state.files.note) {
         state.files.note = Some(Note { text, error: true });
     }

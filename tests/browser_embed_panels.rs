@@ -68,6 +68,17 @@ async fn each_new_panel_is_shown_when_chosen_and_absent_when_not() {
     let emitted = page.text("#charts-2 figcaption");
     assert!(emitted.contains("+I 1") && emitted.contains("-U 1") && emitted.contains("+U 1"), "{emitted}");
     assert_eq!(page.texts("#charts-op option"), ["inner", "outer"]);
+    // A pipeline that starts with a stateless Calc charts the first operator that keeps state
+    // (trial 19: flat zeros until another was picked).
+    let h = host("width: 900px");
+    let _join = mounted(&h, "dimension-expires-left-join", options(r#"{"step": 3, "panels": ["charts"]}"#));
+    settle().await;
+    let page = inside(&h);
+    let select = page.get("#charts-op").dyn_into::<web_sys::HtmlSelectElement>().unwrap();
+    let options_text = page.texts("#charts-op option");
+    let chosen = &options_text[usize::try_from(select.selected_index()).unwrap()];
+    assert!(options_text[0].starts_with("Calc"), "{options_text:?}");
+    assert!(!chosen.starts_with("Calc"), "charted by default: {chosen} of {options_text:?}");
 
     // The inspector alone: closed, and its table once opened.
     let h = host("width: 900px");

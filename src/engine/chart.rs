@@ -33,6 +33,17 @@ fn chart(title: &'static str, series: Vec<Series>) -> Chart {
     Chart { title, series, max }
 }
 
+/// The operator the charts show until one is chosen: the first, in pipeline order, whose state
+/// or timers ever held anything (a stateless `Calc` first in the pipeline charts flat zeros:
+/// trial 19), else the first.
+pub fn default_operator(samples: &[Sample]) -> usize {
+    let ops = samples.last().map_or(0, |s| s.operators.len());
+    let kept = |i: usize| {
+        samples.iter().any(|s| s.operators.get(i).is_some_and(|o| o.entries_stored > 0 || o.timers_registered > 0))
+    };
+    (0..ops).find(|&i| kept(i)).unwrap_or(0)
+}
+
 /// The three charts of operator `op`. State size: entries stored (what the state backend holds),
 /// entries visible (stored minus those whose TTL expired: `NeverReturnExpired` hides them until
 /// a read removes them) and keys. Timers: registered now, and the totals registered, deleted,
@@ -129,6 +140,23 @@ fn date_label(t: Millis, step: Millis, last_day: &mut Option<String>) -> String 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_default_operator_is_the_first_that_kept_state() {
+        let sample = |stored: [u64; 3]| Sample {
+            time_ms: 0,
+            inputs: 0,
+            result_rows: 0,
+            stale_rows: 0,
+            operators: stored
+                .iter()
+                .map(|&n| OperatorSample { entries_stored: n, ..OperatorSample::default() })
+                .collect(),
+        };
+        assert_eq!(super::default_operator(&[]), 0);
+        assert_eq!(super::default_operator(&[sample([0, 0, 0])]), 0);
+        assert_eq!(super::default_operator(&[sample([0, 0, 0]), sample([0, 0, 4]), sample([0, 2, 0])]), 1);
+    }
+
     use super::*;
     use crate::engine::time::HOUR_MS;
 

@@ -4,7 +4,7 @@
 //! engine's ([`crate::engine::chart`]); lines are told apart by dash pattern and legend text, not
 //! only by colour. Used by the stepper (cursor at "now") and by the what-if result.
 
-use crate::engine::chart::{operator_charts, time_ticks, Chart};
+use crate::engine::chart::{default_operator, operator_charts, time_ticks, Chart};
 use crate::engine::metrics::Sample;
 use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::time_axis::range_label;
@@ -40,13 +40,14 @@ pub struct Props {
 /// The charts of one operator at a time, chosen with a selector.
 #[component]
 pub fn ChartsPanel(props: &Props) -> Html {
-    let op = use_state(|| 0usize);
-    let chosen = (*op).min(props.ops.len().saturating_sub(1));
+    // None until the user picks one: then the engine's default (the first that kept state).
+    let op = use_state(|| None::<usize>);
+    let chosen = op.unwrap_or_else(|| default_operator(&props.samples)).min(props.ops.len().saturating_sub(1));
     let on_op = {
         let op = op.clone();
         Callback::from(move |e: Event| {
             let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
-            op.set(v.and_then(|v| v.parse().ok()).unwrap_or(0));
+            op.set(Some(v.and_then(|v| v.parse().ok()).unwrap_or(0)));
         })
     };
     let select_id = format!("{}-op", props.id);

@@ -24,6 +24,7 @@ pub struct ShardedTable<T> {
 impl<T> Default for ShardedTable<T> {
     fn default() -> Self {
         // One empty table shared by every shard: a shard gets its own at its first write.
+        #[allow(clippy::rc_clone_in_vec_init)]
         ShardedTable { shards: vec![Rc::new(HashTable::new()); SHARDS] }
     }
 }

@@ -415,49 +415,50 @@ fn initial_position() -> AppState {
         });
         state
     };
-    match parse_query_keeping_scenario(&current_query()) {
+    let query = current_query();
+    let mut state = match parse_query_keeping_scenario(&query) {
         Ok(Some((position, bad_position))) => {
             let mut state = AppState::open(&position, "link");
             // A bad step loses nothing else: the link's scenario opens at its start.
-            if let (Some(e), None) = (bad_position, &state.files.note) {
-                let text = format!("link: {e} — the link's scenario opened at its start");
-                state.files.note = Some(Note { text, error: true });
+            if let Some(e) = bad_position {
+                note_once(&mut state, format!("link: {e} — the link's scenario opened at its start"));
             }
-            // A bad range loses nothing else: the link opens, the timeline on its default view.
-            if let (Err(e), None) = (range_param(&current_query()), &state.files.note) {
-                let text = format!("link: {e} — the timeline shows the run as usual");
-                state.files.note = Some(Note { text, error: true });
-            }
-            if let (Some(text), None) = (unknown_parameters_note(&current_query()), &state.files.note) {
-                state.files.note = Some(Note { text, error: true });
-            }
-            return state;
+            state
         }
         Err(e) => return fallback("link", e),
-        Ok(None) => {}
-    }
-    let mut state = match load_saved() {
-        Ok(Some(position)) => AppState::open(&position, "saved session"),
-        Ok(None) => AppState::default(),
-        Err(e) => {
-            let mut state = AppState::default();
-            state.files.storage_error = Some(format!("The saved session could not be read: {e}"));
+        Ok(None) => {
+            let mut state = match load_saved() {
+                Ok(Some(position)) => AppState::open(&position, "saved session"),
+                Ok(None) => AppState::default(),
+                Err(e) => {
+                    let mut state = AppState::default();
+                    state.files.storage_error = Some(format!("The saved session could not be read: {e}"));
+                    state
+                }
+            };
+            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            if let Some(text) = hash_link_note(&hash) {
+                note_once(&mut state, text);
+            }
             state
         }
     };
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    if let (Some(text), None) = (hash_link_note(&hash), &state.files.note) {
-        state.files.note = Some(Note { text, error: true });
+    // A bad range loses nothing else (with a scenario in the link or without): the page opens,
+    // the timeline on its default view.
+    if let Err(e) = range_param(&query) {
+        note_once(&mut state, format!("link: {e} — the timeline shows the run as usual"));
     }
-    // A bad range in a link without a scenario is said as in one with (trial 19: it was silent).
-    if let (Err(e), None) = (range_param(&current_query()), &state.files.note) {
-        let text = format!("link: {e} — the timeline shows the run as usual");
-        state.files.note = Some(Note { text, error: true });
-    }
-    if let (Some(text), None) = (unknown_parameters_note(&current_query()), &state.files.note) {
-        state.files.note = Some(Note { text, error: true });
+    if let Some(text) = unknown_parameters_note(&query) {
+        note_once(&mut state, text);
     }
     state
+}
+
+/// Shows `text` as the page's note unless an earlier one is already there (the first said wins).
+fn note_once(state: &mut AppState, text: String) {
+    if state.files.note.is_none() {
+        state.files.note = Some(Note { text, error: true });
+    }
 }
 
 /// A link with its parameters after `#` (`#preset=NAME`), which the page does not read: what to

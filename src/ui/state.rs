@@ -231,7 +231,7 @@ impl AppState {
                 self
             }
             None => {
-                self.scenario_error = Some(format!("preset: no preset named {}", crate::engine::error::quote(&name)));
+                self.scenario_error = Some(format!("preset: no preset named {}", crate::engine::error::quote(name)));
                 self
             }
         }

@@ -31,8 +31,10 @@
 //! changes no row, as Flink changes none.
 
 mod loss;
+mod rows;
 
 pub use loss::{Loss, LossRule};
+pub use rows::RowsProvenance;
 
 use super::row::{Message, Row};
 use super::scenario::NodeInput;
@@ -59,7 +61,7 @@ pub struct InputRef {
 }
 
 /// Where one current result row comes from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowProvenance {
     /// The last operator's `Emitted` entry that put the row there (none when it is older than
     /// the trace).
@@ -92,7 +94,7 @@ pub struct Provenance {
     pub lineage: Vec<Option<Lineage>>,
     pub losses: Vec<Loss>,
     /// One per current result row, in [`ResultTable::rows`](super::result_table::ResultTable::rows) order.
-    pub rows: Vec<RowProvenance>,
+    pub rows: RowsProvenance,
     /// Whether the trace starts at the first action (else inputs before it are unknown).
     pub complete: bool,
 }
@@ -359,7 +361,7 @@ impl Provenance {
                 parent: vec![None; trace.len()],
                 lineage: vec![None; trace.len()],
                 losses: Vec::new(),
-                rows: Vec::new(),
+                rows: RowsProvenance::default(),
                 complete,
             },
         };
@@ -430,8 +432,8 @@ impl Provenance {
         let key_columns = scenario.operators.last().map(|n| n.spec.state_key_columns()).unwrap_or_default();
         let tags = b.tags;
         let mut out = b.out;
-        out.rows = rows(sim, trace, &emitted, &key_columns, &out, n_ops);
-        for row in &mut out.rows {
+        out.rows = rows::rows(sim, trace, &emitted, &key_columns, &out, n_ops);
+        for row in out.rows.known_mut() {
             if let Some(after) = row.produced_by.and_then(|e| tags[e].as_ref()).filter(|t| !t.is_empty()) {
                 let mut after: Vec<usize> = after.iter().map(|&l| renumber[l as usize] as usize).collect();
                 after.sort_unstable();
@@ -473,7 +475,7 @@ impl Provenance {
 
     /// The current result rows (indices) that may depend on input `n`.
     pub fn rows_of_input(&self, n: u32) -> Vec<usize> {
-        (0..self.rows.len()).filter(|&r| self.rows[r].inputs.contains(&n)).collect()
+        self.rows.known().filter(|(_, p)| p.inputs.contains(&n)).map(|(r, _)| r).collect()
     }
 
     /// The entries a message derives from, from `e` back to the input (or the timer) that
@@ -490,67 +492,4 @@ impl Provenance {
         }
         out
     }
-}
-
-/// Matches each current result row to the last operator's emission that put it there (the
-/// newest unclaimed accumulate message equal to it; fresh rows first, stale ones take older
-/// ones), and to the losses that made it stale or put it at risk.
-fn rows(
-    sim: &Simulation,
-    trace: &[TraceEntry],
-    emitted: &[usize],
-    key_columns: &[usize],
-    p: &Provenance,
-    n_ops: usize,
-) -> Vec<RowProvenance> {
-    let result: Vec<_> = sim.result().rows().collect();
-    // The accumulate emissions by row, oldest first: each row claims the newest left.
-    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
-    for &e in emitted {
-        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
-            by_row.entry(&m.row).or_default().push(e);
-        }
-    }
-    let mut produced = vec![None; result.len()];
-    if !by_row.is_empty() {
-        let order = (0..result.len())
-            .filter(|&r| result[r].stale_since_ms.is_none())
-            .rev()
-            .chain((0..result.len()).filter(|&r| result[r].stale_since_ms.is_some()).rev());
-        for r in order {
-            produced[r] = by_row.get_mut(&result[r].row).and_then(Vec::pop);
-        }
-    }
-    // The losses of the last operator by key, and the upstream ones.
-    let mut own_losses: HashMap<&Row, Vec<usize>> = HashMap::default();
-    let last = n_ops.saturating_sub(1);
-    for (l, loss) in p.losses.iter().enumerate().filter(|(_, l)| l.op == last) {
-        own_losses.entry(&loss.key).or_default().push(l);
-    }
-    // Only an operator whose output retracts would ever have corrected what it sent: a loss in an
-    // insert-only one (an OVER window, a keep-first dedup, a Calc over inserts) changes what it
-    // emits from then on, never a row already downstream.
-    let operators = &sim.scenario().operators;
-    let upstream: Vec<usize> = (0..p.losses.len())
-        .filter(|&l| p.losses[l].op < last && operators[p.losses[l].op].spec.output_retracts())
-        .collect();
-    let empty = Lineage::default();
-    result
-        .iter()
-        .zip(produced)
-        .map(|(row, produced_by)| {
-            let inputs = produced_by.and_then(|e| p.lineage[e].clone()).unwrap_or_else(|| empty.clone());
-            let stale = row.stale_since_ms.filter(|_| !own_losses.is_empty()).and_then(|at| {
-                let own = own_losses.get(&row.row.project(key_columns))?;
-                let exact = own.iter().rev().find(|&&l| p.losses[l].at_ms == at);
-                exact.or_else(|| own.iter().rev().find(|&&l| p.losses[l].at_ms <= at)).copied()
-            });
-            let at_risk = if inputs.is_empty() {
-                Vec::new()
-            } else {
-                upstream.iter().copied().filter(|&l| !p.losses[l].inputs.is_disjoint(&inputs)).collect()
-            };
-            RowProvenance { produced_by, inputs, stale, at_risk, restarted_after: Vec::new() }
-        })
-        .collect()
 }

@@ -77,12 +77,18 @@ pub struct ResultTable {
     index: ShardedTable<u32>,
     /// A retract sink's rows by value.
     values: Values,
+    /// Rows held in each block of [`BLOCK`] slots: a row's place in [`ResultTable::rows`]' order
+    /// is found without walking every slot before it ([`ResultTable::positions_of_slots`]).
+    live_by_block: Vec<u32>,
     /// Rows held, and how many of them are stale.
     live: usize,
     stale: usize,
     /// Where the last retraction removed a row (slot, group), for the accumulate that may follow it.
     hole: Option<(u32, u32)>,
 }
+
+/// Slots a block of [`ResultTable`]'s `live_by_block` counts.
+const BLOCK: usize = 64;
 
 /// A row's key: a slice of it when the key columns lead, else their values.
 enum Key<'r> {
@@ -166,12 +172,17 @@ impl ResultTable {
         let at = (list.len() - 1) as u32;
         self.slots[i] = Some(Held { row, group: g, at });
         self.live += 1;
+        if self.live_by_block.len() <= i / BLOCK {
+            self.live_by_block.resize(i / BLOCK + 1, 0);
+        }
+        self.live_by_block[i / BLOCK] += 1;
     }
 
     /// Empties `slot`, dropping it from its group (not from the value index: the caller did).
     fn take(&mut self, slot: u32) -> Option<ResultRow> {
         let Held { row, group: g, at } = self.slots.get_mut(slot as usize)?.take()?;
         self.live -= 1;
+        self.live_by_block[slot as usize / BLOCK] -= 1;
         let group = &mut self.groups[g as usize];
         let list = if row.stale_since_ms.is_some() {
             self.stale -= 1;
@@ -268,6 +279,7 @@ impl ResultTable {
         self.groups.clear();
         self.index.clear();
         self.values.clear();
+        self.live_by_block.clear();
         self.live = 0;
         self.stale = 0;
         for r in rows {
@@ -299,6 +311,45 @@ impl ResultTable {
     /// The current rows, in order.
     pub fn rows(&self) -> impl DoubleEndedIterator<Item = &ResultRow> {
         self.slots.iter().flatten().map(|h| &h.row)
+    }
+
+    /// The slots (a row's place until it is removed) of the rows of the last operator's `key`,
+    /// as [`ResultTable::mark_stale`] takes it: found by hash, whatever the table holds.
+    pub fn slots_of_key(&self, key: &Row) -> Vec<u32> {
+        let key = &key.0[..self.key_columns.len().min(key.0.len())];
+        let Some(g) = self.find_group(key) else { return Vec::new() };
+        let group = &self.groups[g as usize];
+        group.fresh.iter().chain(&group.stale).copied().collect()
+    }
+
+    /// The slots of the rows equal to `row` (they share its key's group).
+    pub fn slots_of_row(&self, row: &Row) -> Vec<u32> {
+        let Some(g) = self.find_group(&self.key_of(row)) else { return Vec::new() };
+        let group = &self.groups[g as usize];
+        let equal = |&&s: &&u32| self.in_slot(s).is_some_and(|r| r.row == *row);
+        group.fresh.iter().chain(&group.stale).filter(equal).copied().collect()
+    }
+
+    /// The row in `slot`, if one is there.
+    pub fn in_slot(&self, slot: u32) -> Option<&ResultRow> {
+        self.slots.get(slot as usize)?.as_ref().map(|h| &h.row)
+    }
+
+    /// Where the rows in `slots` (ascending, each holding a row) stand in [`ResultTable::rows`]'
+    /// order: the rows held in the blocks before each one's, then in its block before it.
+    pub fn positions_of_slots(&self, slots: &[u32]) -> Vec<usize> {
+        let mut out = Vec::with_capacity(slots.len());
+        let (mut block, mut before) = (0, 0usize);
+        for &slot in slots {
+            let b = slot as usize / BLOCK;
+            while block < b {
+                before += self.live_by_block.get(block).copied().unwrap_or(0) as usize;
+                block += 1;
+            }
+            let within = (b * BLOCK..slot as usize).filter(|&i| self.slots.get(i).is_some_and(Option::is_some)).count();
+            out.push(before + within);
+        }
+        out
     }
 
     /// How many rows the table holds.
@@ -493,8 +544,23 @@ mod tests {
                     }
                     let want: Vec<&ResultRow> = n.slots.iter().flatten().collect();
                     let got: Vec<&ResultRow> = t.rows().collect();
-                    prop_assert_eq!(got, want, "step {}", step);
+                    prop_assert_eq!(&got, &want, "step {}", step);
                     prop_assert_eq!(t.stale_len(), n.slots.iter().flatten().filter(|r| r.stale_since_ms.is_some()).count());
+                    // The lookups by row and by key find the rows a scan finds, at their places (every
+                    // 16th step, a few rows spread over the table).
+                    let spread = want.len() / 5 + 1;
+                    for row in want.iter().step_by(spread).map(|r| &r.row).filter(|_| step % 16 == 0) {
+                        let mut slots = t.slots_of_row(row);
+                        slots.sort_unstable();
+                        let places: Vec<usize> = (0..want.len()).filter(|&r| want[r].row == *row).collect();
+                        prop_assert_eq!(t.positions_of_slots(&slots), places, "step {}", step);
+                        let key_row = Row::from(n.project(row, &key));
+                        let mut by_key = t.slots_of_key(&key_row);
+                        by_key.sort_unstable();
+                        let places: Vec<usize> =
+                            (0..want.len()).filter(|&r| n.project(&want[r].row, &key)[..] == key_row.0[..]).collect();
+                        prop_assert_eq!(t.positions_of_slots(&by_key), places, "step {}", step);
+                    }
                 }
             }
         }

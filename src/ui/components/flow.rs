@@ -381,14 +381,17 @@ fn sink_box(
     select: &impl Fn(Selection) -> Callback<MouseEvent>,
 ) -> Html {
     let tf = sim.time_format();
-    let result: Vec<_> = sim.result().rows().collect();
+    // The listed rows only (the first ones, and those lit): up to the last of them, not every row.
+    let last_listed = listed.last().copied().unwrap_or(0);
+    let result: Vec<_> = sim.result().rows().take(last_listed + 1).collect();
+    let row_count = sim.result().len();
     let sink = if sim.result().upsert { "upsert on the key" } else { "retract" };
     html! {
         <li class="fnode sink">
             <div class="fhead"><span class="op-id">{ "result" }</span><span class="op-class">{ sink }</span></div>
             <div class="fplan">{ sink_plan(sim.scenario()) }</div>
             <ul class="flow-rows" id="flow-rows" aria-label="result rows: select one to see the inputs it depends on">
-                if result.is_empty() { <li class="hint">{ "empty" }</li> }
+                if row_count == 0 { <li class="hint">{ "empty" }</li> }
                 { for listed.iter().map(|&r| {
                     let rp = &p.rows[r];
                     let text = result[r].row.join(", ");
@@ -427,7 +430,7 @@ fn sink_box(
                         </li>
                     }
                 }) }
-                if result.len() > listed.len() { <li class="hint">{ format!("… {} more rows", result.len() - listed.len()) }</li> }
+                if row_count > listed.len() { <li class="hint">{ format!("… {} more rows", row_count - listed.len()) }</li> }
             </ul>
         </li>
     }

@@ -12,11 +12,6 @@ use super::simulation::{Action, SimOptions, Simulation};
 use super::ScenarioError;
 
 impl Simulation {
-    /// How many scenario steps the recorded actions run (each recorded Step ran one).
-    fn steps_recorded(&self) -> u64 {
-        self.history().iter().filter(|a| **a == Action::Step).count() as u64
-    }
-
     /// The whole run's length in actions: the recorded ones, then a Step for each scenario step
     /// they leave (none after a failure, which ends the run).
     pub fn run_length(&self) -> usize {

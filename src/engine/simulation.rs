@@ -24,6 +24,7 @@ use super::ScenarioError;
 use std::rc::Rc;
 
 mod describe;
+mod history;
 mod quiet_steps;
 mod seek;
 mod views;
@@ -165,7 +166,7 @@ pub struct Simulation {
     trace: Vec<TraceEntry>,
     /// The actions carried out, in order, when time travel is on (they may run ahead of the
     /// engine after a seek back: stepping forward then redoes them).
-    history: Vec<Action>,
+    history: history::History,
     checkpoints: Checkpoints<Engine>,
     /// The first action whose trace entries [`Simulation::trace`] holds in full.
     trace_from: usize,
@@ -191,7 +192,7 @@ impl Simulation {
             engine,
             options,
             trace: Vec::new(),
-            history: Vec::new(),
+            history: history::History::default(),
             checkpoints,
             trace_from: 0,
             replayed: 0,
@@ -262,6 +263,15 @@ impl Simulation {
     /// after a seek back).
     pub fn history(&self) -> &[Action] {
         &self.history
+    }
+    /// How many of the recorded actions are Steps (each ran one scenario step).
+    pub fn steps_recorded(&self) -> u64 {
+        self.history.steps()
+    }
+    /// The runs of equal actions among the first `n` recorded ones: `[Step, Step, NextTimer]` →
+    /// `[(Step, 2), (NextTimer, 1)]` (what a link encodes).
+    pub fn history_runs(&self, n: usize) -> Vec<(Action, u64)> {
+        self.history.runs_to(n)
     }
     /// The checkpoints time travel keeps: how many, and the spacing (actions) now.
     pub fn checkpoint_stats(&self) -> (usize, usize) {

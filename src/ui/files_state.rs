@@ -80,18 +80,6 @@ impl Position {
     }
 }
 
-/// Runs of equal actions: `[Step, Step, NextTimer]` → `[(Step, 2), (NextTimer, 1)]`.
-pub fn runs(actions: &[EngineAction]) -> Vec<(EngineAction, u64)> {
-    let mut out: Vec<(EngineAction, u64)> = Vec::new();
-    for a in actions {
-        match out.last_mut() {
-            Some((last, n)) if last == a => *n += 1,
-            _ => out.push((*a, 1)),
-        }
-    }
-    out
-}
-
 /// A field of one step in the table editor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepField {

@@ -497,7 +497,7 @@ impl AppState {
             None => ScenarioRef::Json(self.json.clone()),
         };
         let done = sim.action_count().min(sim.history().len());
-        Some(Position { scenario, actions: super::files_state::runs(&sim.history()[..done]) })
+        Some(Position { scenario, actions: sim.history_runs(done) })
     }
 
     /// Back / Forward: the same scenario goes to the position by [`Simulation::seek`] (to the

@@ -202,6 +202,16 @@ pub fn App(props: &AppProps) -> Html {
     };
     // The sections below the timeline follow one frame later (`deferred`).
     let deferred = deferred::use_deferred_version(views_version);
+    // What the last seek replaced is freed once the deferred sections show (a task after the one
+    // that showed the new position: a Back's time does not include it).
+    {
+        let sim = state.sim.clone();
+        use_effect_with(deferred, move |_| {
+            if let Some(sim) = sim {
+                sim.release_retired();
+            }
+        });
+    }
     // The timeline's time range on show, which the charts follow.
     let timeline_view = use_state_eq(|| None::<(Millis, Millis)>);
     let on_view = {

@@ -32,6 +32,13 @@ impl PartialEq for SimHandle {
 }
 
 impl SimHandle {
+    /// [`Simulation::release_retired`], unless the simulation is in use.
+    pub(super) fn release_retired(&self) {
+        if let Ok(mut sim) = self.0.try_borrow_mut() {
+            sim.release_retired();
+        }
+    }
+
     pub(super) fn new(scenario: Scenario) -> Self {
         let options =
             SimOptions { trace: TraceLevel::Full, keep_actions: Some(TRACE_WINDOW_ACTIONS), time_travel: true };

@@ -104,7 +104,8 @@ impl Simulation {
         let forward = here <= n && here >= from && self.trace_from <= needed;
         if !forward {
             let (from, engine) = self.checkpoints.nearest(anchor);
-            self.engine = engine;
+            self.retired.0 = None;
+            self.retired.0 = Some(std::mem::replace(&mut self.engine, engine));
             self.trace.clear();
             self.trace_from = from;
         }

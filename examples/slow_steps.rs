@@ -1,6 +1,7 @@
 //! The slowest single steps of a preset's run, natively (`cargo run --release --example
 //! slow_steps [PRESET]`), with the page's options: where a run to the end pauses (a checkpoint's
-//! clone, a ladder's rung, a compaction), by action position.
+//! clone, a ladder's rung, a compaction), by action position; and the frees the page does in a
+//! task of their own (`Simulation::release_retired`: the checkpoints a thinning dropped).
 use flink_state_sim::engine::presets::PRESETS;
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 use std::time::Instant;
@@ -19,6 +20,15 @@ fn main() {
         let t = Instant::now();
         sim.step().unwrap();
         times.push((t.elapsed().as_secs_f64() * 1000.0, sim.action_count()));
+        while sim.has_retired() {
+            let t = Instant::now();
+            sim.release_retired();
+            println!(
+                "release_retired after action {}: {:.2} ms",
+                sim.action_count(),
+                t.elapsed().as_secs_f64() * 1000.0
+            );
+        }
     }
     println!("{name}: {} actions in {:.0} ms", sim.action_count(), t0.elapsed().as_secs_f64() * 1000.0);
     times.sort_by(|a, b| b.0.total_cmp(&a.0));

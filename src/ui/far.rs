@@ -128,6 +128,10 @@ impl AppState {
                             break 'slice;
                         }
                         done += 1;
+                        // A step that thinned the checkpoints ends the slice (to_end::next_slice).
+                        if sim.has_retired() {
+                            break 'slice;
+                        }
                     }
                 }
                 drop(remaining);
@@ -155,9 +159,9 @@ impl AppState {
 pub fn use_far(state: &UseReducerHandle<AppState>) {
     let running = state.files.far.as_ref().is_some_and(|f| f.running);
     let dispatcher = state.dispatcher();
+    let sim = state.sim.clone();
     use_effect_with((running, state.version), move |(running, _)| {
-        let timeout =
-            running.then(|| gloo_timers::callback::Timeout::new(0, move || dispatcher.dispatch(Action::FarSlice)));
+        let timeout = running.then(|| super::to_end::next_slice(sim, move || dispatcher.dispatch(Action::FarSlice)));
         move || drop(timeout)
     });
 }

@@ -208,7 +208,7 @@ pub fn App(props: &AppProps) -> Html {
         let sim = state.sim.clone();
         use_effect_with(deferred, move |_| {
             if let Some(sim) = sim {
-                sim.release_retired();
+                while sim.release_retired() {}
             }
         });
     }

@@ -45,9 +45,11 @@ impl AppState {
 pub fn use_scrub_far(state: &UseReducerHandle<AppState>) {
     let target = state.drive.scrub_to;
     let dispatcher = state.dispatcher();
+    let sim = state.sim.clone();
     use_effect_with((target, state.version), move |(target, _)| {
         let slice = target.map(|n| {
-            let timeout = gloo_timers::callback::Timeout::new(0, move || dispatcher.dispatch(Action::ScrubSlice(n)));
+            // The state the move's first part replaced is freed in a task of its own.
+            let timeout = super::to_end::next_slice(sim, move || dispatcher.dispatch(Action::ScrubSlice(n)));
             (timeout, super::settled::pending())
         });
         move || drop(slice)

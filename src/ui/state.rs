@@ -32,11 +32,10 @@ impl PartialEq for SimHandle {
 }
 
 impl SimHandle {
-    /// [`Simulation::release_retired`], unless the simulation is in use.
-    pub(super) fn release_retired(&self) {
-        if let Ok(mut sim) = self.0.try_borrow_mut() {
-            sim.release_retired();
-        }
+    /// [`Simulation::release_retired`] (one state kept for later), unless the simulation is in
+    /// use; true while more remain.
+    pub(super) fn release_retired(&self) -> bool {
+        self.0.try_borrow_mut().is_ok_and(|mut sim| sim.release_retired())
     }
 
     pub(super) fn new(scenario: Scenario) -> Self {

@@ -59,6 +59,11 @@ impl AppState {
                                 return Ok(());
                             }
                             s.step().map_err(|e| e.to_string())?;
+                            // A step that thinned the checkpoints ends the slice: freeing them is
+                            // the next task's ([`next_slice`]).
+                            if s.has_retired() {
+                                return Ok(());
+                            }
                         }
                     }
                     Ok(())
@@ -102,11 +107,28 @@ pub(super) fn stops_it(action: &Action) -> bool {
 pub fn use_to_end(state: &UseReducerHandle<AppState>) {
     let running = state.drive.to_end.is_some();
     let dispatcher = state.dispatcher();
+    let sim = state.sim.clone();
     use_effect_with((running, state.version), move |(running, _)| {
-        let timeout =
-            running.then(|| gloo_timers::callback::Timeout::new(0, move || dispatcher.dispatch(Action::ToEndSlice)));
+        let timeout = running.then(|| next_slice(sim, move || dispatcher.dispatch(Action::ToEndSlice)));
         move || drop(timeout)
     });
+}
+
+/// A task that runs the next slice of a long action (`slice`: dispatch it). When the slice before
+/// left engine states to free (checkpoints thinned away: 20 ms each on `seed-000-topn-dedup`),
+/// a task frees each, and the slice runs in a task after them: no task holds two.
+pub(super) fn next_slice(
+    sim: Option<super::state::SimHandle>,
+    slice: impl FnOnce() + 'static,
+) -> gloo_timers::callback::Timeout {
+    gloo_timers::callback::Timeout::new(0, move || match sim.filter(|s| s.get().has_retired()) {
+        Some(sim) => {
+            sim.release_retired();
+            // The slice's action does nothing once the run was cancelled meanwhile.
+            next_slice(Some(sim), slice).forget();
+        }
+        None => slice(),
+    })
 }
 
 /// The button, or while running: the progress of this run and Cancel.

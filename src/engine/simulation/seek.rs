@@ -104,8 +104,7 @@ impl Simulation {
         let forward = here <= n && here >= from && self.trace_from <= needed;
         if !forward {
             let (from, engine) = self.checkpoints.nearest(anchor);
-            self.retired.0 = None;
-            self.retired.0 = Some(std::mem::replace(&mut self.engine, engine));
+            self.retired.replace([std::mem::replace(&mut self.engine, engine)]);
             self.trace.clear();
             self.trace_from = from;
         }

@@ -139,6 +139,14 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
         mount_error(el(), preset(), options(r#"{"panels": ["timelin"]}"#)),
         "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
     );
+    // Every bad option at once, one per line, in the object's order (trial 19: the first hid the
+    // others).
+    assert_eq!(
+        mount_error(el(), preset(), options(r#"{"stpe": 2, "panels": ["timelin"], "heading": "yes"}"#)),
+        "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`\n\
+         options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+         options.heading: invalid type: string \"yes\", expected a boolean"
+    );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 1.5}"#)),
         "mount: options.step: invalid type: floating point `1.5`, expected a whole number, 0 or more"
@@ -370,6 +378,39 @@ async fn a_bad_option_in_an_embed_link_keeps_its_scenario_and_says_why() {
         "link: preset: no preset named 'nope' — the default preset 'seed-001-one-day-two-days' is loaded instead"
     );
     assert_eq!(page.text("#progress"), "step 0 / 4");
+}
+
+/// A bad position in an embed link keeps the link's valid options, and every problem of a link
+/// is said, one per line (trial 19: a bad `step=` lost `panels=`, and only the first bad option
+/// was named).
+#[wasm_bindgen_test]
+async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
+    let page = from_query("?embed&preset=seed-004-device-status&step=abc&panels=result").await;
+    let note = page.text("#files-note");
+    assert!(note.starts_with("link: step: "), "{note}");
+    assert!(note.ends_with(" — shown at its start"), "{note}");
+    assert!(page.text("#scenario-title").starts_with("Seed 004"), "{}", page.text("#scenario-title"));
+    assert_eq!(page.text("#progress"), "step 0 / 2");
+    let shown =
+        page.root.query_selector_all("#timeline, #happened, .operators, #result, #flow, #charts, #inspector").unwrap();
+    let ids: Vec<String> =
+        (0..shown.length()).map(|i| shown.item(i).unwrap().dyn_into::<Element>().unwrap().id()).collect();
+    assert_eq!(ids, ["result"], "the link's panels are kept");
+    drop(page);
+    let page =
+        from_query("?embed&preset=seed-004-device-status&step=1&heading=maybe&layout=small&panels=clock&stpe=1").await;
+    let note = page.text("#files-note");
+    let lines: Vec<&str> = note.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "link: heading: 'maybe' is not true or false",
+            "link: 'stpe': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)",
+            "link: link.layout: unknown variant `small`, expected `full` or `compact`",
+            "link: link.panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
+        ]
+    );
+    assert_eq!(page.text("#progress"), "step 1 / 2", "the position is kept");
 }
 
 /// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.

@@ -126,36 +126,66 @@ pub enum Layout {
 }
 
 impl EmbedOptions {
-    /// Reads options from a JSON value (`null` for the defaults). Through `serde_json`, so a
-    /// misspelt option is refused by name; `what` prefixes every message (`options`).
+    /// Reads options from a JSON value (`null` for the defaults), each option on its own: every
+    /// misspelt or invalid option is refused by name, all of them at once (one per line); `what`
+    /// prefixes every message (`options`).
     ///
     /// # Errors
-    /// The option and the rule, e.g. `options.panels[0]: unknown variant `timelin`, expected …`.
+    /// The options and their rules, e.g. `options.panels[0]: unknown variant `timelin`, expected …`.
     pub fn from_value(value: serde_json::Value, what: &str) -> Result<EmbedOptions, String> {
-        if value.is_null() {
-            return Ok(EmbedOptions::default());
+        let fields = match value {
+            serde_json::Value::Null => return Ok(EmbedOptions::default()),
+            serde_json::Value::Object(fields) => fields,
+            other => return Err(format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&other))),
+        };
+        let mut options = EmbedOptions::default();
+        let mut errors = Vec::new();
+        for (name, value) in fields {
+            let outcome = match name.as_str() {
+                "step" => option(value).map(|v| options.step = v),
+                "heading" => option(value).map(|v| options.heading = v),
+                "panels" => option(value).map(|v| options.panels = v),
+                "layout" => option(value).map(|v| options.layout = v),
+                "t" => option(value).map(|v| options.t = v),
+                _ => Err((String::new(), format!("unknown field `{name}`, expected one of {}", option_list()))),
+            };
+            if let Err((path, message)) = outcome {
+                errors.push(format!("{what}.{name}{path}: {message}"));
+            }
         }
-        if !value.is_object() {
-            return Err(format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&value)));
-        }
-        let options: EmbedOptions = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            let place = if path == "." { what.to_string() } else { format!("{what}.{path}") };
-            format!("{place}: {}", crate::engine::error::serde_message(&e.into_inner()))
-        })?;
         if options.panels.is_empty() {
-            return Err(format!("{what}.panels: name at least one of {}", Panel::NAMES));
+            errors.push(format!("{what}.panels: name at least one of {}", Panel::NAMES));
         }
         for (i, p) in options.panels.iter().enumerate() {
             if options.panels[..i].contains(p) {
-                return Err(format!("{what}.panels[{i}]: '{}' is listed twice", p.name()));
+                errors.push(format!("{what}.panels[{i}]: '{}' is listed twice", p.name()));
             }
         }
-        if let Some(t) = &options.t {
-            crate::engine::time_range::parse_range(t).map_err(|e| format!("{what}.{e}"))?;
+        if let Some(Err(e)) = options.t.as_deref().map(crate::engine::time_range::parse_range) {
+            errors.push(format!("{what}.{e}"));
         }
-        Ok(options)
+        match errors.is_empty() {
+            true => Ok(options),
+            false => Err(errors.join("\n")),
+        }
     }
+}
+
+/// The options' names, as [`EmbedOptions`]' fields.
+const OPTION_NAMES: [&str; 5] = ["step", "heading", "panels", "layout", "t"];
+
+/// `` `step`, `heading`, … `` as serde lists fields.
+fn option_list() -> String {
+    OPTION_NAMES.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// One option's value, or where in it (`[0]`, empty for the value itself) and what is wrong.
+fn option<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        (path, crate::engine::error::serde_message(&e.into_inner()))
+    })
 }
 
 /// "a string", "an array", … for messages.
@@ -417,34 +447,38 @@ pub fn from_location() -> Option<Rc<Embed>> {
     if !has_embed && hash != "#embed" {
         return None;
     }
-    let (state, options) = match link(&query) {
-        Ok((position, options)) => {
-            let state = match position {
-                Some(p) => AppState::open(&p, "link"),
-                None => AppState::default(),
-            };
-            (state, options)
+    // A bad option or position loses nothing else: the link's scenario (at its start when the
+    // position is bad), and its valid options (all defaults when one is bad); each problem is said.
+    let mut problems = Vec::new();
+    let state = match persist::parse_query_keeping_scenario(&query) {
+        Ok(Some((p, None))) => AppState::open(&p, "link"),
+        Ok(Some((p, Some(bad)))) => {
+            problems.push(format!("{bad} — shown at its start"));
+            AppState::open(&p, "link")
         }
+        Ok(None) => AppState::default(),
         Err(e) => {
-            // A bad option loses nothing else: the scenario and position of the link, when they
-            // are valid, are shown with the default options; else the default preset.
-            let (mut state, instead) = match persist::parse_query_keeping_scenario(&query) {
-                Ok(Some((p, None))) => {
-                    (AppState::open(&p, "link"), "shown with the default options instead".to_string())
-                }
-                Ok(Some((p, Some(bad)))) if !e.starts_with(&bad) => (
-                    AppState::open(&p, "link"),
-                    format!("also {bad}; shown at its start with the default options instead"),
-                ),
-                Ok(Some((p, Some(_)))) => {
-                    (AppState::open(&p, "link"), "shown at its start with the default options instead".into())
-                }
-                _ => (AppState::default(), "the default preset is shown instead".into()),
-            };
-            state.files.note = Some(super::files_state::Note { text: format!("link: {e} — {instead}"), error: true });
-            (state, EmbedOptions::default())
+            problems.push(format!("{e} — the default preset is shown instead"));
+            AppState::default()
         }
     };
+    let options = link_options(&query).unwrap_or_else(|e| {
+        let lines: Vec<&str> = e.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            let last = k + 1 == lines.len();
+            problems.push(if last {
+                format!("{line} — shown with the default options instead")
+            } else {
+                line.to_string()
+            });
+        }
+        EmbedOptions::default()
+    });
+    let mut state = state;
+    if !problems.is_empty() {
+        let text = problems.iter().map(|p| format!("link: {p}")).collect::<Vec<_>>().join("\n");
+        state.files.note = Some(super::files_state::Note { text, error: true });
+    }
     Some(Embed::new(state, options))
 }
 
@@ -453,7 +487,18 @@ pub fn from_location() -> Option<Rc<Embed>> {
 /// # Errors
 /// The parameter and the rule.
 pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
+    let options = link_options(query)?;
+    Ok((persist::parse_query(query)?, options))
+}
+
+/// The options of an `?embed` link (its other parameters are the page's: `preset`, `s`, `step`,
+/// `actions`).
+///
+/// # Errors
+/// Every bad option, one per line, or an unknown parameter.
+pub fn link_options(query: &str) -> Result<EmbedOptions, String> {
     let mut options = serde_json::Map::new();
+    let mut errors = Vec::new();
     for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let value = js_sys::decode_uri_component(value).map(String::from).unwrap_or_else(|_| value.to_string());
@@ -473,18 +518,22 @@ pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
                 let on = match value.as_str() {
                     "true" | "1" | "" => true,
                     "false" | "0" => false,
-                    _ => return Err(format!("heading: {} is not true or false", crate::engine::error::quote(&value))),
+                    _ => {
+                        errors.push(format!("heading: {} is not true or false", crate::engine::error::quote(&value)));
+                        continue;
+                    }
                 };
                 options.insert("heading".into(), on.into());
             }
-            _ => {
-                return Err(format!(
-                    "{}: not a parameter of an embed link ({LINK_PARAMETERS})",
-                    crate::engine::error::quote(key)
-                ))
-            }
+            _ => errors.push(format!(
+                "{}: not a parameter of an embed link ({LINK_PARAMETERS})",
+                crate::engine::error::quote(key)
+            )),
         }
     }
-    let options = EmbedOptions::from_value(serde_json::Value::Object(options), "link")?;
-    Ok((persist::parse_query(query)?, options))
+    match EmbedOptions::from_value(serde_json::Value::Object(options), "link") {
+        Ok(options) if errors.is_empty() => Ok(options),
+        Ok(_) => Err(errors.join("\n")),
+        Err(e) => Err(errors.into_iter().chain([e]).collect::<Vec<_>>().join("\n")),
+    }
 }

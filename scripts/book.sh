@@ -4,7 +4,7 @@
 # chapters' <flink-state-sim> elements load (book/embed.js) and the ?embed iframes open.
 # Installs what it needs first (scripts/setup.sh serve), skipping what is already installed.
 #
-#   scripts/book.sh            # build; then: python3 -m http.server 8000 -d target/book
+#   scripts/book.sh            # build; then: python3 scripts/serve.py 8000 target/book
 #   scripts/book.sh serve      # build and serve on http://127.0.0.1:${PORT:-8000}/
 #
 # The chapters' scenarios and printed command outputs are checked by `cargo test` (tests/book.rs),
@@ -24,9 +24,9 @@ scripts/build-page.sh target/book/sim
 for f in flink-state-sim.js flink-state-sim_bg.wasm index.html; do
   [ -f "target/book/sim/$f" ] || { echo "[book] target/book/sim/$f is missing after the build" >&2; exit 1; }
 done
-echo "[book] done: target/book/index.html (serve it: python3 -m http.server 8000 --bind 127.0.0.1 -d target/book)" >&2
+echo "[book] done: target/book/index.html (serve it: python3 scripts/serve.py 8000 target/book)" >&2
 if [ "${1:-}" = serve ]; then
   port=${PORT:-8000}
   echo "[book] serving http://127.0.0.1:$port/ (Ctrl-C stops the server)" >&2
-  exec python3 -m http.server "$port" --bind 127.0.0.1 -d target/book
+  exec python3 scripts/serve.py "$port" target/book
 fi

@@ -72,4 +72,4 @@ if n_css == 0 or n_rust != 1 or "data-trunk" in html:
              f"(found {n_css} and {n_rust}); not written")
 open(f"{dist}/index.html", "w", encoding="utf-8").write(html)
 PY
-say "done: $dist/index.html (serve it: python3 -m http.server 8080 --bind 127.0.0.1 -d $dist)"
+say "done: $dist/index.html (serve it: python3 scripts/serve.py 8080 $dist)"

@@ -8,4 +8,4 @@ port=${PORT:-8080}
 echo "[serve] building; the page will be at http://127.0.0.1:$port/ (Ctrl-C stops the server)" >&2
 scripts/build-page.sh dist
 echo "[serve] http://127.0.0.1:$port/ (Ctrl-C stops the server; rerun to rebuild)" >&2
-exec python3 -m http.server "$port" --bind 127.0.0.1 -d dist
+exec python3 scripts/serve.py "$port" dist

@@ -2,7 +2,7 @@
 //! the state a seek replaced) takes tens of ms at a million actions, which a page would rather
 //! spend in a task of its own than inside the step that made it garbage.
 
-/// Values to drop later ([`DropLater::release`]); a copy holds none.
+/// Values to drop later ([`DropLater::release_one`]); a copy holds none.
 #[derive(Debug)]
 pub struct DropLater<T>(Vec<T>);
 

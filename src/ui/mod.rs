@@ -1,6 +1,7 @@
 //! The Yew page (wasm only). It drives the engine and displays what the engine says; no Flink
 //! rule is decided here.
 
+mod autosave;
 pub mod components;
 pub mod crash;
 pub mod deferred;

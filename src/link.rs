@@ -206,7 +206,7 @@ mod tests {
         if close {
             emit(&mut bits, 2, num_bits);
         }
-        while bits.len() % 6 != 0 {
+        while !bits.len().is_multiple_of(6) {
             bits.push(0);
         }
         bits.chunks(6).map(|c| URI_KEY[c.iter().fold(0usize, |v, b| (v << 1) | usize::from(*b))] as char).collect()
@@ -237,13 +237,13 @@ mod tests {
             // The library refuses a stream whose close code ends on a character's last bit (it
             // reads one character past it; LZ-String's own compressor always writes one): then
             // the walk still says what it decoded before.
-            let aligned = (2 + 8 + (0..=n).map(|k| code_width(k)).sum::<usize>()) % 6 == 0;
+            let aligned = (2 + 8 + (0..=n).map(code_width).sum::<usize>()) % 6 == 0;
             assert_eq!(library_len(&closed), (!aligned).then_some(expected), "n = {n}");
             assert_eq!(decoded_len(&closed, usize::MAX), Ok(expected), "n = {n}");
             // Without the close code the library decodes it all, then refuses at the end; the
             // last code is lost when it ends on a character's last bit.
             let open = lz_bomb(n, b'{', false);
-            let aligned = (2 + 8 + (0..n).map(|k| code_width(k)).sum::<usize>()) % 6 == 0;
+            let aligned = (2 + 8 + (0..n).map(code_width).sum::<usize>()) % 6 == 0;
             let decoded = if aligned { expected - (n + 1) } else { expected };
             assert_eq!(decoded_len(&open, usize::MAX), Ok(decoded), "n = {n}, no close code");
         }

@@ -79,7 +79,7 @@ fn flink_2_3_mini_batch_keep_first_expires_by_state_ttl() {
 
 #[wasm_bindgen_test(unsupported = test)]
 fn what_is_not_modelled_is_refused_with_the_reason() {
-    let err = |json: &str| Simulation::from_json(json).err().expect("refused").to_string();
+    let err = |json: &str| Simulation::from_json(json).expect_err("refused").to_string();
     let last_mini_batch =
         err(&scenario(r#""flink": "2.3", "mini_batch": {"allow_latency": "1 s", "size": 2}"#, "LastRow", &[]));
     assert!(

@@ -39,7 +39,7 @@ fn scenario(select: &[String], condition: &str) -> String {
 /// `b AND b AND …` with exactly `tokens` tokens: `NOT b AND b …` when `tokens` is even.
 fn chain(op: &str, tokens: usize) -> String {
     let terms = vec!["b"; tokens.div_ceil(2)].join(&format!(" {op} "));
-    if tokens % 2 == 0 {
+    if tokens.is_multiple_of(2) {
         format!("NOT {terms}")
     } else {
         terms
@@ -128,7 +128,7 @@ fn the_deepest_nesting_runs_on_the_page_stack_and_one_more_is_refused() {
         assert!(d >= MAX_EXPRESSION_DEPTH / 3, "{d} levels of {}", make(1));
         let condition = make(d);
         // An odd number of NOTs is FALSE.
-        let pass = !condition.starts_with("NOT") || d % 2 == 0;
+        let pass = !condition.starts_with("NOT") || d.is_multiple_of(2);
         on_page_stack(move || assert_eq!(passes(scenario(&["k".into()], &condition)), pass, "{condition}"));
         let err = refused(&scenario(&["k".into()], &make(d + 1)));
         assert!(err.starts_with("pipeline[0].where: the expression nests ") && err.contains(&limit), "{err}");

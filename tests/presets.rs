@@ -47,7 +47,7 @@ fn the_what_if_preset_quotes_its_own_figures() {
         let d = v.to_string();
         let mut out = String::new();
         for (i, c) in d.chars().enumerate() {
-            if i > 0 && (d.len() - i) % 3 == 0 {
+            if i > 0 && (d.len() - i).is_multiple_of(3) {
                 out.push(' ');
             }
             out.push(c);

@@ -347,7 +347,7 @@ fn result_rows_provenance_follows_the_kept_trace_on_every_preset() {
             let options = SimOptions { trace: TraceLevel::Full, keep_actions: keep, time_travel: false };
             let mut sim = Simulation::with_options(scenario, options);
             while sim.can_step() && sim.step().is_ok() {
-                if sim.action_count() % 37 != 0 && sim.can_step() {
+                if !sim.action_count().is_multiple_of(37) && sim.can_step() {
                     continue;
                 }
                 let p = Provenance::of(&sim);

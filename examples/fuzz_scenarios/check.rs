@@ -204,7 +204,7 @@ pub fn valid_case(text: &str, s: &Scenario, rng: &mut Rng, out: &mut Vec<Failure
         match a.seek(k) {
             Ok(()) => {
                 let mut fresh = Simulation::with_options(s.clone(), options(TraceLevel::Full, false));
-                for act in a.history()[..k].to_vec() {
+                for act in a.history()[..k].iter().copied() {
                     let _ = fresh.act(act);
                 }
                 if fingerprint(&fresh) != fingerprint(&a) {

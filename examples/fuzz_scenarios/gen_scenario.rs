@@ -139,10 +139,8 @@ fn operator(rng: &mut Rng, mode: &str, mini_batch: bool, id: &str, input: &Stage
     if !input.retracts && time_attr.is_some() && ["1.10-legacy", "1.12", "2.3"].contains(&mode) {
         kinds.push("OverAggregate");
     }
-    if !input.retracts && time_attr.is_some() {
-        if legacy(mode) {
-            kinds.push("CountWindowAggregate");
-        }
+    if !input.retracts && time_attr.is_some() && legacy(mode) {
+        kinds.push("CountWindowAggregate");
     }
     if mode == "2.3" || (mode == "1.10-blink" && !input.retracts) {
         kinds.extend(["Rank", "Rank"]);

@@ -258,7 +258,7 @@ fn rejections(n: u64) {
         }
     }
     let mut rows: Vec<_> = by.into_iter().collect();
-    rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1 .0));
     println!("{} of {n} generated scenarios rejected", rows.iter().map(|r| r.1 .0).sum::<u64>());
     for (_, (count, example)) in rows.iter().take(25) {
         println!("{count:>6}  {}", check::shorten(example));

@@ -23,6 +23,9 @@ pub struct Chart {
     pub max: u64,
 }
 
+/// One number of an operator's sample.
+pub type Measure = fn(&OperatorSample) -> u64;
+
 fn series(samples: &[Sample], op: usize, label: &str, value: impl Fn(&OperatorSample) -> u64) -> Series {
     let points = samples.iter().filter_map(|s| s.operators.get(op).map(|o| (s.time_ms, value(o)))).collect();
     Series { label: label.to_string(), points }
@@ -69,7 +72,7 @@ pub fn operator_charts(samples: &[Sample], op: usize) -> Vec<Chart> {
             series(samples, op, "fired", |o| o.timers_fired),
         ],
     );
-    let kinds: [(&str, fn(&OperatorSample) -> u64); 6] = [
+    let kinds: [(&str, Measure); 6] = [
         ("+I", |o| o.emitted.insert),
         ("-U", |o| o.emitted.update_before),
         ("+U", |o| o.emitted.update_after),

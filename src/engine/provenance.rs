@@ -366,12 +366,12 @@ impl Provenance {
             },
         };
         let mut current: Option<(usize, u32)> = None;
-        for e in 0..trace.len() {
-            let action = trace[e].action;
+        for (e, entry) in trace.iter().enumerate() {
+            let action = entry.action;
             if current.is_some_and(|(a, _)| a != action) {
                 current = None;
             }
-            if matches!(trace[e].event, TraceEvent::Input { .. }) && b.sources.contains_key(&*trace[e].op) {
+            if matches!(entry.event, TraceEvent::Input { .. }) && b.sources.contains_key(&*entry.op) {
                 current = Some((action, b.out.inputs.len() as u32));
             }
             b.out.caused_by[e] = current.map(|(_, n)| n);

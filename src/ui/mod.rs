@@ -50,6 +50,9 @@ pub fn start() {
     yew::Renderer::<App>::with_root_and_props(root, props).render();
 }
 
+/// The range a link asks the timeline for, and the callback told the range the user chose.
+type RangeControl<'a> = (Option<crate::engine::time_axis::Viewport>, &'a Callback<Option<(Millis, Millis)>>);
+
 /// Everything that shows the simulation's state; `on_view` is told the timeline's time range,
 /// `range` the link's range and its callback ([`components::timeline::Props::request`]).
 fn simulation_view(
@@ -58,7 +61,7 @@ fn simulation_view(
     dispatch: &Callback<Action>,
     on_view: &Callback<(Millis, Millis)>,
     deferred: u64,
-    range: (Option<crate::engine::time_axis::Viewport>, &Callback<Option<(Millis, Millis)>>),
+    range: RangeControl,
 ) -> Html {
     html! {
         <>

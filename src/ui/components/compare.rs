@@ -81,7 +81,7 @@ fn rows_with_difference(sim: &Simulation, other: &Simulation) -> Vec<(String, bo
 }
 
 /// Every metric the engine samples per operator, as (label, value).
-const METRICS: &[(&str, fn(&OperatorSample) -> u64)] = &[
+const METRICS: &[(&str, crate::engine::chart::Measure)] = &[
     ("keys", |o| o.keys),
     ("keys visible", |o| o.keys_visible),
     ("entries stored", |o| o.entries_stored),

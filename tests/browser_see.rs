@@ -161,3 +161,41 @@ async fn the_what_if_result_has_charts() {
     assert!(page.text("#wi-charts-2 figcaption").contains("(true,…) 2000"), "{}", page.text("#wi-charts-2 figcaption"));
     assert!(page.attr("#wi-charts-0 polyline.s2", "points").split(' ').count() > 10);
 }
+
+/// A key's label on the timeline opens the state inspector on that key: its operator chosen, its
+/// label as the search (trial 19: nothing led from a lane to the key's state). Enter does the same.
+#[wasm_bindgen_test]
+async fn a_key_label_on_the_timeline_opens_the_inspector_on_that_key() {
+    let page = Page::open().await;
+    page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
+    step_to_end(&page).await;
+    assert!(page.find("#inspector-table").is_none(), "closed at first");
+    let labels = page.root.query_selector_all("#tl-lanes .lane").unwrap();
+    // The last operator's lane of key u2.
+    let lane = (0..labels.length())
+        .filter_map(|i| labels.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .filter(|l| l.get_attribute("data-key").as_deref() == Some("u2"))
+        .last()
+        .expect("a lane of u2");
+    let op = lane.get_attribute("data-op").unwrap();
+    let label = lane.query_selector(".lane-label.inspectable").unwrap().expect("a clickable label");
+    assert_eq!(label.get_attribute("role").as_deref(), Some("button"));
+    label.dispatch_event(&web_sys::MouseEvent::new("click").unwrap()).unwrap();
+    until("the inspector's table", || page.find("#inspector-table").is_some()).await;
+    settle().await;
+    assert!(page.get("#inspector").dyn_into::<web_sys::HtmlDetailsElement>().unwrap().open());
+    assert_eq!(page.get("#inspector-filter").dyn_into::<HtmlInputElement>().unwrap().value(), "u2");
+    let chosen = page.root.query_selector("#inspector-op option:checked").unwrap().and_then(|o| o.text_content());
+    assert_eq!(chosen.as_deref(), Some(op.as_str()));
+    assert_eq!(page.texts("#inspector-table th.key"), ["u2"]);
+    // Enter on another key's label (the first lane) shows that one.
+    let first = page.get("#tl-lanes .lane");
+    let key = first.get_attribute("data-key").unwrap();
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    let enter = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    first.query_selector(".lane-label").unwrap().unwrap().dispatch_event(&enter).unwrap();
+    settle().await;
+    assert_eq!(page.get("#inspector-filter").dyn_into::<HtmlInputElement>().unwrap().value(), key);
+}

@@ -67,6 +67,17 @@ pub struct DriveState {
     pub hide_quiet: bool,
     /// What the last Step or Back passed while hiding quiet steps, for the note beside them.
     pub passed_quiet: Option<PassedQuiet>,
+    /// A key clicked on the timeline, for the state inspector to show ([`Inspect`]).
+    pub inspect: Option<Inspect>,
+}
+
+/// A key to show in the state inspector: operator `op`'s key labelled `key`; `seq` tells two
+/// clicks on the same key apart (each opens the inspector on it again).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspect {
+    pub op: usize,
+    pub key: String,
+    pub seq: u64,
 }
 
 /// Quiet steps a Step or Back passed.
@@ -167,6 +178,11 @@ impl AppState {
             Action::StepBack => {
                 self.playing = false;
                 self.drive(|s| s.step_back().map_err(|e| format!("step back: {e}")))
+            }
+            Action::Inspect { op, key } => {
+                let seq = self.drive.inspect.as_ref().map_or(0, |i| i.seq + 1);
+                self.drive.inspect = Some(Inspect { op, key, seq });
+                self
             }
             Action::ToggleHideQuiet => {
                 self.drive.hide_quiet = !self.drive.hide_quiet;

@@ -350,7 +350,8 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
                 { panels(sim, &embed.options.panels, &|p: Panel| match p {
                     Panel::Timeline => html! {
                         <Timeline sim={handle.clone()} version={state.version} dispatch={dispatch.clone()}
-                            on_view={ps.on_view.clone()} compact={compact} request={ps.range} />
+                            on_view={ps.on_view.clone()} compact={compact} request={ps.range}
+                            inspectable={embed.options.panels.contains(&Panel::Inspector)} />
                     },
                     Panel::Flow => html! { <RetractionFlow sim={handle.clone()} version={ps.deferred} /> },
                     // Over the timeline's range when the timeline is shown, else the whole run.
@@ -358,7 +359,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
                         <SimCharts sim={handle.clone()} version={ps.deferred}
                             view={ps.view.filter(|_| embed.options.panels.contains(&Panel::Timeline))} />
                     },
-                    Panel::Inspector => html! { <StateInspector sim={handle.clone()} version={ps.deferred} /> },
+                    Panel::Inspector => html! {
+                        <StateInspector sim={handle.clone()} version={ps.deferred} inspect={state.drive.inspect.clone()} />
+                    },
                     Panel::Happened | Panel::Operators | Panel::Result => html! {},
                 }) }
             }

@@ -66,7 +66,7 @@ fn simulation_view(
     html! {
         <>
             <Timeline sim={handle.clone()} version={timeline_version} dispatch={dispatch.clone()} on_view={on_view.clone()}
-                request={range.0} on_chosen={range.1.clone()} />
+                request={range.0} on_chosen={range.1.clone()} inspectable={true} />
             <Cards sim={handle.clone()} version={deferred} />
         </>
     }
@@ -102,7 +102,12 @@ fn Cards(props: &CardsProps) -> Html {
 
 /// The retraction flow, the charts (over the timeline's time range `view`) and the state
 /// inspector ([`components::flow`], [`components::charts`], [`components::inspector`]).
-fn see_view(handle: &state::SimHandle, version: u64, view: Option<(Millis, Millis)>) -> Html {
+fn see_view(
+    handle: &state::SimHandle,
+    version: u64,
+    view: Option<(Millis, Millis)>,
+    inspect: Option<drive_state::Inspect>,
+) -> Html {
     use components::charts::SimCharts;
     use components::flow::RetractionFlow;
     use components::inspector::StateInspector;
@@ -110,7 +115,7 @@ fn see_view(handle: &state::SimHandle, version: u64, view: Option<(Millis, Milli
         <>
             <RetractionFlow sim={handle.clone()} version={version} />
             <SimCharts sim={handle.clone()} version={version} view={view} />
-            <StateInspector sim={handle.clone()} version={version} />
+            <StateInspector sim={handle.clone()} version={version} inspect={inspect} />
         </>
     }
 }
@@ -310,7 +315,7 @@ pub fn App(props: &AppProps) -> Html {
             }
             if let Some(handle) = &state.sim {
                 { simulation_view(views_version, handle, &dispatch, &on_view, deferred, (link_range, &on_chosen)) }
-                { see_view(handle, deferred, *timeline_view) }
+                { see_view(handle, deferred, *timeline_view, state.drive.inspect.clone()) }
             }
             <ComparePanel json={state.json.clone()} />
             <WhatIfPanel json={state.json.clone()} on_open={dispatch.reform(Action::LoadJson)} />

@@ -161,6 +161,11 @@ pub enum Action {
     /// Close the Flink refusal.
     DismissFlinkRefusal,
     // --- Driving through the run (handled by `reduce_drive`, in `drive_state`) ---
+    /// Show operator `op`'s key labelled `key` in the state inspector (a click on its lane).
+    Inspect {
+        op: usize,
+        key: String,
+    },
     /// One action back (checkpoint + replay); Step redoes it.
     StepBack,
     /// Go to position `n` (actions) of the whole run: the scrubber.
@@ -415,6 +420,7 @@ impl Reducible for AppState {
             | Action::UndoSkip
             | Action::MoveInput { .. }
             | Action::ToggleHideQuiet
+            | Action::Inspect { .. }
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),

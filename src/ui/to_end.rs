@@ -89,6 +89,7 @@ pub(super) fn stops_it(action: &Action) -> bool {
             | Action::SetAdvanceText(_)
             | Action::SetSpeed(_)
             | Action::ToggleHideQuiet
+            | Action::Inspect { .. }
             | Action::ToggleKeys
             | Action::CloseKeys
             | Action::Tick

@@ -6,6 +6,7 @@
 
 use crate::engine::inspector::{inspect, InspectedKey, KeyStatus};
 use crate::engine::time::TimeFormat;
+use crate::ui::drive_state::Inspect;
 use crate::ui::state::SimHandle;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -17,11 +18,15 @@ pub const MAX_KEYS: usize = 100;
 pub struct Props {
     pub sim: SimHandle,
     pub version: u64,
+    /// A key clicked on the timeline: the inspector opens on it (its operator, its label as the
+    /// search) and scrolls into view.
+    #[prop_or_default]
+    pub inspect: Option<Inspect>,
 }
 
 impl PartialEq for Props {
     fn eq(&self, other: &Self) -> bool {
-        self.version == other.version
+        self.version == other.version && self.inspect == other.inspect
     }
 }
 
@@ -32,6 +37,21 @@ pub fn StateInspector(props: &Props) -> Html {
     // with a Calc, which keeps none).
     let op = use_state(|| None::<usize>);
     let filter = use_state(String::new);
+    let details = use_node_ref();
+    {
+        let (open, op, filter, details) = (open.clone(), op.clone(), filter.clone(), details.clone());
+        use_effect_with(props.inspect.clone(), move |inspect| {
+            if let Some(i) = inspect {
+                open.set(true);
+                op.set(Some(i.op));
+                filter.set(i.key.clone());
+                if let Some(d) = details.cast::<web_sys::HtmlDetailsElement>() {
+                    d.set_open(true);
+                    d.scroll_into_view();
+                }
+            }
+        });
+    }
     let on_toggle = {
         let open = open.clone();
         Callback::from(move |e: Event| {
@@ -100,7 +120,7 @@ pub fn StateInspector(props: &Props) -> Html {
         html! {}
     };
     html! {
-        <details class="see-inspector" id="inspector" ontoggle={on_toggle}>
+        <details class="see-inspector" id="inspector" ontoggle={on_toggle} ref={details}>
             <summary>{ "State inspector — every key's state entries, last access, expiry, and visible / expired-but-stored / gone" }</summary>
             <div class="inspector-controls">
                 <label for="inspector-op">{ "operator " }</label>

@@ -50,6 +50,10 @@ pub struct Props {
     /// (the whole run, or a generated run's window following now): the permalink's `t=`.
     #[prop_or_default]
     pub on_chosen: Option<Callback<Option<(Millis, Millis)>>>,
+    /// A state inspector is shown beside the timeline: a lane's key label opens it on that key
+    /// (`Action::Inspect`).
+    #[prop_or_default]
+    pub inspectable: bool,
 }
 
 /// A drag in progress: an input being moved (the view is frozen meanwhile, so the axis does not
@@ -314,7 +318,12 @@ pub fn Timeline(props: &Props) -> Html {
                         <line class="grid" x1={format!("{:.1}", t.x)} x2={format!("{:.1}", t.x)} y1="0" y2={lanes_h.to_string()} />
                     }) }
                     { for tl.lanes.iter().enumerate().skip(first).take(last.saturating_sub(first)).map(|(i, lane)| {
-                        lane_view(lane, layout.lane_h * i as f64, layout, &scale, tf)
+                        let op = sim.scenario().operators.iter().position(|n| n.id == lane.op);
+                        let inspect = op.filter(|_| props.inspectable).map(|op| {
+                            let key = lane.key.clone();
+                            dispatch.reform(move |_: ()| Action::Inspect { op, key: key.clone() })
+                        });
+                        lane_view(lane, layout.lane_h * i as f64, layout, &scale, tf, inspect)
                     }) }
                     if tl.lanes.is_empty() {
                         <text class="empty" x={scale.left.to_string()} y="26">

@@ -74,7 +74,16 @@ fn key_parts(shown: &str, lane: &Lane) -> Html {
     html! { <>{ for parts }{ rest }</> }
 }
 
-pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFormat) -> Html {
+/// `inspect`: told when the key's label is clicked (or Enter / Space on it), to show the key in
+/// the state inspector; `None` where there is no inspector.
+pub fn lane_view(
+    lane: &Lane,
+    y: f64,
+    layout: Layout,
+    scale: &Scale,
+    tf: TimeFormat,
+    inspect: Option<Callback<()>>,
+) -> Html {
     let mid = y + layout.mid;
     let class = if lane.changed_last { "lane changed" } else { "lane" };
     let (key_text, key_tip) = if lane.global_key {
@@ -123,10 +132,20 @@ pub fn lane_view(lane: &Lane, y: f64, layout: Layout, scale: &Scale, tf: TimeFor
         <g class={class} data-op={lane.op.clone()} data-key={lane.key.clone()} role="listitem"
             aria-label={format!("{key_tip}: {} accesses, {} timers", lane.accesses.len(), lane.timers.len())}>
             <rect class="lane-bg" x="0" y={y.to_string()} width={width.to_string()} height={(layout.lane_h - 4.0).to_string()} />
-            <text class="lane-label" x="6" y={label_y.to_string()}>
+            <text class={classes!("lane-label", inspect.is_some().then_some("inspectable"))} x="6" y={label_y.to_string()}
+                role={inspect.is_some().then_some("button")} tabindex={inspect.is_some().then_some("0")}
+                onpointerdown={inspect.as_ref().map(|_| Callback::from(|e: PointerEvent| e.stop_propagation()))}
+                onclick={inspect.clone().map(|i| i.reform(|_: MouseEvent| ()))}
+                onkeydown={inspect.clone().map(|i| Callback::from(move |e: KeyboardEvent| {
+                    if e.key() == "Enter" || e.key() == " " {
+                        e.prevent_default();
+                        e.stop_propagation();
+                        i.emit(());
+                    }
+                }))}>
                 <tspan class="op">{ format!("{op} ") }</tspan>
                 <tspan class={if lane.global_key { "key global" } else { "key" }}>{ key_parts(&key, lane) }</tspan>
-                <title>{ key_tip }</title>
+                <title>{ if inspect.is_some() { format!("{key_tip} — click to show its state in the state inspector") } else { key_tip.clone() } }</title>
             </text>
             <g clip-path="url(#tl-plot)">
                 if let Some((lo, hi)) = lane.window {

@@ -167,3 +167,39 @@ fn going_toward_a_position_in_parts_ends_where_go_to_ends() {
     while !sim.go_toward(6_000, 1_024).unwrap() {}
     check(&sim, 6_000);
 }
+
+/// What a seek replaced, and the checkpoints a thinning dropped, are kept to be freed later, one
+/// per `release_retired` (the page does it in tasks of their own): nothing else changes, and a
+/// copy of the simulation holds none of it.
+#[test]
+fn replaced_states_and_thinned_checkpoints_are_freed_later_and_change_nothing() {
+    let mut sim = Simulation::with_options(logins(70_000), options());
+    // Step until a thinning drops checkpoints (the budget of 32 is passed at 32 × 2048 actions).
+    let mut thinned_at = None;
+    while sim.can_step() {
+        let (count, _) = sim.checkpoint_stats();
+        sim.step().unwrap();
+        if sim.has_retired() {
+            assert!(sim.checkpoint_stats().0 < count, "a thinning kept fewer");
+            thinned_at = Some(sim.action_count());
+            break;
+        }
+    }
+    let at = thinned_at.expect("a thinning within 70 000 actions");
+    assert!(!sim.clone().has_retired(), "a copy holds none");
+    let mut freed = 1;
+    while sim.release_retired() {
+        freed += 1;
+    }
+    assert!(freed >= 2 && !sim.has_retired(), "{freed} freed one at a time");
+    // A Back keeps the state it replaced; the result is the same, freed or not.
+    sim.step_back().unwrap();
+    assert!(sim.has_retired());
+    let result: Vec<String> = sim.result().rows().map(|r| r.row.join(",")).collect();
+    let mut straight = Simulation::with_options(logins(70_000), options());
+    straight.go_to(at - 1).unwrap();
+    let straight: Vec<String> = straight.result().rows().map(|r| r.row.join(",")).collect();
+    assert_eq!(result, straight);
+    assert!(!sim.release_retired());
+    assert_eq!(sim.result().rows().map(|r| r.row.join(",")).collect::<Vec<_>>(), result);
+}

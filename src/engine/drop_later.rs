@@ -35,3 +35,24 @@ impl<T> DropLater<T> {
         self.0.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    #[test]
+    fn holds_one_batch_frees_one_at_a_time_and_a_copy_holds_none() {
+        let (a, b, c) = (Rc::new(1), Rc::new(2), Rc::new(3));
+        let mut later = DropLater::default();
+        later.replace([a.clone(), b.clone()]);
+        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 2));
+        assert!(later.clone().is_empty(), "a copy holds none");
+        assert!(later.release_one(), "one left");
+        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&b)), (2, 1));
+        later.replace([c.clone()]);
+        assert_eq!((Rc::strong_count(&a), Rc::strong_count(&c)), (1, 2), "the batch before is dropped");
+        assert!(!later.release_one());
+        assert!(later.is_empty() && Rc::strong_count(&c) == 1);
+    }
+}

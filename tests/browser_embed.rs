@@ -303,6 +303,20 @@ async fn a_bad_attribute_is_shown_in_the_element() {
              <flink-state-sim>: scenario: no preset named 'no-such-preset' (presets: ",
         ),
         (
+            // Trial 20: the t and duplicate-panel errors hid behind the others, and a step past the
+            // end behind a bad heading.
+            r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="-3" layout="tiny" t="9..1" panels="timeline,timeline"></flink-state-sim>"#,
+            "<flink-state-sim>: attribute step: '-3' is not a whole number of steps\n\
+             <flink-state-sim>: attribute layout: unknown variant `tiny`, expected `full` or `compact`\n\
+             <flink-state-sim>: attribute panels[1]: 'timeline' is listed twice\n\
+             <flink-state-sim>: attribute t: the range must end after it starts (1 is not after 9)",
+        ),
+        (
+            r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="99" heading="no"></flink-state-sim>"#,
+            "<flink-state-sim>: attribute heading: 'no' is not true or false\n\
+             <flink-state-sim>: attribute step: 99 is past the scenario's last step (4 steps)",
+        ),
+        (
             r#"<flink-state-sim></flink-state-sim>"#,
             "<flink-state-sim>: scenario: missing: a preset's name in scenario=\"…\", or the scenario's JSON in a <script type=\"application/json\"> child",
         ),

@@ -206,14 +206,7 @@ pub fn mount(element: JsValue, scenario: JsValue, options: JsValue) -> Result<Si
 /// The state to open, then the shadow root, then the app: every check comes before the element
 /// is touched.
 fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_name: &str) -> Result<Simulator, String> {
-    let json = match &scenario {
-        ScenarioRef::Preset(name) => preset_json(name).unwrap_or_default(),
-        ScenarioRef::Json(json) => json.as_str(),
-    };
-    let count = Scenario::from_json(json).map(|s| s.step_count()).unwrap_or(0);
-    if options.step > count {
-        return Err(format!("{step_name}: {} is past the scenario's last step ({count} steps)", options.step));
-    }
+    check_step(&scenario, options.step, step_name)?;
     let actions = if options.step == 0 { vec![] } else { vec![(EngineAction::Step, options.step)] };
     let state = AppState::open_with(&Position { scenario, actions }, "replaying the steps", false);
     if let Some(note) = state.files.note.as_ref().filter(|n| n.error) {
@@ -235,6 +228,19 @@ fn mount_on(host: Element, scenario: ScenarioRef, options: EmbedOptions, step_na
     let props = AppProps { persist: false, embed: Some(embed.clone()) };
     let app = yew::Renderer::<App>::with_root_and_props(container.clone(), props).render();
     Ok(Simulator { embed, app: Some(app), host, parts: vec![style, container] })
+}
+
+/// Whether `scenario` has `step` steps to open after.
+fn check_step(scenario: &ScenarioRef, step: u64, step_name: &str) -> Result<(), String> {
+    let json = match scenario {
+        ScenarioRef::Preset(name) => preset_json(name).unwrap_or_default(),
+        ScenarioRef::Json(json) => json.as_str(),
+    };
+    let count = Scenario::from_json(json).map(|s| s.step_count()).unwrap_or(0);
+    match step > count {
+        true => Err(format!("{step_name}: {step} is past the scenario's last step ({count} steps)")),
+        false => Ok(()),
+    }
 }
 
 /// `element`'s open shadow root: a new one, or the empty one a destroyed simulator left.
@@ -384,12 +390,14 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
     let mut options = serde_json::Map::new();
     let mut scenario = None;
     let mut errors = Vec::new();
+    let mut asked_step = None;
     for name in el.get_attribute_names().iter().filter_map(|n| n.as_string()) {
         let value = el.get_attribute(&name).unwrap_or_default();
         match name.as_str() {
             "scenario" => scenario = Some(value),
             "step" => match value.trim().parse::<u64>() {
                 Ok(n) => {
+                    asked_step = Some(n);
                     options.insert("step".into(), n.into());
                 }
                 Err(_) => errors.push(format!("attribute step: {} is not a whole number of steps", quote(&value))),
@@ -418,7 +426,7 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
         }
     }
     let options = EmbedOptions::from_value(serde_json::Value::Object(options), "attribute")
-        .map_err(|e| errors.push(e.replacen("attribute.", "attribute ", 1)))
+        .map_err(|e| errors.extend(e.lines().map(|l| l.replacen("attribute.", "attribute ", 1))))
         .ok();
     let inline =
         el.query_selector(":scope > script[type='application/json']").ok().flatten().and_then(|s| s.text_content());
@@ -437,6 +445,12 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
     };
     // The scenario is read whatever else is wrong, so that its error is said with the others.
     let scenario = text.and_then(|t| scenario_text(t, "scenario").map_err(|e| errors.push(e)).ok());
+    // A step past the scenario's end is said with the other errors too.
+    if let (Some(s), Some(step), false) = (&scenario, asked_step, errors.is_empty()) {
+        if let Err(e) = check_step(s, step, "attribute step") {
+            errors.push(e);
+        }
+    }
     let (Some(options), Some(scenario), true) = (options, scenario, errors.is_empty()) else {
         return Err(errors.join("\n"));
     };

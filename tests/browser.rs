@@ -181,7 +181,7 @@ async fn an_invalid_scenario_shows_field_and_rule_and_keeps_the_text() {
     page.click("#load").await;
     assert_eq!(
         page.text("#scenario-error"),
-        "idle_state_retention: Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes. (min = 12 h, max = 12 h: 0 ms apart)"
+        "idle_state_retention: min = 12 h, max = 12 h: 0 ms apart; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 43200000 ms and maxTime: 43200000 msshoud be at least 5 minutes.\""
     );
     assert_eq!(page.textarea("#scenario-json"), bad, "the user's text is kept");
     assert_eq!(page.text("#now"), "2019-11-20 15:00", "the previous simulation still runs");

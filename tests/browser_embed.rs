@@ -125,7 +125,7 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     let bad_rule = preset_json("seed-001-one-day-two-days").unwrap().replace(r#""max": "2 d""#, r#""max": "1 d""#);
     assert_eq!(
         mount_error(el(), JsValue::from_str(&bad_rule), JsValue::UNDEFINED),
-        "mount: scenario: idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes. (min = 1 d, max = 1 d: 0 ms apart)"
+        "mount: scenario: idle_state_retention: min = 1 d, max = 1 d: 0 ms apart; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes.\""
     );
     assert_eq!(
         mount_error(el(), options(r#"{"name": "x"}"#), JsValue::UNDEFINED),

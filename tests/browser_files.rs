@@ -278,7 +278,7 @@ async fn the_table_editor_applies_edits_and_shows_refusals_next_to_the_field() {
     change(&page, "#idle-state-retention-max", "1 d").await;
     assert_eq!(
         page.text(".setting #table-error"),
-        "Not applied — idle_state_retention: Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes. (min = 1 d, max = 1 d: 0 ms apart)"
+        "Not applied — idle_state_retention: min = 1 d, max = 1 d: 0 ms apart; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 86400000 ms and maxTime: 86400000 msshoud be at least 5 minutes.\""
     );
     assert!(page.text("#retention").contains("min 1 d, max 2 d"), "still running the old settings");
     // Edits made meanwhile wait with the refused one, and the table says it is a draft.

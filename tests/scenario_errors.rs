@@ -270,13 +270,13 @@ fn legacy_retention_uses_flinks_own_messages() {
     v["idle_state_retention"] = serde_json::json!({"min": "10 min", "max": "899999 ms"});
     assert_eq!(
         error(&v.to_string()),
-        "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 msshoud be at least 5 minutes. (min = 10 min, max = 899999 ms: 299999 ms apart)"
+        "idle_state_retention: min = 10 min, max = 899999 ms: 299999 ms apart; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 600000 ms and maxTime: 899999 msshoud be at least 5 minutes.\""
     );
     // max below min: Flink's message, then how far below (never "0 ms apart").
     v["idle_state_retention"] = serde_json::json!({"min": "2 d", "max": "1 d"});
     assert_eq!(
         error(&v.to_string()),
-        "idle_state_retention: Difference between minTime: 172800000 ms and maxTime: 86400000 msshoud be at least 5 minutes. (min = 2 d, max = 1 d: max is 1 d less than min)"
+        "idle_state_retention: min = 2 d, max = 1 d: max is 1 d less than min; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 172800000 ms and maxTime: 86400000 msshoud be at least 5 minutes.\""
     );
     v["idle_state_retention"] = serde_json::json!({"min": "10 ms", "max": "5 ms", "test_harness": true});
     assert_eq!(error(&v.to_string()), "idle_state_retention: maxTime may not be smaller than minTime.");

@@ -71,9 +71,10 @@ impl IdleStateRetention {
     }
 }
 
-/// Flink's message from [`IdleStateRetention::set_idle_state_retention_time`] (its wording, its
-/// raw milliseconds), followed by `min` and `max` as the scenario writes durations, when Flink's
-/// message gives them in ms.
+/// `min` and `max` as the scenario writes durations and the rule they break, then Flink's message
+/// from [`IdleStateRetention::set_idle_state_retention_time`] quoted (its wording, typo and raw
+/// milliseconds included), when Flink's message gives them in ms (trial 20: raw ms and Flink's
+/// typo led the message).
 pub fn message_with_durations(message: String, min_ms: Millis, max_ms: Millis) -> String {
     if !message.starts_with("Difference between minTime:") {
         return message;
@@ -83,7 +84,11 @@ pub fn message_with_durations(message: String, min_ms: Millis, max_ms: Millis) -
     } else {
         format!("max is {} less than min", format_duration(min_ms.saturating_sub(max_ms)))
     };
-    format!("{message} (min = {}, max = {}: {gap})", format_duration(min_ms), format_duration(max_ms))
+    format!(
+        "min = {}, max = {}: {gap}; max must be at least 5 minutes more than min (or both 0) — Flink: \"{message}\"",
+        format_duration(min_ms),
+        format_duration(max_ms)
+    )
 }
 
 /// The checks of `setIdleStateRetentionTime`; `wording` is how Flink's message goes on after

@@ -134,7 +134,7 @@ mod tests {
             "source": {"name": "s", "schema": [["k", "STRING"]]}, "pipeline": []}"#;
         assert_eq!(
             idle_state_retention_as_state_ttl(json, FlinkMode::Flink2_3).unwrap_err().to_string(),
-            "idle_state_retention: Difference between minTime: 600000 ms and maxTime: 899999 ms should be at least 5 minutes. (min = 10 min, max = 899999 ms: 299999 ms apart)"
+            "idle_state_retention: min = 10 min, max = 899999 ms: 299999 ms apart; max must be at least 5 minutes more than min (or both 0) — Flink: \"Difference between minTime: 600000 ms and maxTime: 899999 ms should be at least 5 minutes.\""
         );
     }
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::browser::Page;
+use common::browser::{settle, Page};
 use common::wait::{now_ms, wait_for};
 use flink_state_sim::link::{MAX_IMPORT_BYTES, MAX_SCENARIO_UNITS};
 use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
@@ -273,4 +273,24 @@ async fn a_bad_range_without_a_scenario_is_said() {
         "step 0 / 4",
     )
     .await;
+}
+
+/// A link's scenario title with a right-to-left override and a zero-width space shows them
+/// escaped, not applied (trial 20: the title read reversed), and a 20 000-character title is cut.
+#[wasm_bindgen_test]
+async fn a_link_s_title_shows_its_invisible_characters_escaped_and_is_cut_when_long() {
+    let json = flink_state_sim::engine::presets::preset_json("seed-004-device-status").unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["title"] = "evil \u{202e} title\u{200b}<img src=x onerror=alert(1)>".into();
+    let data = lz_str::compress_to_encoded_uri_component(&value.to_string());
+    let (page, _) = open_link(&format!("?s={data}"));
+    settle().await;
+    assert_eq!(page.text("#scenario-title"), "evil \\u{202e} title\\u{200b}<img src=x onerror=alert(1)>");
+    drop(page);
+    value["title"] = "K".repeat(20_000).into();
+    let data = lz_str::compress_to_encoded_uri_component(&value.to_string());
+    let (page, _) = open_link(&format!("?s={data}"));
+    settle().await;
+    assert_eq!(page.text("#scenario-title"), format!("{}…", "K".repeat(200)));
+    clean();
 }

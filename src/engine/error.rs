@@ -146,6 +146,30 @@ pub fn escape_line(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A scenario's own text shown on the page (its title, description, What to watch): the
+/// invisible characters [`quote`] escapes (bidirectional overrides and isolates, zero-width
+/// characters, other controls) escaped, so a shared link cannot show a reversed or hidden title;
+/// line breaks and tabs kept. Cut at `max_chars` characters with `…`.
+pub fn shown_text(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    let keep = |c: char| c == '\n' || c == '\t' || !needs_escape(c, None);
+    let long = text.char_indices().nth(max_chars).is_some();
+    if !long && text.chars().all(keep) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len().min(max_chars * 4) + 8);
+    for c in text.chars().take(max_chars) {
+        if keep(c) {
+            out.push(c);
+        } else {
+            out.extend(c.escape_default());
+        }
+    }
+    if long {
+        out.push('…');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` escaped, cut at [`QUOTE_MAX_CHARS`]; the count of characters when it was cut.
 fn shortened(text: &str, delimiter: Option<char>) -> (String, Option<usize>) {
     let mut shown = String::new();
@@ -331,6 +355,16 @@ fn unescape_debug(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_scenario_s_text_is_shown_with_its_invisible_characters_escaped_and_cut() {
+        use super::shown_text;
+        assert_eq!(shown_text("evil \u{202e} title", 100), "evil \\u{202e} title");
+        assert_eq!(shown_text("two\nlines\tand a tab", 100), "two\nlines\tand a tab");
+        assert_eq!(shown_text("zero\u{200b}width", 100), "zero\\u{200b}width");
+        assert_eq!(shown_text(&"K".repeat(500), 200), format!("{}…", "K".repeat(200)));
+        assert!(matches!(shown_text("plain", 10), std::borrow::Cow::Borrowed(_)));
+    }
+
     #[test]
     fn rusts_integer_types_are_said_as_what_the_number_must_be() {
         let e = serde_json::from_str::<u64>("-1").unwrap_err();

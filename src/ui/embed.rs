@@ -14,12 +14,14 @@
 
 use super::components::charts::SimCharts;
 use super::components::flow::RetractionFlow;
+use super::components::header::{TEXT_MAX_CHARS, TITLE_MAX_CHARS};
 use super::components::inspector::StateInspector;
 use super::components::timeline::Timeline;
 use super::components::{controls, happened, keys, operators, result};
 use super::files_state::Position;
 use super::persist;
 use super::state::{Action, AppState};
+use crate::engine::error::shown_text;
 use crate::engine::scenario::describe_retentions;
 use crate::engine::time::Millis;
 use serde::Deserialize;
@@ -325,12 +327,14 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, embed: &Embed, root: 
             }
             if let (true, Some(s)) = (embed.options.heading, scenario) {
                 <div class="embed-head">
-                    <strong id="scenario-title">{ if s.title.is_empty() { &s.name } else { &s.title } }</strong>
+                    <strong id="scenario-title">{
+                        shown_text(if s.title.is_empty() { &s.name } else { &s.title }, TITLE_MAX_CHARS).into_owned()
+                    }</strong>
                     <span class="retention" id="retention">{ describe_retentions(s) }</span>
                     if !s.watch.is_empty() {
                         <details class="watch" id="scenario-watch">
                             <summary>{ "What to watch" }</summary>
-                            <p>{ &s.watch }</p>
+                            <p>{ shown_text(&s.watch, TEXT_MAX_CHARS).into_owned() }</p>
                         </details>
                     }
                 </div>

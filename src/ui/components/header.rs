@@ -2,6 +2,7 @@
 //! with the engine's conversion when it has one), the file and link buttons, the scenario's title
 //! and description.
 
+use crate::engine::error::shown_text;
 use crate::engine::presets::PRESETS;
 use crate::engine::scenario::describe_retentions;
 use crate::engine::FlinkMode;
@@ -58,7 +59,7 @@ pub fn view(
             { files_notes(state, dispatch) }
             if let Some(s) = scenario {
                 <div class="scenario">
-                    <strong id="scenario-title">{ &s.title }</strong>
+                    <strong id="scenario-title">{ shown_text(&s.title, TITLE_MAX_CHARS).into_owned() }</strong>
                     if state.edited_preset().is_some() {
                         <span class="edited" id="scenario-edited">{ format!(" — edited from the preset {}; the title, description and What to watch are the preset's, \
                             and their numbers may not match this run", s.name) }</span>
@@ -75,7 +76,7 @@ pub fn view(
                     if !s.watch.is_empty() {
                         <p class="watch" id="scenario-watch"><strong>{
                             if state.edited_preset().is_some() { "What to watch (in the preset as it ships): " } else { "What to watch: " }
-                        }</strong>{ &s.watch }</p>
+                        }</strong>{ shown_text(&s.watch, TEXT_MAX_CHARS).into_owned() }</p>
                     }
                 </div>
             }
@@ -86,18 +87,23 @@ pub fn view(
 /// Longer descriptions than this open on request: the controls stay near the top.
 const SHORT_DESCRIPTION: usize = 320;
 
+/// The most characters of a scenario's title the page shows (a link's title is anyone's).
+pub const TITLE_MAX_CHARS: usize = 200;
+/// The most characters of its description or What to watch.
+pub const TEXT_MAX_CHARS: usize = 4000;
+
 /// The scenario's description: whole when short, else its start with the rest on request.
 fn description(text: &str, key: &str) -> Html {
     if text.chars().count() <= SHORT_DESCRIPTION {
-        return html! { <p class="description" id="scenario-description">{ text }</p> };
+        return html! { <p class="description" id="scenario-description">{ shown_text(text, TEXT_MAX_CHARS).into_owned() }</p> };
     }
     let cut = text.char_indices().nth(SHORT_DESCRIPTION / 2).map_or(text.len(), |(i, _)| i);
     let start = text[..cut].rfind(' ').map_or(&text[..cut], |space| &text[..space]);
     html! {
         // Keyed by the scenario: another one opens closed.
         <details class="description" id="scenario-description" key={key.to_string()}>
-            <summary><span class="start">{ format!("{start} … ") }</span><span class="more">{ "more" }</span><span class="less">{ "less" }</span></summary>
-            <p>{ text }</p>
+            <summary><span class="start">{ format!("{} … ", shown_text(start, TEXT_MAX_CHARS)) }</span><span class="more">{ "more" }</span><span class="less">{ "less" }</span></summary>
+            <p>{ shown_text(text, TEXT_MAX_CHARS).into_owned() }</p>
         </details>
     }
 }

@@ -294,3 +294,17 @@ async fn a_link_s_title_shows_its_invisible_characters_escaped_and_is_cut_when_l
     assert_eq!(page.text("#scenario-title"), format!("{}…", "K".repeat(200)));
     clean();
 }
+
+/// A link's note is about how the page was opened: switching the Flink version (which replays the
+/// run at the same position) leaves it behind (trial 20: it stayed above the switched run).
+#[wasm_bindgen_test]
+async fn switching_the_flink_version_drops_the_link_s_note_and_keeps_the_position() {
+    let (page, _) = open_link("?preset=seed-004-device-status&step=1&t=nonsense");
+    settle().await;
+    assert!(page.text("#files-note").starts_with("link: t: "), "{}", page.text("#files-note"));
+    page.choose("#flink-select", "2.3").await;
+    settle().await;
+    assert!(page.find("#files-note").is_none(), "{}", page.text("#files-note"));
+    assert_eq!(page.text("#progress"), "step 1 / 2");
+    clean();
+}

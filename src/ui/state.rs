@@ -299,6 +299,11 @@ impl AppState {
             }
             _ => next,
         };
+        if next.scenario_error.is_none() {
+            // A note about how the page was opened (a link's) no longer applies to this run
+            // (trial 20: it stayed above the switched run).
+            next.files.note = None;
+        }
         if let (None, Some(p)) = (&next.scenario_error, position) {
             if let Err(e) = next.replay_or_defer(&p, "version switch") {
                 next.step_error = Some(format!("on {} the run was replayed up to where it stopped: {e}", mode.label()));

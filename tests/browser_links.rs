@@ -308,3 +308,27 @@ async fn switching_the_flink_version_drops_the_link_s_note_and_keeps_the_positio
     assert_eq!(page.text("#progress"), "step 1 / 2");
     clean();
 }
+
+/// A 20 000-character key (a link's scenario is anyone's) is cut in "What just happened" and in
+/// the bookmarks, not written out whole (trial 20: it filled the page with lines of K's).
+#[wasm_bindgen_test]
+async fn a_very_long_key_is_cut_where_the_page_writes_lines_about_it() {
+    let long = "K".repeat(20_000);
+    let json = flink_state_sim::engine::presets::preset_json("seed-001-one-day-two-days").unwrap();
+    let json = json.replace("\"u1\"", &format!("\"{long}\""));
+    let data = lz_str::compress_to_encoded_uri_component(&json);
+    let (page, _) = open_link(&format!("?s={data}&step=4"));
+    settle().await;
+    let lines = page.texts("#happened .entry");
+    assert!(!lines.is_empty());
+    for line in &lines {
+        assert!(line.chars().count() < 1_000, "{} characters: {}…", line.chars().count(), &line[..200]);
+    }
+    assert!(lines.iter().any(|l| l.contains("KKK…")), "the key is cut with …");
+    let marks = page.texts(".bm-what");
+    assert!(!marks.is_empty());
+    for m in &marks {
+        assert!(m.chars().count() < 400, "{} characters", m.chars().count());
+    }
+    clean();
+}

@@ -146,6 +146,15 @@ pub fn escape_line(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` cut at `max_chars` characters with `…` (a line the page shows that holds user values:
+/// a 20 000-character key would otherwise fill the page).
+pub fn cut(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..at])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// A scenario's own text shown on the page (its title, description, What to watch): the
 /// invisible characters [`quote`] escapes (bidirectional overrides and isolates, zero-width
 /// characters, other controls) escaped, so a shared link cannot show a reversed or hidden title;
@@ -363,6 +372,8 @@ mod tests {
         assert_eq!(shown_text("zero\u{200b}width", 100), "zero\\u{200b}width");
         assert_eq!(shown_text(&"K".repeat(500), 200), format!("{}…", "K".repeat(200)));
         assert!(matches!(shown_text("plain", 10), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(super::cut("héllo wörld", 5), "héllo…");
+        assert_eq!(super::cut("short", 5), "short");
     }
 
     #[test]

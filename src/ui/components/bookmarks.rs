@@ -4,11 +4,15 @@
 //! page's time travel (`Action::GoTo`, the permalink's path), so the address keeps the step.
 
 use crate::engine::bookmarks::{scan, Bookmarks, MAX_SCAN_STEPS};
+use crate::engine::error;
 use crate::engine::time::TimeFormat;
 use crate::engine::Scenario;
 use crate::ui::components::keys::typed_into_target;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// The most characters of a bookmark's line shown (it names keys, which are anyone's).
+const MAX_WHAT_CHARS: usize = 300;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BookmarksProps {
@@ -104,7 +108,7 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                                     aria-current={current.then_some("step")}>
                                     <span class="bm-step">{ format!("step {}", m.step) }</span>
                                     <span class="bm-kind">{ m.kind.label() }</span>
-                                    <span class="bm-what">{ format!("{} · {}", tf.format(m.time_ms), m.what) }</span>
+                                    <span class="bm-what">{ format!("{} · {}", tf.format(m.time_ms), error::cut(&m.what, MAX_WHAT_CHARS)) }</span>
                                 </button>
                             </li>
                         }

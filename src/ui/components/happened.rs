@@ -1,6 +1,7 @@
 //! "What just happened": the last action and everything it caused, with the rule's numbers.
 
 use crate::engine::cleanup_state::CleanupDecision;
+use crate::engine::error::cut;
 use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::trace::{TraceEntry, TraceEvent};
 use crate::engine::Simulation;
@@ -9,6 +10,10 @@ use yew::prelude::*;
 
 /// How many consequences of one action the panel lists (an advance can fire thousands of timers).
 const MAX_ENTRIES: usize = 100;
+/// The most characters of a key, and of a line, shown (a key is anyone's: trial 20's 20 000-character
+/// key filled the page).
+const MAX_KEY_CHARS: usize = 120;
+const MAX_LINE_CHARS: usize = 600;
 
 pub fn view(sim: &Simulation) -> Html {
     let tf = sim.time_format();
@@ -71,12 +76,12 @@ fn entry_view(e: &TraceEntry, tf: TimeFormat, when: Option<Html>) -> Html {
         TraceEvent::Emitted { message } => format!("entry emitted {}", kind_class(message.change)),
         other => format!("entry {}", other.what()),
     };
-    let key = e.key_label().map(|k| format!(" [{k}]")).unwrap_or_default();
+    let key = e.key_label().map(|k| format!(" [{}]", cut(&k, MAX_KEY_CHARS))).unwrap_or_default();
     html! {
         <li class={class}>
             { when.unwrap_or_default() }
             <span class="where">{ format!("{}{key}", e.op) }</span>
-            <span class="what">{ e.event.describe(tf) }</span>
+            <span class="what">{ cut(&e.event.describe(tf), MAX_LINE_CHARS).into_owned() }</span>
         </li>
     }
 }

@@ -25,9 +25,21 @@ pub const MAX_LINK_CHARS: usize = 1_000_000;
 /// 50 000 explicit steps is about 2.5 MB.
 pub const MAX_SCENARIO_UNITS: usize = 4 << 20;
 
-/// The largest scenario file the page imports, in bytes (checked before it is read): the same
-/// 4 MiB.
-pub const MAX_IMPORT_BYTES: u64 = 4 << 20;
+/// The largest scenario file the page imports, in bytes (checked before it is read): the
+/// engine's [`crate::engine::scenario::MAX_SCENARIO_BYTES`], 4 MiB.
+pub const MAX_IMPORT_BYTES: u64 = crate::engine::scenario::MAX_SCENARIO_BYTES as u64;
+
+/// The longest address (`?s=…&step=…`, in characters) the page writes into its own URL: a longer
+/// one is not written, the autosave carries the scenario over a reload, and the page says so. Web
+/// servers refuse longer request lines with `414 URI Too Long`: nginx's default buffers hold 8 KB,
+/// Apache's `LimitRequestLine` is 8 190 bytes (Python's `http.server` reads up to 65 536). A
+/// scenario of about 1 000 explicit steps fits.
+pub const MAX_ADDRESS_CHARS: usize = 8_000;
+
+/// The longest scenario text the page compresses for its address: 64 × [`MAX_ADDRESS_CHARS`]
+/// (512 000 bytes). LZ-String compresses a scenario's JSON 5–20 times, so a longer text's link
+/// would not fit; compressing it would take the page's task for 0.1–0.8 s (2.5 MB: 750 ms).
+pub const MAX_LINKED_TEXT_BYTES: usize = 64 * MAX_ADDRESS_CHARS;
 
 /// LZ-String's URI-safe alphabet (`lz-str`'s `URI_KEY`): each character carries 6 bits (`$`, the
 /// 65th, is the padding).

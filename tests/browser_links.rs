@@ -332,3 +332,57 @@ async fn a_very_long_key_is_cut_where_the_page_writes_lines_about_it() {
     }
     clean();
 }
+
+/// A scenario whose link is longer than a web server is sure to accept (8 000 characters) is not
+/// written into the address: the bare address stays, the autosave keeps the scenario, and a note
+/// says so; Copy link says it too instead of writing the link out (trial 19: a 30 000-step
+/// scenario wrote a 194 KB address that the server refused with 414 on reload).
+#[wasm_bindgen_test]
+async fn a_scenario_too_long_for_a_link_stays_out_of_the_address_and_is_said() {
+    use flink_state_sim::link::MAX_ADDRESS_CHARS;
+    let json = flink_state_sim::engine::presets::preset_json("seed-001-one-day-two-days").unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    // 1 500 logins of users whose ids do not compress (a fixed linear congruential sequence).
+    let mut x: u64 = 42;
+    let steps = value["steps"].as_array_mut().unwrap();
+    for i in 0..1_500 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        steps.insert(3 + i, serde_json::json!({ "at": "2019-11-21T16:00", "row": [format!("{x:016x}")] }));
+    }
+    let text = value.to_string();
+    let data = lz_str::compress_to_encoded_uri_component(&text);
+    assert!(data.len() > MAX_ADDRESS_CHARS, "{} characters", data.len());
+    let (page, _) = open_link(&format!("?s={data}&step=2"));
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 2 / 1504");
+    assert_eq!(window().location().search().unwrap(), "", "the address carries no scenario");
+    assert_eq!(
+        page.text("#long-link"),
+        format!(
+            "This scenario's link would be more than {} characters long — over the {MAX_ADDRESS_CHARS} a web \
+             server is sure to accept, so the address bar does not carry it. A reload brings the scenario back \
+             from this browser's autosave; to share it, export it (⤓ Export) and send the file.",
+            data.len()
+        )
+    );
+    let saved = window().local_storage().unwrap().unwrap().get_item(STORAGE_KEY).unwrap().unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["scenario"].as_str(), Some(text.as_str()), "the autosave holds the scenario's text");
+    page.step(1).await;
+    settle().await;
+    assert_eq!(window().location().search().unwrap(), "");
+    page.click("#copy-link").await;
+    wait_for("the copy's note", 10_000.0, || page.find("#files-note").is_some()).await;
+    let note = page.text("#files-note");
+    assert!(note.contains(&format!("characters long, more than the {MAX_ADDRESS_CHARS} a web server")), "{note}");
+    assert!(note.chars().count() < 600, "the link is not written out: {} characters", note.chars().count());
+    drop(page);
+    // A preset's link is short again: written, and no note.
+    let (page, _) = open_link("?preset=seed-001-one-day-two-days&step=1");
+    settle().await;
+    page.step(1).await;
+    settle().await;
+    assert_eq!(window().location().search().unwrap(), "?preset=seed-001-one-day-two-days&step=2");
+    assert!(page.find("#long-link").is_none());
+    clean();
+}

@@ -208,6 +208,25 @@ fn not_an_object_or_duplicate_keys() {
 }
 
 #[wasm_bindgen_test(unsupported = test)]
+fn a_text_over_four_mib_is_refused_before_it_is_read() {
+    use flink_state_sim::engine::scenario::MAX_SCENARIO_BYTES;
+    assert_eq!(MAX_SCENARIO_BYTES, 4 * 1024 * 1024);
+    // Valid JSON but for its size: refused by size, not parsed.
+    let long = format!("{{\"name\": \"{}\"}}", "x".repeat(MAX_SCENARIO_BYTES));
+    assert_eq!(
+        error(&long),
+        format!(
+            "scenario: the text is {} bytes, more than the 4194304 (4 MiB) a scenario may be; for many events, \
+             write a workload (`workload`) instead of explicit steps",
+            MAX_SCENARIO_BYTES + 12
+        )
+    );
+    // Just under: read as any other text (the name alone is not a scenario).
+    let under = format!("{{\"name\": \"{}\"}}", "x".repeat(MAX_SCENARIO_BYTES - 12));
+    assert!(!error(&under).contains("4 MiB"), "{}", error(&under));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
 fn the_legacy_planner_has_no_top_n() {
     let mut v: serde_json::Value = serde_json::from_str(&with("flink", r#""1.10-legacy""#)).unwrap();
     v["pipeline"] =

@@ -23,6 +23,9 @@ pub struct FilesState {
     pub note: Option<Note>,
     /// Why autosave failed (quota, access).
     pub storage_error: Option<String>,
+    /// Why the address does not carry the scenario's link: longer than
+    /// [`crate::link::MAX_ADDRESS_CHARS`].
+    pub long_link: Option<LongLink>,
     /// A link's position not replayed on load ([`super::far`]).
     pub far: Option<super::far::Far>,
 }
@@ -35,6 +38,31 @@ impl FilesState {
         self.table_error = None;
         self.flink_refusal = None;
         self.far = None;
+    }
+}
+
+/// A scenario whose link the address does not carry ([`crate::link::MAX_ADDRESS_CHARS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LongLink {
+    /// The compressed scenario alone is this many characters.
+    Compressed(usize),
+    /// The scenario's text is this many bytes, more than [`crate::link::MAX_LINKED_TEXT_BYTES`]:
+    /// not compressed.
+    Text(usize),
+}
+
+impl LongLink {
+    /// What the page says about it.
+    pub fn text(self) -> String {
+        let max = crate::link::MAX_ADDRESS_CHARS;
+        let what = match self {
+            LongLink::Compressed(chars) => format!("This scenario's link would be more than {chars} characters long"),
+            LongLink::Text(bytes) => format!("This scenario is {bytes} bytes of text: its link would be far longer"),
+        };
+        format!(
+            "{what} — over the {max} a web server is sure to accept, so the address bar does not carry it. A reload \
+             brings the scenario back from this browser's autosave; to share it, export it (⤓ Export) and send the file."
+        )
     }
 }
 

@@ -10,6 +10,9 @@
 //! none for the default view), in the scenario's time format ([`crate::engine::time_range`]): a
 //! zoom or pan replaces the address, never pushes an entry. A bad `t=` opens the link with a note
 //! saying why, and the timeline's default view.
+//! A scenario whose link would pass [`MAX_ADDRESS_CHARS`] (more than a web server accepts) is not
+//! written into the address: the page's bare address stays, the autosave brings the scenario back
+//! over a reload, and a note says so and offers Export.
 //! A link is read within bounds ([`crate::link`]): at most [`MAX_LINK_CHARS`] characters, a
 //! scenario that decodes to at most [`crate::link::MAX_SCENARIO_UNITS`] (checked while decoding,
 //! so a "zip bomb" link is refused after a few ms), and an imported file of at most
@@ -30,13 +33,13 @@
 
 pub use super::autosave::{first_visit, initial_state, load_saved, mark_tour_seen, STORAGE_KEY, TOUR_KEY};
 use super::autosave::{hide_quiet_saved, js_error_text, save, save_hide_quiet, saved_text};
-use super::files_state::{Position, ScenarioRef};
+use super::files_state::{LongLink, Position, ScenarioRef};
 use super::state::{Action, AppState};
 use crate::engine::time::Millis;
 use crate::engine::time_axis::Viewport;
 use crate::engine::time_range::{parse_range, range_text};
 use crate::engine::Action as EngineAction;
-use crate::link::{decompress_scenario, MAX_LINK_CHARS};
+use crate::link::{decompress_scenario, MAX_ADDRESS_CHARS, MAX_LINKED_TEXT_BYTES, MAX_LINK_CHARS};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -426,6 +429,7 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
         return;
     }
     let compressed = match &position.scenario {
+        ScenarioRef::Json(json) if json.len() > MAX_LINKED_TEXT_BYTES => None,
         ScenarioRef::Json(json) => {
             if m.compressed.as_ref().is_none_or(|(j, _)| j != json) {
                 m.compressed = Some((json.clone(), lz_str::compress_to_encoded_uri_component(json.as_str())));
@@ -434,8 +438,22 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
         }
         ScenarioRef::Preset(_) => None,
     };
-    let at = position_query(&position, compressed.as_deref());
-    let q = query(&position, compressed.as_deref(), shown_range_text(state).as_deref());
+    // A link longer than a web server accepts is not written: the bare address, the autosave
+    // bringing the scenario back over a reload, and the page saying so.
+    let (at, q, long_link) = match (&position.scenario, &compressed) {
+        (ScenarioRef::Json(json), None) => (String::new(), String::new(), Some(LongLink::Text(json.len()))),
+        _ => {
+            let at = position_query(&position, compressed.as_deref());
+            let q = query(&position, compressed.as_deref(), shown_range_text(state).as_deref());
+            match compressed.as_ref().filter(|_| q.len() > MAX_ADDRESS_CHARS) {
+                Some(c) => (String::new(), String::new(), Some(LongLink::Compressed(c.len()))),
+                None => (at, q, None),
+            }
+        }
+    };
+    if long_link != state.files.long_link {
+        state.dispatch(Action::LongLink(long_link));
+    }
     if q != current_query() {
         // A drag of an input on the timeline pushes one entry, at its first move, then replaces it;
         // so does Play, at its first beat, then at its pause. A new range alone replaces.
@@ -472,6 +490,13 @@ pub use super::files::{export, export_sql, file_name, import};
 
 /// Copies the permalink to the clipboard and dispatches the outcome.
 pub fn copy_link(state: &AppState, dispatch: Callback<Action>) {
+    if let Some(ScenarioRef::Json(json)) = state.persisted_position().map(|p| p.scenario) {
+        if json.len() > MAX_LINKED_TEXT_BYTES {
+            // Not compressed (it would take the page for up to a second), not copied.
+            let text = format!("No link copied. {}", LongLink::Text(json.len()).text());
+            return dispatch.emit(Action::FilesNote(super::files_state::Note { text, error: true }));
+        }
+    }
     let url = permalink(state);
     let Some(window) = web_sys::window() else { return };
     let promise = window.navigator().clipboard().write_text(&url);

@@ -133,6 +133,8 @@ pub enum Action {
     GoTo(Position),
     /// Autosave's outcome: why it failed (quota, access), or `None`.
     StorageProblem(Option<String>),
+    /// The scenario's link is too long for the address, or no longer.
+    LongLink(Option<super::files_state::LongLink>),
     /// The copy-link button's outcome: the link copied, or why not (with the link to copy by hand).
     LinkCopied(Result<String, (String, String)>),
     /// A note about files to show (the Flink SQL export's outcome).
@@ -602,11 +604,31 @@ impl AppState {
                 self.files.storage_error = problem;
                 self
             }
+            Action::LongLink(long) => {
+                self.files.long_link = long;
+                self
+            }
             Action::LinkCopied(outcome) => {
-                self.files.note = Some(match outcome {
-                    Ok(url) => Note { text: format!("Link copied: {url}"), error: false },
-                    Err((url, why)) => {
+                let url = match &outcome {
+                    Ok(url) | Err((url, _)) => url,
+                };
+                // A link longer than a web server is sure to accept is said, not written out whole.
+                let long = (url.len() > crate::link::MAX_ADDRESS_CHARS).then(|| {
+                    format!(
+                        "it is {} characters long, more than the {} a web server is sure to accept (it may \
+                         answer 414 URI Too Long): to share this scenario, export it (⤓ Export) and send the file",
+                        url.len(),
+                        crate::link::MAX_ADDRESS_CHARS
+                    )
+                });
+                self.files.note = Some(match (outcome, long) {
+                    (Ok(url), None) => Note { text: format!("Link copied: {url}"), error: false },
+                    (Ok(_), Some(long)) => Note { text: format!("Link copied, but {long}"), error: true },
+                    (Err((url, why)), None) => {
                         Note { text: format!("Could not copy the link ({why}); copy it from here: {url}"), error: true }
+                    }
+                    (Err((_, why)), Some(long)) => {
+                        Note { text: format!("Could not copy the link ({why}); {long}"), error: true }
                     }
                 });
                 self

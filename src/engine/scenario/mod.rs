@@ -268,7 +268,23 @@ pub fn as_edited_copy(text: &str) -> Result<String, ScenarioError> {
 
 /// The written form of a scenario, straight from the text (not through `serde_json::Value`, so a
 /// duplicate key is an error).
+/// The longest scenario text read, in bytes: 4 MiB. The presets are under 6 KB; a scenario with
+/// 50 000 explicit steps is about 2.5 MB (a workload generates millions of events from a few
+/// lines). The page's editor, its file import ([`crate::link::MAX_IMPORT_BYTES`]) and the CLI
+/// refuse a longer text before reading it.
+pub const MAX_SCENARIO_BYTES: usize = 4 << 20;
+
 fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(ScenarioError::new(
+            "scenario",
+            format!(
+                "the text is {} bytes, more than the {MAX_SCENARIO_BYTES} (4 MiB) a scenario may be; \
+                 for many events, write a workload (`workload`) instead of explicit steps",
+                text.len()
+            ),
+        ));
+    }
     // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.trim_start().starts_with('{') {

@@ -172,6 +172,9 @@ fn files_notes(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     <button class="close" aria-label="Dismiss" onclick={dispatch.reform(|_| Action::DismissFilesNote)}>{ "×" }</button>
                 </div>
             }
+            if let Some(long) = state.files.long_link {
+                <div id="long-link" class="files-note" role="status">{ long.text() }</div>
+            }
             if let Some(problem) = &state.files.storage_error {
                 <div id="storage-error" class="files-note error" role="alert">{ problem }</div>
             }

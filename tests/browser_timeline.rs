@@ -201,3 +201,53 @@ async fn the_cleanup_timer_rule_is_stated_beside_the_legend() {
     page.choose("#preset-select", "seed-002-dau-new-users-global-ttl").await;
     assert!(page.find("#tl-rule").is_none(), "state TTL has no cleanup timers");
 }
+
+/// A scenario of 5 000 explicit inputs at the same time is drawn as groups of inputs on the axis
+/// (how many each holds, what zooming in does), not 5 000 draggable marks (trial 19: loading a
+/// 30 000-step scenario froze the page for seconds, 3 s of it creating the marks); 300 or fewer in
+/// view are drawn one by one as before.
+#[wasm_bindgen_test]
+async fn thousands_of_inputs_are_drawn_as_groups_with_their_count() {
+    let page = Page::open().await;
+    // Times never go back: the first half at 10:00, the second at 11:00.
+    let steps: Vec<String> = (0..5_000)
+        .map(|i| format!(r#"{{"at": "2019-11-20T{}:00", "row": ["u{}"]}}"#, if i < 2_500 { 10 } else { 11 }, i % 97))
+        .collect();
+    let scenario = |steps: &[String]| {
+        format!(
+            r#"{{"name": "many", "flink": "2.3", "state_ttl": "1 h",
+            "source": {{"name": "s", "schema": [["user_id", "STRING"]]}},
+            "pipeline": [{{"operator": "GroupAggregate", "id": "c", "group_by": ["user_id"],
+                          "aggregates": [{{"function": "COUNT", "args": ["*"], "as": "n"}}]}}],
+            "steps": [{}]}}"#,
+            steps.join(",")
+        )
+    };
+    page.set_textarea("#scenario-json", &scenario(&steps));
+    page.click("#load").await;
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 0 / 5000");
+    let counts: Vec<String> = {
+        let groups = page.root.query_selector_all("#tl-axis .input.group").unwrap();
+        (0..groups.length())
+            .map(|i| {
+                groups.get(i).unwrap().dyn_into::<web_sys::Element>().unwrap().get_attribute("data-count").unwrap()
+            })
+            .collect()
+    };
+    assert_eq!(counts, ["2500", "2500"], "one group at 10:00, one at 11:00");
+    assert_eq!(page.root.query_selector_all("#tl-axis .input[data-step]").unwrap().length(), 0);
+    let label = page.attr("#tl-axis .input.group", "aria-label");
+    assert!(label.starts_with("2500 inputs at ") && label.ends_with(" (0 done): zoom in to move one"), "{label}");
+    page.step(3).await;
+    settle().await;
+    let label = page.attr("#tl-axis .input.group", "aria-label");
+    assert!(label.ends_with(" (3 done): zoom in to move one"), "{label}");
+    // Few inputs: each its own mark, draggable, as before.
+    page.set_textarea("#scenario-json", &scenario(&steps[..2]));
+    page.click("#load").await;
+    settle().await;
+    assert_eq!(page.root.query_selector_all("#tl-axis .input.group").unwrap().length(), 0);
+    assert_eq!(page.root.query_selector_all("#tl-axis .input[data-step]").unwrap().length(), 2);
+    assert!(page.attr(r#"#tl-axis .input[data-step="0"]"#, "aria-label").starts_with("input step 1, +I[u0] at "));
+}

@@ -91,8 +91,6 @@ pub struct InputMark {
     /// Whether it can still run: it has run, or its time is not before the current time (time
     /// was not advanced past it).
     pub runnable: bool,
-    /// The row in Flink's print format, as the source sends it: `+I[u1]`, `(true,u1)`.
-    pub row: String,
     /// The source it comes from: its index in [`Scenario::sources`](super::scenario::Scenario::sources)
     /// (the step's `source`, or the only source).
     pub source: usize,
@@ -305,26 +303,35 @@ pub fn input_marks(sim: &Simulation) -> Vec<InputMark> {
             Step::AdvanceTo(to) => *to,
             Step::AdvanceBy(by) => t.saturating_add(*by),
         };
-        if let Step::Input { at, kind, row, source } = step {
+        if let Step::Input { at, source, .. } = step {
             let done = i < sim.next_step();
-            let change = if scenario.flink.has_row_kind() {
-                super::row::Change::Kind(*kind)
-            } else {
-                super::row::Change::Legacy(kind.is_accumulate())
-            };
-            let message = super::row::Message { change, row: row.clone() };
             out.push(InputMark {
                 step: i,
                 at_ms: t,
                 has_at: at.is_some(),
                 done,
                 runnable: done || t >= sim.now(),
-                row: message.to_string(),
                 source: *source,
             });
         }
     }
     out
+}
+
+impl InputMark {
+    /// The row in Flink's print format, as the source sends it: `+I[u1]`, `(true,u1)` (formatted
+    /// for the marks drawn only: a scenario may have tens of thousands).
+    pub fn row_text(&self, scenario: &super::scenario::Scenario) -> String {
+        let Some(Step::Input { kind, row, .. }) = scenario.steps.get(self.step as usize) else {
+            return String::new();
+        };
+        let change = if scenario.flink.has_row_kind() {
+            super::row::Change::Kind(*kind)
+        } else {
+            super::row::Change::Legacy(kind.is_accumulate())
+        };
+        super::row::Message { change, row: row.clone() }.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -376,7 +383,7 @@ mod tests {
         let marks = timeline(&sim).inputs;
         assert_eq!(marks.len(), 3);
         assert!(marks[0].done && marks[0].runnable && marks[0].has_at);
-        assert_eq!(marks[0].row, "(true,u1)");
+        assert_eq!(marks[0].row_text(sim.scenario()), "(true,u1)");
         assert!(!marks[1].done && marks[1].runnable);
         sim.advance_by(crate::engine::time::DAY_MS).unwrap();
         let marks = timeline(&sim).inputs;

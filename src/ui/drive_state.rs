@@ -280,7 +280,7 @@ impl AppState {
             let what = crate::engine::timeline::input_marks(&sim)
                 .into_iter()
                 .find(|m| m.step == step)
-                .map(|m| format!("{} at {}", m.row, sim.time_format().format(m.at_ms)))
+                .map(|m| format!("{} at {}", m.row_text(sim.scenario()), sim.time_format().format(m.at_ms)))
                 .unwrap_or_default();
             (done_actions(&sim), what)
         }) else {

@@ -298,14 +298,7 @@ pub fn Timeline(props: &Props) -> Html {
                             data-source={name.to_string()}>{ *name }</text>
                     }) }
                 }
-                { for tl.inputs.iter().filter(|m| m.runnable).map(|m| {
-                    // Several sources: the mark goes in its source's row, named.
-                    let row = match sources.len() {
-                        0 | 1 => (0, None),
-                        _ => (m.source, sources.get(m.source).copied()),
-                    };
-                    input_view(m, &scale, tf, &pointer, &dispatch, step, row)
-                }) }
+                { inputs_view(&tl.inputs, sim.scenario(), &sources, (&scale, tf, step), &pointer, &dispatch) }
             </svg>
             <div class="scroll" onscroll={on_scroll}>
                 <svg id="tl-lanes" class="lanes timeline-keys" ref={lanes_ref} width={w.to_string()} height={lanes_h.to_string()}
@@ -348,9 +341,91 @@ pub fn Timeline(props: &Props) -> Html {
     }
 }
 
+/// The most input marks in view drawn one by one (each draggable); more are drawn as groups.
+const MAX_INPUT_MARKS: usize = 300;
+/// The width of the axis one group of inputs covers, in px.
+const GROUP_PX: f64 = 12.0;
+
+/// The scenario's inputs in view on the axis: each one ([`input_view`]), or, when more than
+/// [`MAX_INPUT_MARKS`] are in view (a scenario of 30 000 steps drew 30 000 SVG groups, 3 s),
+/// one mark per [`GROUP_PX`] of the axis with how many it holds: zoom in to move one.
+fn inputs_view(
+    inputs: &[InputMark],
+    scenario: &crate::engine::Scenario,
+    sources: &[&str],
+    (scale, tf, step): (&Scale, crate::engine::time::TimeFormat, Millis),
+    pointer: &Pointer,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let in_view = |m: &&InputMark| {
+        let x = scale.x(m.at_ms);
+        m.runnable && x >= scale.left - 0.5 && x <= scale.right + 0.5
+    };
+    // Several sources: a mark goes in its source's row, named.
+    let row_of = |m: &InputMark| match sources.len() {
+        0 | 1 => (0, None),
+        _ => (m.source, sources.get(m.source).copied()),
+    };
+    if inputs.iter().filter(in_view).nth(MAX_INPUT_MARKS).is_none() {
+        return inputs
+            .iter()
+            .filter(in_view)
+            .map(|m| input_view(m, m.row_text(scenario), scale, tf, pointer, dispatch, step, row_of(m)))
+            .collect();
+    }
+    // (row, column) → (count, done, first ms, last ms)
+    let mut groups: std::collections::BTreeMap<(usize, i64), (usize, usize, Millis, Millis)> = Default::default();
+    for m in inputs.iter().filter(in_view) {
+        let column = ((scale.x(m.at_ms) - scale.left) / GROUP_PX).floor() as i64;
+        let g = groups.entry((row_of(m).0, column)).or_insert((0, 0, m.at_ms, m.at_ms));
+        g.0 += 1;
+        g.1 += usize::from(m.done);
+        g.2 = g.2.min(m.at_ms);
+        g.3 = g.3.max(m.at_ms);
+    }
+    let groups: Vec<_> = groups.into_iter().collect();
+    // A count is written where it fits before the next group of its row (else it is in the label).
+    let next_x: Vec<Option<f64>> = (0..groups.len())
+        .map(|i| groups.get(i + 1).filter(|g| g.0 .0 == groups[i].0 .0).map(|g| scale.x(g.1 .2).max(scale.left)))
+        .collect();
+    groups
+        .into_iter()
+        .zip(next_x)
+        .map(|(((row, _), (count, done, first, last)), next_x)| {
+            let x = scale.x(first).max(scale.left);
+            let count_w = 5.5 * count.to_string().len() as f64;
+            let count_fits = next_x.is_none_or(|n| n - x >= count_w + 8.0);
+            let dy = SOURCE_ROW_H * row as f64;
+            let class = if done == count { "input group done" } else { "input group upcoming" };
+            let from = match sources.len() {
+                0 | 1 => String::new(),
+                _ => format!(" from {}", sources.get(row).copied().unwrap_or_default()),
+            };
+            let when = if first == last {
+                format!("at {}", tf.format(first))
+            } else {
+                format!("from {} to {}", tf.format(first), tf.format(last))
+            };
+            let label = format!("{count} inputs{from} {when} ({done} done): zoom in to move one");
+            html! {
+                <g class={class} data-count={count.to_string()} role="img" aria-label={label.clone()}>
+                    <text x={format!("{x:.1}")} y={format!("{:.1}", 49.0 + dy)} text-anchor="middle">{ "▾" }</text>
+                    if count_fits {
+                        <text class="count" x={format!("{:.1}", x + 4.0)} y={format!("{:.1}", 40.0 + dy)}>{ count }</text>
+                    }
+                    <title>{ label }</title>
+                </g>
+            }
+        })
+        .collect()
+}
+
 /// One of the scenario's inputs on the axis: drag it (or focus it and press ← →) to move it.
+#[allow(clippy::too_many_arguments)]
 fn input_view(
     m: &InputMark,
+    // Its row in Flink's print format.
+    row_text: String,
     scale: &Scale,
     tf: crate::engine::time::TimeFormat,
     pointer: &Pointer,
@@ -361,9 +436,6 @@ fn input_view(
 ) -> Html {
     let x = scale.x(m.at_ms);
     let dy = SOURCE_ROW_H * row as f64;
-    if x < scale.left - 0.5 || x > scale.right + 0.5 {
-        return html! {};
-    }
     let (class, glyph, state) =
         if m.done { ("input done", "▾", "done") } else { ("input upcoming", "▿", "upcoming") };
     let index = m.step as usize;
@@ -384,7 +456,7 @@ fn input_view(
     let label = format!(
         "input step {}, {}{from} at {} ({state}): drag it, or press ← → to move it",
         m.step + 1,
-        m.row,
+        row_text,
         tf.format(m.at_ms)
     );
     html! {

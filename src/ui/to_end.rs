@@ -95,6 +95,7 @@ pub(super) fn stops_it(action: &Action) -> bool {
             | Action::Tick
             | Action::Pause
             | Action::StorageProblem(_)
+            | Action::LongLink(_)
             | Action::LinkCopied(_)
             | Action::FilesNote(_)
             | Action::DismissFilesNote
@@ -130,6 +131,19 @@ pub(super) fn next_slice(
         }
         None => slice(),
     })
+}
+
+/// Frees the engine states left for later ([`super::state::SimHandle::release_retired`]), one
+/// per task, from the next task on.
+pub(super) fn release_in_tasks(sim: super::state::SimHandle) {
+    if sim.get().has_retired() {
+        gloo_timers::callback::Timeout::new(0, move || {
+            if sim.release_retired() {
+                release_in_tasks(sim);
+            }
+        })
+        .forget();
+    }
 }
 
 /// The button, or while running: the progress of this run and Cancel.

@@ -330,6 +330,28 @@ async fn a_very_long_key_is_cut_where_the_page_writes_lines_about_it() {
     for m in &marks {
         assert!(m.chars().count() < 400, "{} characters", m.chars().count());
     }
+    // The result's cells, the operators' changelogs and keys, the flow's messages and rows, the
+    // inspector's keys: each value or message cut at 300 characters.
+    let cells = page.texts("#result td");
+    assert!(
+        cells.iter().any(|c| c.starts_with("KKK") && c.ends_with('…')),
+        "{:?}",
+        cells.iter().map(|c| c.len()).collect::<Vec<_>>()
+    );
+    for selector in [
+        "#result td",
+        ".operators li",
+        ".operators span",
+        "#flow .msg",
+        "#flow .msg-text",
+        "#flow .flow-row",
+        "#flow .fchanges li",
+        "th.key",
+    ] {
+        for text in page.texts(selector) {
+            assert!(text.chars().count() < 700, "{selector}: {} characters", text.chars().count());
+        }
+    }
     clean();
 }
 

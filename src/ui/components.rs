@@ -23,6 +23,19 @@ pub mod what_if;
 
 use crate::engine::row::Change;
 
+/// The most characters of one value or changelog message a view writes: a longer one (a
+/// 20 000-character key from anyone's link) is cut with `…`, whole in the exported files.
+pub const MAX_SHOWN_CHARS: usize = 300;
+
+/// `text` as a view writes it: cut at [`MAX_SHOWN_CHARS`].
+pub fn shown(text: impl std::fmt::Display) -> String {
+    let text = text.to_string();
+    match crate::engine::error::cut(&text, MAX_SHOWN_CHARS) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(cut) => cut,
+    }
+}
+
 /// The CSS class of a changelog kind: `k-I`, `k-UB`, `k-UA`, `k-D`, `k-true`, `k-false`.
 pub fn kind_class(change: Change) -> &'static str {
     use crate::engine::row::RowKind::*;

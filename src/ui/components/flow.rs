@@ -264,7 +264,7 @@ impl Ctx<'_> {
                     if let Some(side) = side { <span class="fport">{ format!("{side} input of {to_name}:") }</span> }
                     if messages.is_empty() { <span class="hint">{ "no message" }</span> }
                     { for messages.iter().take(MAX_PER_EDGE).enumerate().map(|(j, &e)| {
-                        let m = trace[e].event.message().map(|m| (m.to_string(), kind_class(m.change))).unwrap_or_default();
+                        let m = trace[e].event.message().map(|m| (super::shown(m), kind_class(m.change))).unwrap_or_default();
                         let on = self.lit.contains(&e);
                         let delay = format!("animation-delay: {}ms", depth * 250 + j * 60);
                         html! {
@@ -313,7 +313,7 @@ impl Ctx<'_> {
                                     aria-pressed={(self.input == Some(n)).to_string()}
                                     onclick={select(self.selection, Selection::Input(i.action))}>
                                     { format!("{}#{} ", if on { "▶ " } else { "" }, i.action + 1) }
-                                    <span class="msg-text">{ i.message.to_string() }</span>
+                                    <span class="msg-text">{ super::shown(&i.message) }</span>
                                     <span class="when">{ format!(" {}", tf.format(i.time_ms)) }</span>
                                 </button>
                             </li>
@@ -359,7 +359,7 @@ fn operator_box(sim: &Simulation, i: usize, flink_class: &'static str, step: &[u
                         let key = entry.key_label().map(|k| format!("key {k}: ")).unwrap_or_default();
                         html! {
                             <li class={classes!(entry.event.what(), on.then_some("hl"))}>
-                                { if on { "▶ " } else { "" } }{ key }{ entry.event.describe(tf) }
+                                { if on { "▶ " } else { "" } }{ super::shown(key) }{ super::shown(entry.event.describe(tf)) }
                             </li>
                         }
                     }) }
@@ -421,7 +421,7 @@ fn sink_box(
                         <li class={classes!("flow-row-item", stale.is_some().then_some("stale"), (!risks.is_empty()).then_some("at-risk"))}>
                             <button class={classes!("flow-row", on.then_some("hl"))} aria-pressed={(selected == Some(r)).to_string()}
                                 onclick={select(Selection::Row(text.clone()))}>
-                                { if on { "▶ " } else { "" } }{ format!("[{text}]") }
+                                { if on { "▶ " } else { "" } }{ super::shown(format!("[{text}]")) }
                             </button>
                             if !depends.is_empty() { <span class="depends">{ depends }</span> }
                             if let Some(s) = stale { <div class="loss" role="note">{ s }</div> }

@@ -167,7 +167,7 @@ fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
     };
     html! {
         <tr class={classes!("ikey", class)}>
-            <th scope="row" class="key">{ &k.key }</th>
+            <th scope="row" class="key">{ super::shown(&k.key) }</th>
             { for k.states.iter().zip(names).map(|(cell, name)| match cell {
                 Some(c) => {
                     let expired = per_state && c.ttl.is_some_and(|t| t.expired);
@@ -176,7 +176,7 @@ fn key_row(k: &InspectedKey, names: &[&'static str], tf: TimeFormat) -> Html {
                             if let Some(t) = c.time_ms {
                                 <span class="value time" title={format!("stored: {} (epoch ms)", c.value)}>{ tf.format(t) }</span>
                             } else {
-                                <span class="value">{ &c.value }</span>
+                                <span class="value">{ super::shown(&c.value) }</span>
                             }
                             if c.entries != c.visible {
                                 <span class="entries">{ format!(" ({} of {} entries visible)", c.visible, c.entries) }</span>

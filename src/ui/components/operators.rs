@@ -38,7 +38,7 @@ fn card(sim: &Simulation, op: OperatorView, emitted_total: u64) -> Html {
                 let fresh = if Some(e.action) == last_action { " fresh" } else { "" };
                 Some(html! {
                     <span class={format!("msg {}{fresh}", kind_class(message.change))}
-                        title={format!("emitted at {}", tf.format(e.time_ms))}>{ message.to_string() }</span>
+                        title={format!("emitted at {}", tf.format(e.time_ms))}>{ super::shown(message) }</span>
                 })
             }
             _ => None,
@@ -124,10 +124,10 @@ fn key_row(op: &OperatorView, k: &KeyView, ttl_column: bool, per_state: bool, tf
 /// right-to-left override in one value does not flip the values after it.
 fn key_cell(k: &KeyView) -> Html {
     if k.row.0.is_empty() {
-        return html! { { &k.key } };
+        return html! { { super::shown(&k.key) } };
     }
     let values = k.row.0.iter().enumerate().map(|(i, v)| {
-        html! { <>{ if i > 0 { ", " } else { "" } }<bdi>{ v.to_string() }</bdi></> }
+        html! { <>{ if i > 0 { ", " } else { "" } }<bdi>{ super::shown(v) }</bdi></> }
     });
     html! { { for values } }
 }

@@ -40,7 +40,7 @@ pub fn view(sim: &Simulation) -> Html {
                         let stale = r.stale_since_ms.map(|t| format!("⚠ stale since {}", tf.format(t)));
                         html! {
                             <tr class={if stale.is_some() { "stale" } else { "" }}>
-                                { for r.row.0.iter().map(|v| html! { <td><bdi>{ v.to_string() }</bdi></td> }) }
+                                { for r.row.0.iter().map(|v| html! { <td><bdi>{ super::shown(v) }</bdi></td> }) }
                                 <td class="stale-note" title={stale.is_some().then_some(why_stale)}>{ stale.unwrap_or_default() }</td>
                             </tr>
                         }

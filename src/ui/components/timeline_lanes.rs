@@ -89,7 +89,7 @@ pub fn lane_view(
     let (key_text, key_tip) = if lane.global_key {
         ("· all rows".to_string(), format!("operator {}, no GROUP BY: one key for all rows", lane.op))
     } else {
-        (lane.key.clone(), format!("operator {}, key {}", lane.op, lane.key))
+        (lane.key.clone(), format!("operator {}, key {}", lane.op, super::shown(&lane.key)))
     };
     // The operator and key fit the label column (or, narrow, the lane's width), key first.
     let room = if layout.label_w > 0.0 { layout.label_w - 10.0 } else { scale.right - 6.0 };

@@ -127,6 +127,23 @@ async fn at_400_px_the_lanes_stay_readable_and_the_global_key_is_said_once() {
     assert!(lane_h >= 50.0, "a lane is {lane_h} px tall");
     let label = page.texts("#tl-lanes .lane-label tspan").concat();
     assert!(label.starts_with("global ") && label.matches("global").count() == 1, "{label}");
+    // The now line passes each lane below its label, not through it (trial 20).
+    let rects = |selector: &str| -> Vec<web_sys::DomRect> {
+        let list = page.root.query_selector_all(selector).unwrap();
+        (0..list.length())
+            .map(|i| list.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap().get_bounding_client_rect())
+            .collect()
+    };
+    let (now, labels) = (rects("#tl-lanes .now-line"), rects("#tl-lanes .lane-label"));
+    assert!(!now.is_empty() && !labels.is_empty());
+    let line_x = now[0].left();
+    assert!(labels.iter().any(|l| l.left() <= line_x && line_x <= l.right()), "the case: now is under a label's x");
+    for n in &now {
+        for l in &labels {
+            let apart = n.bottom() <= l.top() || n.top() >= l.bottom() || n.right() < l.left() || n.left() > l.right();
+            assert!(apart, "now line {}..{} crosses a label {}..{}", n.top(), n.bottom(), l.top(), l.bottom());
+        }
+    }
     assert_no_overlap(extents(&page, "#tl-axis .tick text"), "tick labels at 400 px");
     let legend = extents(&page, "#timeline .legend li");
     let one_line = page.root.query_selector_all("#timeline .legend li").unwrap();

@@ -323,8 +323,19 @@ pub fn Timeline(props: &Props) -> Html {
                             { if filter.trim().is_empty() { "No keyed state yet: press Step." } else { "No lane matches the filter." } }
                         </text>
                     }
-                    if now_shown {
+                    if now_shown && layout.label_w > 0.0 {
                         <line class="now-line" x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")} y1="0" y2={lanes_h.to_string()} />
+                    }
+                    // Narrow, each lane's label is a line of text above its marks: the now line
+                    // passes each lane below its label, not through it.
+                    if now_shown && layout.label_w == 0.0 {
+                        { for (first..last.min(tl.lanes.len())).map(|i| {
+                            let top = layout.lane_h * i as f64;
+                            html! {
+                                <line class="now-line" x1={format!("{now_x:.1}")} x2={format!("{now_x:.1}")}
+                                    y1={format!("{:.1}", top + 17.0)} y2={format!("{:.1}", top + layout.lane_h)} />
+                            }
+                        }) }
                     }
                 </svg>
             </div>

@@ -324,3 +324,38 @@ async fn at_400_px_the_skip_callout_covers_nothing() {
     drop(page);
     h.remove();
 }
+
+/// The compact embed at 1280 px: the next timer's "⚠ skips the input" callout sits in the row's
+/// flow, covering neither the timeline's legend nor a button (it hung over the legend once the
+/// row fitted on one line), and without it the row's last button, ⌨ keys, is on the first line
+/// (trial 20: it wrapped alone).
+#[wasm_bindgen_test]
+async fn at_1280_px_the_compact_controls_fit_one_line_and_the_skip_callout_covers_nothing() {
+    let h = host(1280);
+    let options = js_sys::JSON::parse(r#"{"layout": "compact"}"#).unwrap();
+    let sim = mount(h.clone().into(), JsValue::from_str("seed-001-one-day-two-days"), options).unwrap();
+    let root = h.shadow_root().expect("a shadow root");
+    let page = Page { root: root.query_selector(".fss-host").unwrap().expect("a simulator in the shadow root") };
+    settle().await;
+    let top = |selector: &str| page.get(selector).get_bounding_client_rect().top();
+    assert!((top("#keys-help") - top("#step")).abs() < 4.0, "⌨ keys on the first line, with Step");
+    sim.seek(JsValue::from(2)).unwrap();
+    settle().await;
+    let callout = page.get("#next-timer-skips").get_bounding_client_rect();
+    assert!(callout.width() > 0.0);
+    let list = page
+        .root
+        .query_selector_all(".controls button, .controls select, .controls input, .timeline .legend li")
+        .unwrap();
+    for i in 0..list.length() {
+        let e = list.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap();
+        let r = e.get_bounding_client_rect();
+        let apart = r.bottom() <= callout.top()
+            || r.top() >= callout.bottom()
+            || r.right() <= callout.left()
+            || r.left() >= callout.right();
+        assert!(apart, "the callout covers '{}'", e.text_content().unwrap_or_default());
+    }
+    drop(page);
+    h.remove();
+}

@@ -21,11 +21,13 @@ fn main() {
         sim.step().unwrap();
         times.push((t.elapsed().as_secs_f64() * 1000.0, sim.action_count()));
         while sim.has_retired() {
+            let sweep = flink_state_sim::engine::drop_later::has_buried();
             let t = Instant::now();
             sim.release_retired();
             println!(
-                "release_retired after action {}: {:.2} ms",
+                "release_retired after action {} ({}): {:.2} ms",
                 sim.action_count(),
+                if sweep { "a sweep of buried parts" } else { "a state dropped in parts, then a sweep" },
                 t.elapsed().as_secs_f64() * 1000.0
             );
         }

@@ -17,11 +17,21 @@ pub const SHARDS: usize = 256;
 /// A hash table split by hash into [`SHARDS`] shards (see the module's doc). Callers use the
 /// shard of a hash as the `HashTable` it is.
 #[derive(Debug, Clone)]
-pub struct ShardedTable<T> {
+pub struct ShardedTable<T: 'static> {
     shards: Vec<Rc<HashTable<T>>>,
 }
 
-impl<T> Default for ShardedTable<T> {
+/// Dropped by [`super::drop_later::drop_in_parts`], the shards it alone holds are buried for
+/// [`super::drop_later::sweep`] to free later, a few per call.
+impl<T: 'static> Drop for ShardedTable<T> {
+    fn drop(&mut self) {
+        if super::drop_later::burying() {
+            self.shards.drain(..).for_each(super::drop_later::bury);
+        }
+    }
+}
+
+impl<T: 'static> Default for ShardedTable<T> {
     fn default() -> Self {
         // One empty table shared by every shard: a shard gets its own at its first write.
         #[allow(clippy::rc_clone_in_vec_init)]
@@ -33,7 +43,7 @@ fn shard_of(hash: u64) -> usize {
     (hash >> 48) as usize & (SHARDS - 1)
 }
 
-impl<T: Clone> ShardedTable<T> {
+impl<T: Clone + 'static> ShardedTable<T> {
     /// The shard holding `hash`'s entries.
     #[inline]
     pub fn shard(&self, hash: u64) -> &HashTable<T> {

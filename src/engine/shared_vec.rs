@@ -34,7 +34,7 @@ type Chunk<T> = ArrayVec<T, CHUNK>;
 /// A `Vec`-like vector whose clones share unchanged chunks (see the module's doc).
 ///
 /// Every chunk holds [`CHUNK`] elements but the last, which holds 1 to [`CHUNK`].
-pub struct SharedVec<T> {
+pub struct SharedVec<T: 'static> {
     chunks: Vec<Rc<Chunk<T>>>,
     len: usize,
 }
@@ -46,25 +46,35 @@ pub type Iter<'a, T> = std::iter::FlatMap<
     fn(&'a Rc<Chunk<T>>) -> std::slice::Iter<'a, T>,
 >;
 
-impl<T> Clone for SharedVec<T> {
+impl<T: 'static> Clone for SharedVec<T> {
     fn clone(&self) -> Self {
         SharedVec { chunks: self.chunks.clone(), len: self.len }
     }
 }
 
-impl<T> Default for SharedVec<T> {
+/// Dropped by [`super::drop_later::drop_in_parts`], the chunks it alone holds are buried for
+/// [`super::drop_later::sweep`] to free later, a few per call.
+impl<T: 'static> Drop for SharedVec<T> {
+    fn drop(&mut self) {
+        if super::drop_later::burying() {
+            self.chunks.drain(..).for_each(super::drop_later::bury);
+        }
+    }
+}
+
+impl<T: 'static> Default for SharedVec<T> {
     fn default() -> Self {
         SharedVec { chunks: Vec::new(), len: 0 }
     }
 }
 
-impl<T: std::fmt::Debug> std::fmt::Debug for SharedVec<T> {
+impl<T: std::fmt::Debug + 'static> std::fmt::Debug for SharedVec<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.chunks.iter().flat_map(|c| c.iter())).finish()
     }
 }
 
-impl<T: Clone> SharedVec<T> {
+impl<T: Clone + 'static> SharedVec<T> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -183,7 +193,7 @@ impl<T: Clone> SharedVec<T> {
     }
 }
 
-impl<T: Clone> Index<usize> for SharedVec<T> {
+impl<T: Clone + 'static> Index<usize> for SharedVec<T> {
     type Output = T;
     #[inline]
     fn index(&self, index: usize) -> &T {
@@ -194,7 +204,7 @@ impl<T: Clone> Index<usize> for SharedVec<T> {
     }
 }
 
-impl<T: Clone> IndexMut<usize> for SharedVec<T> {
+impl<T: Clone + 'static> IndexMut<usize> for SharedVec<T> {
     #[inline]
     fn index_mut(&mut self, index: usize) -> &mut T {
         let len = self.len;
@@ -205,7 +215,7 @@ impl<T: Clone> IndexMut<usize> for SharedVec<T> {
     }
 }
 
-impl<'a, T: Clone> IntoIterator for &'a SharedVec<T> {
+impl<'a, T: Clone + 'static> IntoIterator for &'a SharedVec<T> {
     type Item = &'a T;
     type IntoIter = Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -213,7 +223,7 @@ impl<'a, T: Clone> IntoIterator for &'a SharedVec<T> {
     }
 }
 
-impl<T: Clone> FromIterator<T> for SharedVec<T> {
+impl<T: Clone + 'static> FromIterator<T> for SharedVec<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut v = SharedVec::new();
         for x in iter {

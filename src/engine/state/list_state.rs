@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 /// A keyed list state, named as its Flink state descriptor.
 #[derive(Debug, Clone)]
-pub struct ListState<T> {
+pub struct ListState<T: 'static> {
     pub name: &'static str,
     pub config: StateTtlConfig,
     /// Per key its list, behind an `Rc` so that a clone of the state (a time-travel checkpoint)
@@ -35,7 +35,7 @@ pub struct ListState<T> {
     cleanup: Option<Box<TtlIncrementalCleanup>>,
 }
 
-impl<T: Clone> ListState<T> {
+impl<T: Clone + 'static> ListState<T> {
     pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
         let ttl = config.enabled_ttl_ms();
         ListState {

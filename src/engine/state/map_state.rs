@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 /// A keyed map state, named as its Flink state descriptor.
 #[derive(Debug, Clone)]
-pub struct MapState<UK: Ord, UV> {
+pub struct MapState<UK: Ord + 'static, UV: 'static> {
     pub name: &'static str,
     pub config: StateTtlConfig,
     /// Per key its user map ([`KeyMap`]).
@@ -55,7 +55,7 @@ impl<UK, UV> std::ops::Deref for KeyMap<UK, UV> {
     }
 }
 
-impl<UK: Ord + Clone, UV: Clone> MapState<UK, UV> {
+impl<UK: Ord + Clone + 'static, UV: Clone + 'static> MapState<UK, UV> {
     pub fn new(name: &'static str, config: StateTtlConfig) -> Self {
         let ttl = config.enabled_ttl_ms();
         MapState {

@@ -21,7 +21,7 @@ use crate::engine::view::TtlView;
 
 /// A keyed value state, named as its Flink state descriptor (`"accState"`, `"CleanupTime"`).
 #[derive(Debug, Clone)]
-pub struct ValueState<T> {
+pub struct ValueState<T: 'static> {
     pub name: &'static str,
     pub config: StateTtlConfig,
     entries: SharedVec<Option<TtlValue<T>>>,
@@ -36,7 +36,7 @@ pub struct ValueState<T> {
     cleanup: Option<Box<TtlIncrementalCleanup>>,
 }
 
-impl<T: Clone> ValueState<T> {
+impl<T: Clone + 'static> ValueState<T> {
     /// A state without TTL.
     pub fn new(name: &'static str) -> Self {
         ValueState::with_ttl(name, StateTtlConfig::DISABLED)

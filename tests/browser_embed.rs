@@ -147,6 +147,14 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
          options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
          options.heading: invalid type: string \"yes\", expected a boolean"
     );
+    // Every unknown panel, and a step past the end alongside another option's error (trial 21:
+    // only the first unknown panel was named, and the step's error hid behind the others).
+    assert_eq!(
+        mount_error(el(), preset(), options(r#"{"step": 9, "panels": ["timelin", "charts", "bogus"]}"#)),
+        "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+         options.panels[2]: unknown variant `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+         options.step: 9 is past the scenario's last step (4 steps)"
+    );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 1.5}"#)),
         "mount: options.step: invalid type: floating point `1.5`, expected a whole number, 0 or more"
@@ -356,7 +364,7 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
     assert_eq!(link("?embed&heading=no").unwrap_err(), "heading: 'no' is not true or false");
     assert_eq!(
         link("?embed&panels=").unwrap_err(),
-        "link.panels: name at least one of timeline, happened, operators, result, flow, charts, inspector"
+        "panels: name at least one of timeline, happened, operators, result, flow, charts, inspector"
     );
     assert!(link("?embed").unwrap().0.is_none(), "no scenario: the default preset");
 }
@@ -420,11 +428,26 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
         [
             "link: heading: 'maybe' is not true or false",
             "link: 'stpe': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)",
-            "link: link.layout: unknown variant `small`, expected `full` or `compact`",
-            "link: link.panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
+            "link: layout: unknown variant `small`, expected `full` or `compact`",
+            "link: panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
         ]
     );
     assert_eq!(page.text("#progress"), "step 1 / 2", "the position is kept");
+    drop(page);
+    // A step past the end is said with the bad options, not dropped (trial 21).
+    let page = from_query("?embed&preset=seed-004-device-status&step=99&layout=small&panels=clock,bogus").await;
+    let note = page.text("#files-note");
+    let lines: Vec<&str> = note.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "link: action 3 (the next step) could not run — all 2 steps have run; Reset to start again: opened where it stopped",
+            "link: layout: unknown variant `small`, expected `full` or `compact`",
+            "link: panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
+            "link: panels[1]: unknown variant `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
+        ]
+    );
+    assert_eq!(page.text("#progress"), "step 2 / 2", "opened where it stopped");
 }
 
 /// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.

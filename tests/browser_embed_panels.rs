@@ -109,11 +109,11 @@ async fn links_attributes_and_options_name_the_new_panels_and_the_layout() {
     assert_eq!(link("?embed").unwrap().1.layout, Layout::Full, "full unless asked");
     assert_eq!(
         link("?embed&layout=tight").unwrap_err(),
-        "link.layout: unknown variant `tight`, expected `full` or `compact`"
+        "layout: unknown variant `tight`, expected `full` or `compact`"
     );
     assert_eq!(
         link("?embed&panels=timeline,flows").unwrap_err(),
-        "link.panels[1]: unknown variant `flows`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
+        "panels[1]: unknown variant `flows`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
     );
     let h = host("");
     let preset = || JsValue::from_str("seed-001-one-day-two-days");

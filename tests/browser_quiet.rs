@@ -238,5 +238,5 @@ async fn an_embed_takes_the_range_as_an_option_and_refuses_a_bad_one() {
     let (_, opts) = flink_state_sim::ui::embed::link("?embed&preset=seed-001-one-day-two-days&t=0..1500").unwrap();
     assert_eq!(opts.t.as_deref(), Some("0..1500"));
     let e = flink_state_sim::ui::embed::link("?embed&preset=seed-001-one-day-two-days&t=x").unwrap_err();
-    assert!(e.starts_with("link.t: 'x' is not a time range (FROM..TO"), "{e}");
+    assert!(e.starts_with("t: 'x' is not a time range (FROM..TO"), "{e}");
 }

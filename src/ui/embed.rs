@@ -140,31 +140,50 @@ impl EmbedOptions {
             serde_json::Value::Object(fields) => fields,
             other => return Err(format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&other))),
         };
+        // `options.panels[0]`, or for a link's parameters (`what` empty) `panels[0]`.
+        let at = |rest: &str| if what.is_empty() { rest.to_string() } else { format!("{what}.{rest}") };
         let mut options = EmbedOptions::default();
         let mut errors = Vec::new();
+        let mut bad_panel = false;
         for (name, value) in fields {
             let outcome = match name.as_str() {
                 "step" => option(value).map(|v| options.step = v),
                 "heading" => option(value).map(|v| options.heading = v),
-                "panels" => option(value).map(|v| options.panels = v),
+                // Each panel on its own: every unknown name is said, not only the first.
+                "panels" => match value {
+                    serde_json::Value::Array(items) => {
+                        options.panels.clear();
+                        for (i, item) in items.into_iter().enumerate() {
+                            match option(item) {
+                                Ok(panel) => options.panels.push(panel),
+                                Err((_, message)) => {
+                                    bad_panel = true;
+                                    errors.push(format!("{}: {message}", at(&format!("panels[{i}]"))));
+                                }
+                            }
+                        }
+                        Ok(())
+                    }
+                    other => option(other).map(|v| options.panels = v),
+                },
                 "layout" => option(value).map(|v| options.layout = v),
                 "t" => option(value).map(|v| options.t = v),
                 _ => Err((String::new(), format!("unknown field `{name}`, expected one of {}", option_list()))),
             };
             if let Err((path, message)) = outcome {
-                errors.push(format!("{what}.{name}{path}: {message}"));
+                errors.push(format!("{}{path}: {message}", at(&name)));
             }
         }
-        if options.panels.is_empty() {
-            errors.push(format!("{what}.panels: name at least one of {}", Panel::NAMES));
+        if options.panels.is_empty() && !bad_panel {
+            errors.push(format!("{}: name at least one of {}", at("panels"), Panel::NAMES));
         }
         for (i, p) in options.panels.iter().enumerate() {
             if options.panels[..i].contains(p) {
-                errors.push(format!("{what}.panels[{i}]: '{}' is listed twice", p.name()));
+                errors.push(format!("{}: '{}' is listed twice", at(&format!("panels[{i}]")), p.name()));
             }
         }
         if let Some(Err(e)) = options.t.as_deref().map(crate::engine::time_range::parse_range) {
-            errors.push(format!("{what}.{e}"));
+            errors.push(at(&e.to_string()));
         }
         match errors.is_empty() {
             true => Ok(options),
@@ -483,7 +502,11 @@ pub fn from_location() -> Option<Rc<Embed>> {
     });
     let mut state = state;
     if !problems.is_empty() {
-        let text = problems.iter().map(|p| format!("link: {p}")).collect::<Vec<_>>().join("\n");
+        let mut text = problems.iter().map(|p| format!("link: {p}")).collect::<Vec<_>>().join("\n");
+        // What opening the link said (a step past the end) goes with them, first.
+        if let Some(opened) = state.files.note.take() {
+            text = format!("{}\n{text}", opened.text);
+        }
         state.files.note = Some(super::files_state::Note { text, error: true });
     }
     Some(Embed::new(state, options))
@@ -538,7 +561,7 @@ pub fn link_options(query: &str) -> Result<EmbedOptions, String> {
             )),
         }
     }
-    match EmbedOptions::from_value(serde_json::Value::Object(options), "link") {
+    match EmbedOptions::from_value(serde_json::Value::Object(options), "") {
         Ok(options) if errors.is_empty() => Ok(options),
         Ok(_) => Err(errors.join("\n")),
         Err(e) => Err(errors.into_iter().chain([e]).collect::<Vec<_>>().join("\n")),

@@ -1,4 +1,4 @@
-// Loads the simulator on the pages that embed one: scripts/book.sh puts the page built by Trunk
+// Loads the simulator on the pages that embed one: scripts/book.sh puts the page built by scripts/build-page.sh
 // into sim/ beside the book; its module defines <flink-state-sim> when it starts, and each element
 // mounts its scenario (src/ui/mount.rs).
 (function () {

@@ -253,6 +253,7 @@ async fn thousands_of_inputs_are_drawn_as_groups_with_their_count() {
             .collect()
     };
     assert_eq!(counts, ["2500", "2500"], "one group at 10:00, one at 11:00");
+    assert_eq!(page.texts("#tl-axis .input.group .count"), ["2.5k", "2.5k"], "each count written on the axis");
     assert_eq!(page.root.query_selector_all("#tl-axis .input[data-step]").unwrap().length(), 0);
     let label = page.attr("#tl-axis .input.group", "aria-label");
     assert!(label.starts_with("2500 inputs at ") && label.ends_with(" (0 done): zoom in to move one"), "{label}");

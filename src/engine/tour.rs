@@ -115,9 +115,9 @@ pub fn tour(scenario: &Scenario) -> Result<Vec<TourStep>, String> {
     let stale = sim.result().rows().find(|r| r.stale_since_ms.is_some()).map(|r| r.row.join(", "));
     let row = stale.map_or_else(|| "its result row".to_string(), |r| format!("the result row ({r})"));
     let old = if deleted {
-        "the timer at C is deleted (✕)"
+        "the timer at the old C is deleted (✕)"
     } else {
-        "the timer at C stays registered and is ignored when it fires"
+        "the timer at the old C stays registered and is ignored when it fires"
     };
     Ok(vec![
         TourStep {

@@ -354,12 +354,22 @@ pub fn Timeline(props: &Props) -> Html {
 
 /// The most input marks in view drawn one by one (each draggable); more are drawn as groups.
 const MAX_INPUT_MARKS: usize = 300;
-/// The width of the axis one group of inputs covers, in px.
-const GROUP_PX: f64 = 12.0;
+/// The width of the axis one group of inputs covers, in px: room for its count (`2.5k`).
+const GROUP_PX: f64 = 30.0;
+
+/// A group's count as its mark writes it: `427`, `2.5k`, `30k`.
+fn short_count(n: usize) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=9_999 if n % 1_000 >= 100 => format!("{:.1}k", (n / 100) as f64 / 10.0),
+        _ => format!("{}k", n / 1_000),
+    }
+}
 
 /// The scenario's inputs in view on the axis: each one ([`input_view`]), or, when more than
 /// [`MAX_INPUT_MARKS`] are in view (a scenario of 30 000 steps drew 30 000 SVG groups, 3 s),
 /// one mark per [`GROUP_PX`] of the axis with how many it holds: zoom in to move one.
+/// (`30.0` px: a count of up to four characters fits before the next group.)
 fn inputs_view(
     inputs: &[InputMark],
     scenario: &crate::engine::Scenario,
@@ -404,7 +414,8 @@ fn inputs_view(
         .zip(next_x)
         .map(|(((row, _), (count, done, first, last)), next_x)| {
             let x = scale.x(first).max(scale.left);
-            let count_w = 5.5 * count.to_string().len() as f64;
+            let count_text = short_count(count);
+            let count_w = 5.5 * count_text.len() as f64;
             let count_fits = next_x.is_none_or(|n| n - x >= count_w + 8.0);
             let dy = SOURCE_ROW_H * row as f64;
             let class = if done == count { "input group done" } else { "input group upcoming" };
@@ -422,7 +433,7 @@ fn inputs_view(
                 <g class={class} data-count={count.to_string()} role="img" aria-label={label.clone()}>
                     <text x={format!("{x:.1}")} y={format!("{:.1}", 49.0 + dy)} text-anchor="middle">{ "▾" }</text>
                     if count_fits {
-                        <text class="count" x={format!("{:.1}", x + 4.0)} y={format!("{:.1}", 40.0 + dy)}>{ count }</text>
+                        <text class="count" x={format!("{:.1}", x + 4.0)} y={format!("{:.1}", 40.0 + dy)}>{ count_text }</text>
                     }
                     <title>{ label }</title>
                 </g>

@@ -193,27 +193,34 @@ fn position_of(state: &AppState) -> u64 {
 /// Throws an `Error` naming the argument and the rule; nothing is mounted then.
 #[wasm_bindgen]
 pub fn mount(element: JsValue, scenario: JsValue, options: JsValue) -> Result<Simulator, JsError> {
-    // Every bad argument at once: the element's, the options' and the scenario's, and a step
-    // past the scenario's end alongside the other options' errors.
-    let prepared = (|| {
-        let mut errors = Vec::new();
-        let host = element_of(&element).map_err(|e| errors.push(e)).ok();
-        let raw = json_of(&options, "options").map_err(|e| errors.push(e)).ok();
-        let parsed = raw.clone().and_then(|v| EmbedOptions::from_value(v, "options").map_err(|e| errors.push(e)).ok());
-        let scenario = scenario_of(&scenario, "scenario").map_err(|e| errors.push(e)).ok();
-        if let (None, Some(raw), Some(scenario)) = (&parsed, &raw, &scenario) {
-            let step = raw.get("step").and_then(serde_json::Value::as_u64);
-            if let Some(Err(e)) = step.map(|step| check_step(scenario, step, "options.step")) {
-                errors.push(e);
-            }
-        }
-        match (host, parsed, scenario) {
-            (Some(host), Some(options), Some(scenario)) if errors.is_empty() => Ok((host, scenario, options)),
-            _ => Err(errors.join("\n")),
-        }
-    })();
+    let prepared = prepare(&element, &scenario, &options);
     let (host, scenario, options) = prepared.map_err(|e| JsError::new(&format!("mount: {e}")))?;
     mount_on(host, scenario, options, "options.step").map_err(|e| JsError::new(&format!("mount: {e}")))
+}
+
+/// `mount`'s arguments read, or every bad one at once, one per line: the element's, the
+/// options' and the scenario's, and a step past the scenario's end alongside the other options'
+/// errors.
+fn prepare(
+    element: &JsValue,
+    scenario: &JsValue,
+    options: &JsValue,
+) -> Result<(Element, ScenarioRef, EmbedOptions), String> {
+    let mut errors = Vec::new();
+    let host = element_of(element).map_err(|e| errors.push(e)).ok();
+    let raw = json_of(options, "options").map_err(|e| errors.push(e)).ok();
+    let parsed = raw.clone().and_then(|v| EmbedOptions::from_value(v, "options").map_err(|e| errors.push(e)).ok());
+    let scenario = scenario_of(scenario, "scenario").map_err(|e| errors.push(e)).ok();
+    if let (None, Some(raw), Some(scenario)) = (&parsed, &raw, &scenario) {
+        let step = raw.get("step").and_then(serde_json::Value::as_u64);
+        if let Some(Err(e)) = step.map(|step| check_step(scenario, step, "options.step")) {
+            errors.push(e);
+        }
+    }
+    match (host, parsed, scenario) {
+        (Some(host), Some(options), Some(scenario)) if errors.is_empty() => Ok((host, scenario, options)),
+        _ => Err(errors.join("\n")),
+    }
 }
 
 /// The state to open, then the shadow root, then the app: every check comes before the element

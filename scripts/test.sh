@@ -33,7 +33,7 @@ perf_log=$(mktemp)
 CARGO_TARGET_DIR="$perf_dir" cargo test --locked --no-run --profile wasm-release --target wasm32-unknown-unknown \
   --no-default-features --test browser_drive_perf >"$perf_log" 2>&1 &
 perf_build=$!
-trap 'status=$?; kill "$perf_build" 2>/dev/null; [ $status -ne 0 ] && report_failure; rm -f "$log" "$perf_log"; exit $status' EXIT
+trap 'status=$?; kill "$perf_build" 2>/dev/null || true; [ $status -ne 0 ] && report_failure; rm -f "$log" "$perf_log"; exit $status' EXIT
 
 say "native: cargo test"
 cargo test --locked 2>&1 | tee -a "$log"

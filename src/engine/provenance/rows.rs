@@ -87,6 +87,18 @@ impl std::ops::Index<usize> for RowsProvenance {
     }
 }
 
+/// The last operator's accumulate emissions (`emitted`, trace indexes) by the row they carry,
+/// oldest first.
+fn accumulations_by_row<'t>(trace: &'t [TraceEntry], emitted: &[usize]) -> HashMap<&'t Row, Vec<usize>> {
+    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
+    for &e in emitted {
+        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
+            by_row.entry(&m.row).or_default().push(e);
+        }
+    }
+    by_row
+}
+
 /// Matches each current result row to the last operator's emission that put it there (the
 /// newest unclaimed accumulate message equal to it; fresh rows first, stale ones take older
 /// ones), and to the losses that made it stale or put it at risk.
@@ -99,13 +111,7 @@ pub(super) fn rows(
     n_ops: usize,
 ) -> RowsProvenance {
     let table = sim.result();
-    // The accumulate emissions by row, oldest first.
-    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
-    for &e in emitted {
-        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
-            by_row.entry(&m.row).or_default().push(e);
-        }
-    }
+    let mut by_row = accumulations_by_row(trace, emitted);
     // Each row equal to one claims the newest left: the fresh rows from the last one back, then
     // the stale ones from the last one back (slots ascend in the table's order).
     let mut produced: BTreeMap<u32, usize> = BTreeMap::new();
@@ -186,13 +192,8 @@ fn rows_by_scan(
     n_ops: usize,
 ) -> Vec<RowProvenance> {
     let result: Vec<_> = sim.result().rows().collect();
-    // The accumulate emissions by row, oldest first: each row claims the newest left.
-    let mut by_row: HashMap<&Row, Vec<usize>> = HashMap::default();
-    for &e in emitted {
-        if let Some(m) = trace[e].event.message().filter(|m| m.change.is_accumulate()) {
-            by_row.entry(&m.row).or_default().push(e);
-        }
-    }
+    // Each row claims the newest emission left.
+    let mut by_row = accumulations_by_row(trace, emitted);
     let mut produced = vec![None; result.len()];
     if !by_row.is_empty() {
         let order = (0..result.len())

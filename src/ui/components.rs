@@ -17,6 +17,7 @@ pub mod result;
 pub mod scrubber;
 pub mod sql_editor;
 pub mod timeline;
+pub mod timeline_inputs;
 pub mod timeline_lanes;
 pub mod tour;
 pub mod what_if;

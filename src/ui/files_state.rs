@@ -73,6 +73,35 @@ pub struct Note {
     pub error: bool,
 }
 
+impl Note {
+    /// The copy-link button's outcome: the link copied, or why not (with the link to copy by
+    /// hand). A link longer than a web server is sure to accept
+    /// ([`crate::link::MAX_ADDRESS_CHARS`]) is said, not written out whole.
+    pub fn link_copied(outcome: Result<String, (String, String)>) -> Note {
+        let url = match &outcome {
+            Ok(url) | Err((url, _)) => url,
+        };
+        let long = (url.len() > crate::link::MAX_ADDRESS_CHARS).then(|| {
+            format!(
+                "it is {} characters long, more than the {} a web server is sure to accept (it may answer 414 \
+                 URI Too Long): to share this scenario, export it (⤓ Export) and send the file",
+                url.len(),
+                crate::link::MAX_ADDRESS_CHARS
+            )
+        });
+        match (outcome, long) {
+            (Ok(url), None) => Note { text: format!("Link copied: {url}"), error: false },
+            (Ok(_), Some(long)) => Note { text: format!("Link copied, but {long}"), error: true },
+            (Err((url, why)), None) => {
+                Note { text: format!("Could not copy the link ({why}); copy it from here: {url}"), error: true }
+            }
+            (Err((_, why)), Some(long)) => {
+                Note { text: format!("Could not copy the link ({why}); {long}"), error: true }
+            }
+        }
+    }
+}
+
 /// A Flink version the scenario cannot run on, and the engine's conversion when it has one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlinkRefusal {

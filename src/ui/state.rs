@@ -609,28 +609,7 @@ impl AppState {
                 self
             }
             Action::LinkCopied(outcome) => {
-                let url = match &outcome {
-                    Ok(url) | Err((url, _)) => url,
-                };
-                // A link longer than a web server is sure to accept is said, not written out whole.
-                let long = (url.len() > crate::link::MAX_ADDRESS_CHARS).then(|| {
-                    format!(
-                        "it is {} characters long, more than the {} a web server is sure to accept (it may \
-                         answer 414 URI Too Long): to share this scenario, export it (⤓ Export) and send the file",
-                        url.len(),
-                        crate::link::MAX_ADDRESS_CHARS
-                    )
-                });
-                self.files.note = Some(match (outcome, long) {
-                    (Ok(url), None) => Note { text: format!("Link copied: {url}"), error: false },
-                    (Ok(_), Some(long)) => Note { text: format!("Link copied, but {long}"), error: true },
-                    (Err((url, why)), None) => {
-                        Note { text: format!("Could not copy the link ({why}); copy it from here: {url}"), error: true }
-                    }
-                    (Err((_, why)), Some(long)) => {
-                        Note { text: format!("Could not copy the link ({why}); {long}"), error: true }
-                    }
-                });
+                self.files.note = Some(Note::link_copied(outcome));
                 self
             }
             Action::FilesNote(note) => {

@@ -428,24 +428,25 @@ fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leavin
     if playing && m.play_written && !leaving {
         return;
     }
+    // A link longer than a web server accepts is not written: the bare address, the autosave
+    // bringing the scenario back over a reload, and the page saying so. A text too long for any
+    // link is not even compressed.
     let compressed = match &position.scenario {
-        ScenarioRef::Json(json) if json.len() > MAX_LINKED_TEXT_BYTES => None,
+        ScenarioRef::Json(json) if json.len() > MAX_LINKED_TEXT_BYTES => Err(LongLink::Text(json.len())),
         ScenarioRef::Json(json) => {
             if m.compressed.as_ref().is_none_or(|(j, _)| j != json) {
                 m.compressed = Some((json.clone(), lz_str::compress_to_encoded_uri_component(json.as_str())));
             }
-            m.compressed.as_ref().map(|(_, c)| c.clone())
+            Ok(m.compressed.as_ref().map(|(_, c)| c.clone()))
         }
-        ScenarioRef::Preset(_) => None,
+        ScenarioRef::Preset(_) => Ok(None),
     };
-    // A link longer than a web server accepts is not written: the bare address, the autosave
-    // bringing the scenario back over a reload, and the page saying so.
-    let (at, q, long_link) = match (&position.scenario, &compressed) {
-        (ScenarioRef::Json(json), None) => (String::new(), String::new(), Some(LongLink::Text(json.len()))),
-        _ => {
+    let (at, q, long_link) = match compressed {
+        Err(long) => (String::new(), String::new(), Some(long)),
+        Ok(compressed) => {
             let at = position_query(&position, compressed.as_deref());
             let q = query(&position, compressed.as_deref(), shown_range_text(state).as_deref());
-            match compressed.as_ref().filter(|_| q.len() > MAX_ADDRESS_CHARS) {
+            match compressed.filter(|_| q.len() > MAX_ADDRESS_CHARS) {
                 Some(c) => (String::new(), String::new(), Some(LongLink::Compressed(c.len()))),
                 None => (at, q, None),
             }

@@ -280,7 +280,8 @@ async fn back_and_scrub_at_100k_and_1m_steps() {
 
 /// From step 0 of a run of `total` steps: "▶| to end" (its time, the longest task wait
 /// meanwhile), 20 Backs, then `scrubs` scrubs to random positions, each timed until the page shows
-/// it (a far one replays in slices), with the longest task wait during them. Prints `DEPTH
+/// it (a far one replays in slices) and followed by three moves back by 1/1000 of the run (a
+/// drag of the handle), with the longest task wait during them. Prints `DEPTH
 /// {label}: …` lines.
 async fn at_depth(page: &Page, label: &str, total: u64, scrubs: usize) {
     let (ms, longest) = run_to_end(page, total).await;
@@ -297,14 +298,22 @@ async fn at_depth(page: &Page, label: &str, total: u64, scrubs: usize) {
     LONGEST_WAIT.with(|w| w.set(0.0));
     let mut x: u64 = 12_345;
     let mut scrub = Vec::new();
+    let mut near = Vec::new();
+    let pixel = (total / 1000) as usize;
     for _ in 0..scrubs {
         x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        let to = (x >> 33) as usize % total as usize;
+        let to = 4 * pixel + (x >> 33) as usize % (total as usize - 4 * pixel);
         scrub.push(timed_scrub(page, to).await);
         assert!(page.text("#scrub-position").starts_with(&format!("action {to} / {total}")));
         settle().await;
+        // Then the handle dragged back a pixel at a time (of a 1 000-pixel scrubber).
+        for k in 1..=3 {
+            near.push(timed_scrub(page, to - k * pixel).await);
+            settle().await;
+        }
     }
     report(&format!("DEPTH {label}: scrub to random positions"), scrub);
+    report(&format!("DEPTH {label}: scrub back by 1/1000 of the run after one"), near);
     wasm_bindgen_test::console_log!(
         "DEPTH {label}: longest task wait during the scrubs {:.0} ms",
         LONGEST_WAIT.with(std::cell::Cell::get)

@@ -72,15 +72,17 @@ fn backs_replay_a_bounded_number_of_actions_whatever_the_depth() {
 
 #[test]
 fn a_back_from_a_rung_gives_a_straight_runs_state_and_trace() {
-    // 20 k actions: checkpoints every 2048. A Back to 18 430 (its trace from 18 030) replays from
-    // 16 384 and lays a rung at 17 006; a Back to 17 905 replays from that rung.
+    // 20 k actions: checkpoints every 2048. Going to 18 431 (its trace from 18 031) replays from
+    // 16 384 and lays a rung at 17 007; a Back to 18 430 replays from that rung, and so does a
+    // Back to 17 905.
     let mut sim = ran(20_000);
     sim.go_to(18_431).unwrap();
+    assert_eq!(sim.last_replay_len(), 18_431 - 16_384);
     sim.step_back().unwrap();
-    assert_eq!(sim.last_replay_len(), 18_430 - 16_384);
+    assert_eq!(sim.last_replay_len(), 18_430 - 17_007);
     sim.go_to(17_906).unwrap();
     sim.step_back().unwrap();
-    assert_eq!(sim.last_replay_len(), 17_905 - 17_006);
+    assert_eq!(sim.last_replay_len(), 17_905 - 17_007);
     let mut straight = Simulation::with_options(logins(20_000), options());
     while straight.action_count() < 17_905 {
         straight.step().unwrap();
@@ -202,4 +204,53 @@ fn replaced_states_and_thinned_checkpoints_are_freed_later_and_change_nothing() 
     assert_eq!(result, straight);
     assert!(!sim.release_retired());
     assert_eq!(sim.result().rows().map(|r| r.row.join(",")).collect::<Vec<_>>(), result);
+}
+
+/// A move of the scrubber as the page makes it (`go_toward` in parts of 1 024): the actions
+/// it replayed in all its parts.
+fn scrub(sim: &mut Simulation, n: usize) -> usize {
+    let mut replayed = 0;
+    loop {
+        let done = sim.go_toward(n, 1_024).unwrap();
+        replayed += sim.last_replay_len();
+        if done {
+            return replayed;
+        }
+    }
+}
+
+/// A far scrub lays a step back's ladder behind its target, as a Back does: after it, of four
+/// moves back by 1 000 actions (a pixel of a 1 000-pixel scrubber at 1 M steps) and five Backs,
+/// at most one (the move that passes the checkpoint just behind a target, when there is one)
+/// replays more than `LADDER_SPACING` plus the trace window, at 200 k actions where the run's
+/// checkpoints are at least 8 × `LADDER_SPACING` apart. Without the ladder each of the four
+/// moves replayed from a checkpoint far behind. The state reached is a straight run's.
+#[test]
+fn a_far_scrub_lays_the_ladder_so_the_moves_back_after_it_replay_little() {
+    let mut sim = ran(200_000);
+    let spacing = sim.checkpoint_stats().1;
+    assert!(spacing >= 8 * LADDER_SPACING, "checkpoints {spacing} apart");
+    let mut x: u64 = 12_345;
+    let mut long_in_all = 0;
+    for _ in 0..8 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let target = 20_000 + (x >> 33) as usize % 170_000;
+        let far = scrub(&mut sim, target);
+        let mut moves: Vec<usize> = (1..=4).map(|k| scrub(&mut sim, target - 1_000 * k)).collect();
+        for _ in 0..5 {
+            sim.step_back().unwrap();
+            moves.push(sim.last_replay_len());
+        }
+        let long = moves.iter().filter(|&&r| r > LADDER_SPACING + WINDOW).count();
+        assert!(long <= 1, "to {target} (replayed {far}), then back: replayed {moves:?}");
+        long_in_all += long;
+    }
+    assert!(long_in_all <= 4, "{long_in_all} long moves back after 8 far scrubs");
+    let at = sim.action_count();
+    let mut straight = Simulation::with_options(logins(200_000), options());
+    straight.go_to(at).unwrap();
+    assert_eq!(sim.trace(), straight.trace());
+    assert_eq!(sim.metrics(), straight.metrics());
+    assert!(sim.result().rows().eq(straight.result().rows()));
+    assert_eq!(sim.sample_now(), straight.sample_now());
 }

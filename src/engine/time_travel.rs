@@ -12,7 +12,8 @@
 //!
 //! A state that large makes the spacing long at depth: at 1 M actions of `what-if-100k-logins`
 //! 4 checkpoints were kept, 262 144 actions apart, and a Back replayed up to that many (620 ms
-//! median natively). So a step back also lays a **ladder**: the first Back that replays far
+//! median natively). So a step back (and a far scrub, `Simulation::go_toward`) also lays a
+//! **ladder**: the first Back that replays far
 //! takes, on its way, up to [`LADDER_MAX`] checkpoints [`LADDER_SPACING`] actions apart just
 //! behind its target (as many as fit [`MEMORY_BUDGET`] at the state's size, at least one); the
 //! next Backs restore the nearest rung and replay at most `LADDER_SPACING` actions plus the
@@ -42,7 +43,7 @@ pub struct Checkpoints<E> {
     taken: Vec<(usize, Rc<E>)>,
     /// The ladder's rungs, ascending.
     ladder: Vec<(usize, Rc<E>)>,
-    /// Rungs to take on the way forward ([`Checkpoints::plan_ladder`]), ascending.
+    /// Rungs to take on the way forward ([`Checkpoints::lay_ladder`]), ascending.
     planned: Vec<usize>,
     spacing: usize,
     enabled: bool,
@@ -77,16 +78,7 @@ impl<E: Clone> Checkpoints<E> {
     /// Takes a checkpoint of `engine` (the state after `position` actions, about `bytes` in
     /// memory) if one is due, or the planned rung at `position`.
     pub fn maybe_take(&mut self, position: usize, engine: &E, bytes: usize) {
-        if self.enabled && self.planned.binary_search(&position).is_ok() {
-            // Within the budget at the size the state has now: the lowest rungs go first.
-            let allowed = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
-            let planned = std::mem::take(&mut self.planned);
-            self.take_rung(position, engine, &planned);
-            while self.ladder.len() > allowed {
-                self.ladder.remove(0);
-            }
-            self.planned = planned;
-        }
+        self.take_planned(position, engine, bytes);
         if !self.periodic_due(position) {
             return;
         }
@@ -123,14 +115,35 @@ impl<E: Clone> Checkpoints<E> {
         // The planned rungs stay: a run being recorded forgets the future at every action.
     }
 
-    /// Lays a step back's ladder ahead of a run whose end is known ("▶| to end", going to a
-    /// far link's position): the rungs [`Checkpoints::ladder_for`] gives for a replay from
-    /// `from` to `target` are taken on the way forward ([`Checkpoints::maybe_take`]), so the
-    /// first Back at the end restores a rung instead of replaying from a checkpoint far behind.
-    /// The ladder it replaces is kept until the first new rung is taken.
-    pub fn plan_ladder(&mut self, from: usize, target: usize, bytes: usize) {
-        self.planned = self.ladder_for(from, target, bytes);
+    /// Lays the ladder a replay or run from `from` to a state needing actions from `target` on
+    /// should take ([`Checkpoints::ladder_for`]): its rungs are taken as the replay (or the run,
+    /// [`Checkpoints::maybe_take`]) passes them ([`Checkpoints::take_planned`]), so a Back at
+    /// the target restores a rung instead of replaying from a checkpoint far behind. Laid by a
+    /// step back, a far scrub, "▶| to end" and going to a far link's position
+    /// (`simulation/seek.rs`). A replay in parts (a far scrub) asks again at each part, from
+    /// further on: a plan whose rungs are all planned already keeps the plan, and the rungs the
+    /// earlier parts took. The ladder it replaces is kept until the first new rung is taken.
+    pub fn lay_ladder(&mut self, from: usize, target: usize, bytes: usize) {
+        let rungs = self.ladder_for(from, target, bytes);
+        if rungs.is_empty() || rungs.iter().all(|p| self.planned.binary_search(p).is_ok()) {
+            return;
+        }
+        self.planned = rungs;
         self.planned.sort_unstable();
+    }
+
+    /// Takes `engine` (the state after `position` actions, about `bytes` in memory) as a rung
+    /// if one is planned there, within the budget at that size: the lowest rungs go first.
+    pub fn take_planned(&mut self, position: usize, engine: &E, bytes: usize) {
+        if self.enabled && self.planned.binary_search(&position).is_ok() {
+            let allowed = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
+            let planned = std::mem::take(&mut self.planned);
+            self.take_rung(position, engine, &planned);
+            while self.ladder.len() > allowed {
+                self.ladder.remove(0);
+            }
+            self.planned = planned;
+        }
     }
 
     /// The latest checkpoint or rung at or before `position`.

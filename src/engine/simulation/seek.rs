@@ -19,12 +19,12 @@ impl Simulation {
 
     /// Prepares a step back from the end of a run that is about to carry out actions up to
     /// `end` ("▶| to end", going to a far link's position): the rungs of the ladder a Back from
-    /// there would lay are taken on the way ([`super::super::time_travel::Checkpoints::plan_ladder`]).
+    /// there would lay are taken on the way ([`super::super::time_travel::Checkpoints::lay_ladder`]).
     /// Nothing changes if the run stops before them.
     pub fn plan_ladder_to(&mut self, end: usize) {
         let needed = self.trace_needed_from(end.saturating_sub(1));
         let bytes = self.engine.pipeline.approx_bytes();
-        self.checkpoints.plan_ladder(self.engine.actions, needed, bytes);
+        self.checkpoints.lay_ladder(self.engine.actions, needed, bytes);
     }
 
     /// One part, at most `budget` actions long (at least `MIN_PART`, 1024), of
@@ -32,7 +32,9 @@ impl Simulation {
     /// position in slices and answers input between them): the first part restores the
     /// checkpoint the whole move would, each part replays (or, past the recorded actions, steps)
     /// on towards `n`. Each part ends at a position of the run, exactly that position's state;
-    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended.
+    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. A move that replays far lays a
+    /// step back's ladder behind `n` on its way, as a Back does, so the Backs and the short
+    /// moves back after it restore a rung nearby.
     ///
     /// # Errors
     /// As [`Simulation::go_to`]'s.
@@ -51,7 +53,7 @@ impl Simulation {
             let forward = here <= target && here >= from && self.trace_from <= needed;
             let start = if forward { here } else { from };
             let part = target.min(start.saturating_add(budget));
-            self.seek_traced(part, needed, false)?;
+            self.seek_traced(part, needed, true)?;
             return Ok(part == n);
         }
         for _ in 0..budget {
@@ -80,8 +82,8 @@ impl Simulation {
         self.seek_with(n, false)
     }
 
-    /// [`Simulation::seek`]; `ladder`: take a step back's ladder of checkpoints on the way
-    /// ([`Checkpoints::ladder_for`]) when the replay is long.
+    /// [`Simulation::seek`]; `ladder`: lay a step back's ladder of checkpoints on the way
+    /// ([`super::super::time_travel::Checkpoints::lay_ladder`]) when the replay is long.
     pub(in crate::engine) fn seek_with(&mut self, n: usize, ladder: bool) -> Result<(), StepError> {
         self.seek_traced(n, self.trace_needed_from(n), ladder)
     }
@@ -108,10 +110,10 @@ impl Simulation {
             self.trace.clear();
             self.trace_from = from;
         }
-        let rungs = match ladder {
-            true => self.checkpoints.ladder_for(self.engine.actions, needed, self.engine.pipeline.approx_bytes()),
-            false => Vec::new(),
-        };
+        let bytes = self.engine.pipeline.approx_bytes();
+        if ladder {
+            self.checkpoints.lay_ladder(self.engine.actions, needed, bytes);
+        }
         let history = std::mem::take(&mut self.history);
         let level = self.options.trace;
         self.options.time_travel = false;
@@ -119,8 +121,8 @@ impl Simulation {
         let start = self.engine.actions;
         while self.engine.actions < n {
             let i = self.engine.actions;
-            if rungs.contains(&i) {
-                self.checkpoints.take_rung(i, &self.engine, &rungs);
+            if ladder {
+                self.checkpoints.take_planned(i, &self.engine, bytes);
             }
             self.options.trace = if i >= needed { level } else { TraceLevel::Metrics };
             if i < needed {

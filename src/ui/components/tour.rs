@@ -31,6 +31,29 @@ fn selector(part: TourPart) -> &'static str {
     }
 }
 
+/// Scrolls the part a step points at into view, only when it is above the view or under the
+/// dialog (the page does not jump around a part in plain view). The steps below the timeline
+/// speak of what it draws (a timer registered, fired): when the timeline and the part's first
+/// lines fit above the dialog together, the timeline is put at the top and the part below it
+/// (trial 21: steps 4 and 5 scrolled the timeline out of view); else the part is put at the top.
+fn scroll_to(target: &Element, timeline: Option<&Element>, dialog: Option<&Element>) {
+    let rect = target.get_bounding_client_rect();
+    let card_top = dialog.map_or(0.0, |d| d.get_bounding_client_rect().top());
+    if !(rect.top() < 0.0 || rect.top() > 8.0 && rect.bottom() > card_top) {
+        return;
+    }
+    let window = web_sys::window();
+    let height = window.as_ref().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let above = timeline.map(Element::get_bounding_client_rect).filter(|t| t.top() < rect.top());
+    match (above, window) {
+        // The part's first 160 px (its heading and first lines) at least.
+        (Some(t), Some(w)) if rect.top() + rect.height().min(160.0) - t.top() + 16.0 <= card_top.min(height) => {
+            w.scroll_by_with_x_and_y(0.0, t.top() - 8.0);
+        }
+        _ => target.scroll_into_view_with_bool(true),
+    }
+}
+
 #[derive(Properties, PartialEq, Clone)]
 pub struct TourProps {
     pub dispatch: Callback<Action>,
@@ -75,13 +98,8 @@ pub fn Tour(props: &TourProps) -> Html {
             let target = document.as_ref().and_then(|d| d.query_selector(selector(part)).ok().flatten());
             if let Some(t) = &target {
                 let _ = t.class_list().add_1(TARGET_CLASS);
-                // Scrolled to the top only when above the view or under the dialog (the page does not
-                // jump around a part in plain view).
-                let rect = t.get_bounding_client_rect();
-                let card_top = dialog_el.as_ref().map_or(0.0, |d| d.get_bounding_client_rect().top());
-                if rect.top() < 0.0 || rect.top() > 8.0 && rect.bottom() > card_top {
-                    t.scroll_into_view_with_bool(true);
-                }
+                let timeline = document.as_ref().and_then(|d| d.query_selector("#timeline").ok().flatten());
+                scroll_to(t, timeline.as_ref(), dialog_el.as_ref());
             }
             Box::new(move || {
                 if let Some(t) = target {

@@ -168,16 +168,18 @@ pub fn decoded_len(data: &str, cap: usize) -> Result<usize, TooLong> {
 pub fn decompress_scenario(data: &str) -> Result<String, String> {
     if data.len() > MAX_LINK_CHARS {
         return Err(format!(
-            "s: the compressed scenario is {} characters long, more than the {MAX_LINK_CHARS} a link may carry",
-            data.len()
+            "s: the compressed scenario is {} characters long, more than the {} a link may carry",
+            crate::engine::digits::grouped(data.len()),
+            crate::engine::digits::grouped(MAX_LINK_CHARS)
         ));
     }
     let values = sextets(data);
     if let Err(e) = walk(&values, MAX_SCENARIO_UNITS) {
         return Err(format!(
-            "s: the compressed scenario decodes to more than {MAX_SCENARIO_UNITS} characters, the most a link \
+            "s: the compressed scenario decodes to more than {} characters, the most a link \
              may carry (decoding stopped at {})",
-            e.at_least
+            crate::engine::digits::grouped(MAX_SCENARIO_UNITS),
+            crate::engine::digits::grouped(e.at_least)
         ));
     }
     let corrupt = || "s: the compressed scenario is corrupted (it is not LZ-String data of a text)".to_string();
@@ -269,7 +271,7 @@ mod tests {
         let started = std::time::Instant::now();
         let err = decompress_scenario(&link).unwrap_err();
         assert!(started.elapsed().as_millis() < 2_000, "{:?}", started.elapsed());
-        assert!(err.starts_with("s: the compressed scenario decodes to more than 4194304 characters"), "{err}");
+        assert!(err.starts_with("s: the compressed scenario decodes to more than 4,194,304 characters"), "{err}");
         let TooLong { at_least } = decoded_len(&link, MAX_SCENARIO_UNITS).unwrap_err();
         assert!(at_least > MAX_SCENARIO_UNITS && at_least < MAX_SCENARIO_UNITS + 3_000, "{at_least}");
     }
@@ -327,6 +329,6 @@ mod tests {
         );
         assert_eq!(decoded_len("", 10), Ok(0));
         let long = "A".repeat(MAX_LINK_CHARS + 1);
-        assert!(decompress_scenario(&long).unwrap_err().contains("more than the 1000000 a link may carry"));
+        assert!(decompress_scenario(&long).unwrap_err().contains("more than the 1,000,000 a link may carry"));
     }
 }

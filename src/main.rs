@@ -313,7 +313,9 @@ fn import_plan(out: &mut Out, path: &Path) -> Result<(), Failure> {
     if size > MAX_PLAN_BYTES as u64 {
         let shown = shown(path);
         return Err(Failure::Input(format!(
-            "{shown}: the plan is {size} bytes, more than the {MAX_PLAN_BYTES} (4 MiB) read"
+            "{shown}: the plan is {} bytes, more than the {} (4 MiB) read",
+            flink_state_sim::engine::digits::grouped(size),
+            flink_state_sim::engine::digits::grouped(MAX_PLAN_BYTES)
         )));
     }
     let scenario = import(&read(path)?).map_err(|e| Failure::Input(format!("{}: {e}", shown(path))))?;

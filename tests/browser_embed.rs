@@ -400,6 +400,15 @@ async fn a_bad_option_in_an_embed_link_keeps_its_scenario_and_says_why() {
         "link: preset: no preset named 'nope' — the default preset 'seed-001-one-day-two-days' is loaded instead"
     );
     assert_eq!(page.text("#progress"), "step 0 / 4");
+    drop(page);
+    // A bad step and no scenario: both said (the default preset is not opened for the step).
+    let page = from_query("?embed&step=abc").await;
+    assert_eq!(
+        page.text("#files-note"),
+        "link: step: 'abc' is not a whole number of steps, and the link names no scenario (preset= or s=) — the \
+         default preset is shown instead"
+    );
+    assert_eq!(page.text("#progress"), "step 0 / 4");
 }
 
 /// A bad position in an embed link keeps the link's valid options, and every problem of a link

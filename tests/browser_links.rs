@@ -8,6 +8,7 @@ mod common;
 
 use common::browser::{settle, Page};
 use common::wait::{now_ms, wait_for};
+use flink_state_sim::engine::digits::grouped;
 use flink_state_sim::link::{MAX_IMPORT_BYTES, MAX_SCENARIO_UNITS};
 use flink_state_sim::ui::persist::{STORAGE_KEY, TOUR_KEY};
 use flink_state_sim::ui::AppProps;
@@ -87,7 +88,8 @@ async fn a_decompression_bomb_link_is_refused_with_a_note_and_the_page_works() {
     let note = page.text("#files-note");
     assert!(
         note.contains(&format!(
-            "link: s: the compressed scenario decodes to more than {MAX_SCENARIO_UNITS} characters"
+            "link: s: the compressed scenario decodes to more than {} characters",
+            grouped(MAX_SCENARIO_UNITS)
         )),
         "{note}"
     );
@@ -197,8 +199,8 @@ async fn a_file_too_large_is_refused_before_it_is_read() {
     assert_eq!(
         page.text("#files-note").trim_end_matches('×'),
         format!(
-            "import 'big.json': the file is {} bytes, more than the {MAX_IMPORT_BYTES} (4 MiB) a scenario file may be — nothing was changed",
-            big.len()
+            "import 'big.json': the file is {} bytes, more than the 4,194,304 (4 MiB) a scenario file may be — nothing was changed",
+            grouped(big.len())
         )
     );
     page_works(&page).await;
@@ -373,6 +375,7 @@ async fn a_scenario_too_long_for_a_link_stays_out_of_the_address_and_is_said() {
     }
     let text = value.to_string();
     let data = lz_str::compress_to_encoded_uri_component(&text);
+    assert_eq!(MAX_ADDRESS_CHARS, 8_000);
     assert!(data.len() > MAX_ADDRESS_CHARS, "{} characters", data.len());
     let (page, _) = open_link(&format!("?s={data}&step=2"));
     settle().await;
@@ -381,10 +384,10 @@ async fn a_scenario_too_long_for_a_link_stays_out_of_the_address_and_is_said() {
     assert_eq!(
         page.text("#long-link"),
         format!(
-            "This scenario's link would be more than {} characters long — over the {MAX_ADDRESS_CHARS} a web \
+            "This scenario's link would be more than {} characters long — over the 8,000 a web \
              server is sure to accept, so the address bar does not carry it. A reload brings the scenario back \
              from this browser's autosave; to share it, export it (⤓ Export) and send the file.",
-            data.len()
+            grouped(data.len())
         )
     );
     let saved = window().local_storage().unwrap().unwrap().get_item(STORAGE_KEY).unwrap().unwrap();
@@ -396,7 +399,7 @@ async fn a_scenario_too_long_for_a_link_stays_out_of_the_address_and_is_said() {
     page.click("#copy-link").await;
     wait_for("the copy's note", 10_000.0, || page.find("#files-note").is_some()).await;
     let note = page.text("#files-note");
-    assert!(note.contains(&format!("characters long, more than the {MAX_ADDRESS_CHARS} a web server")), "{note}");
+    assert!(note.contains("characters long, more than the 8,000 a web server"), "{note}");
     assert!(note.chars().count() < 600, "the link is not written out: {} characters", note.chars().count());
     drop(page);
     // A preset's link is short again: written, and no note.

@@ -296,7 +296,7 @@ fn malformed_plans_are_refused_naming_the_field() {
     let deep = "[".repeat(100_000);
     assert!(import(&deep).unwrap_err().to_string().contains("recursion limit exceeded"));
     let big = format!("{{\"x\": \"{}\"}}", "a".repeat(4 << 20));
-    assert!(import(&big).unwrap_err().to_string().ends_with("more than the 4194304 (4 MiB) read"));
+    assert!(import(&big).unwrap_err().to_string().ends_with("more than the 4,194,304 (4 MiB) read"));
     assert!(import("{\"nodes\": []}").unwrap_err().to_string().starts_with("flinkVersion: missing"));
     assert!(import("{\"flinkVersion\": \"1.15\", \"nodes\": []}")
         .unwrap_err()

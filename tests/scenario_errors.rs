@@ -216,9 +216,9 @@ fn a_text_over_four_mib_is_refused_before_it_is_read() {
     assert_eq!(
         error(&long),
         format!(
-            "scenario: the text is {} bytes, more than the 4194304 (4 MiB) a scenario may be; for many events, \
+            "scenario: the text is {} bytes, more than the 4,194,304 (4 MiB) a scenario may be; for many events, \
              write a workload (`workload`) instead of explicit steps",
-            MAX_SCENARIO_BYTES + 12
+            "4,194,316"
         )
     );
     // Just under: read as any other text (the name alone is not a scenario).

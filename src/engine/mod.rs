@@ -30,6 +30,7 @@ pub mod bookmarks;
 pub mod chart;
 pub mod cleanup_state;
 pub mod compiled_plan;
+pub mod digits;
 pub mod drop_later;
 pub mod error;
 pub mod expect;

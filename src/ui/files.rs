@@ -4,6 +4,7 @@
 
 use super::files_state::Note;
 use super::state::{Action, AppState};
+use crate::engine::digits::grouped;
 use crate::link::MAX_IMPORT_BYTES;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -83,8 +84,9 @@ pub fn import(input: web_sys::HtmlInputElement, dispatch: Callback<Action>) {
     if file.size() > MAX_IMPORT_BYTES {
         // Refused before it is read: a scenario file is text of a few KB.
         let text = Err(format!(
-            "the file is {} bytes, more than the {MAX_IMPORT_BYTES} (4 MiB) a scenario file may be",
-            file.size()
+            "the file is {} bytes, more than the {} (4 MiB) a scenario file may be",
+            grouped(file.size()),
+            grouped(MAX_IMPORT_BYTES)
         ));
         dispatch.emit(Action::Import { file_name: file.name(), text });
         input.set_value("");

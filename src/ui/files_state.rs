@@ -3,6 +3,7 @@
 //! loading that text with the engine's scenario parser, whose error (field and rule) is shown next
 //! to the field.
 
+use crate::engine::digits::grouped;
 use crate::engine::scenario::RetentionConversion;
 use crate::engine::{Action as EngineAction, FlinkMode, ScenarioError};
 use serde_json::{Map, Value};
@@ -56,12 +57,15 @@ impl LongLink {
     pub fn text(self) -> String {
         let max = crate::link::MAX_ADDRESS_CHARS;
         let what = match self {
-            LongLink::Compressed(chars) => format!("This scenario's link would be more than {chars} characters long"),
-            LongLink::Text(bytes) => format!("This scenario is {bytes} bytes of text: its link would be far longer"),
+            LongLink::Compressed(chars) => {
+                format!("This scenario's link would be more than {} characters long", grouped(chars))
+            }
+            LongLink::Text(bytes) => format!("This scenario is {} bytes of text: its link would be far longer", grouped(bytes)),
         };
         format!(
-            "{what} — over the {max} a web server is sure to accept, so the address bar does not carry it. A reload \
-             brings the scenario back from this browser's autosave; to share it, export it (⤓ Export) and send the file."
+            "{what} — over the {} a web server is sure to accept, so the address bar does not carry it. A reload \
+             brings the scenario back from this browser's autosave; to share it, export it (⤓ Export) and send the file.",
+            grouped(max)
         )
     }
 }
@@ -85,8 +89,8 @@ impl Note {
             format!(
                 "it is {} characters long, more than the {} a web server is sure to accept (it may answer 414 \
                  URI Too Long): to share this scenario, export it (⤓ Export) and send the file",
-                url.len(),
-                crate::link::MAX_ADDRESS_CHARS
+                grouped(url.len()),
+                grouped(crate::link::MAX_ADDRESS_CHARS)
             )
         });
         match (outcome, long) {

@@ -141,8 +141,9 @@ fn position_query(position: &Position, compressed: Option<&str>) -> String {
 pub fn parse_query(query: &str) -> Result<Option<Position>, String> {
     if query.len() > MAX_LINK_CHARS {
         return Err(format!(
-            "the link is {} characters long, more than the {MAX_LINK_CHARS} the page reads",
-            query.len()
+            "the link is {} characters long, more than the {} the page reads",
+            crate::engine::digits::grouped(query.len()),
+            crate::engine::digits::grouped(MAX_LINK_CHARS)
         ));
     }
     let mut preset = None;
@@ -193,7 +194,9 @@ pub fn parse_query_keeping_scenario(query: &str) -> Result<Option<(Position, Opt
             let rest: Vec<&str> = query.trim_start_matches('?').split('&').filter(|p| !position_param(p)).collect();
             match parse_query(&rest.join("&")) {
                 Ok(Some(position)) => Ok(Some((position, Some(e)))),
-                _ => Err(e),
+                // Both said: the default preset opens for want of a scenario, not for the step.
+                Ok(None) => Err(format!("{e}, and the link names no scenario (preset= or s=)")),
+                Err(_) => Err(e),
             }
         }
         Err(e) => Err(e),

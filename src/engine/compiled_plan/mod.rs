@@ -132,7 +132,11 @@ pub fn import(text: &str) -> Result<Value, ScenarioError> {
     if text.len() > MAX_PLAN_BYTES {
         return Err(ScenarioError::new(
             "plan",
-            format!("the plan is {} bytes, more than the {MAX_PLAN_BYTES} (4 MiB) read", text.len()),
+            format!(
+                "the plan is {} bytes, more than the {} (4 MiB) read",
+                crate::engine::digits::grouped(text.len()),
+                crate::engine::digits::grouped(MAX_PLAN_BYTES)
+            ),
         ));
     }
     let plan: Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("plan", format!("not JSON: {e}")))?;

@@ -279,9 +279,10 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
         return Err(ScenarioError::new(
             "scenario",
             format!(
-                "the text is {} bytes, more than the {MAX_SCENARIO_BYTES} (4 MiB) a scenario may be; \
+                "the text is {} bytes, more than the {} (4 MiB) a scenario may be; \
                  for many events, write a workload (`workload`) instead of explicit steps",
-                text.len()
+                crate::engine::digits::grouped(text.len()),
+                crate::engine::digits::grouped(MAX_SCENARIO_BYTES)
             ),
         ));
     }

@@ -60,7 +60,9 @@ impl LongLink {
             LongLink::Compressed(chars) => {
                 format!("This scenario's link would be more than {} characters long", grouped(chars))
             }
-            LongLink::Text(bytes) => format!("This scenario is {} bytes of text: its link would be far longer", grouped(bytes)),
+            LongLink::Text(bytes) => {
+                format!("This scenario is {} bytes of text: its link would be far longer", grouped(bytes))
+            }
         };
         format!(
             "{what} — over the {} a web server is sure to accept, so the address bar does not carry it. A reload \

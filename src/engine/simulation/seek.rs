@@ -32,9 +32,9 @@ impl Simulation {
     /// position in slices and answers input between them): the first part restores the
     /// checkpoint the whole move would, each part replays (or, past the recorded actions, steps)
     /// on towards `n`. Each part ends at a position of the run, exactly that position's state;
-    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. A move that replays far lays a
-    /// step back's ladder behind `n` on its way, as a Back does, so the Backs and the short
-    /// moves back after it restore a rung nearby.
+    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. A move that replays far (more
+    /// than [`super::super::time_travel::SCRUB_LADDER_AFTER`] actions) lays a step back's ladder behind `n` on its way, as a
+    /// Back does, so the Backs and the short moves back after it restore a rung nearby.
     ///
     /// # Errors
     /// As [`Simulation::go_to`]'s.
@@ -53,7 +53,9 @@ impl Simulation {
             let forward = here <= target && here >= from && self.trace_from <= needed;
             let start = if forward { here } else { from };
             let part = target.min(start.saturating_add(budget));
-            self.seek_traced(part, needed, true)?;
+            // A long move lays the ladder in its first part; the parts after take its rungs.
+            let ladder = !forward && needed.saturating_sub(from) > super::super::time_travel::SCRUB_LADDER_AFTER;
+            self.seek_traced(part, needed, ladder)?;
             return Ok(part == n);
         }
         for _ in 0..budget {
@@ -89,7 +91,8 @@ impl Simulation {
     }
 
     /// [`Simulation::seek_with`] to `n`, recording the trace from action `needed` on (a part of
-    /// [`Simulation::go_toward`] records only what its target needs: none before it).
+    /// [`Simulation::go_toward`] records only what its target needs: none before it). The rungs
+    /// planned (by this replay's ladder or an earlier one) are taken as the replay passes them.
     fn seek_traced(&mut self, n: usize, needed: usize, ladder: bool) -> Result<(), StepError> {
         if !self.options.time_travel {
             return Err(StepError("time travel is off for this simulation".into()));
@@ -121,9 +124,7 @@ impl Simulation {
         let start = self.engine.actions;
         while self.engine.actions < n {
             let i = self.engine.actions;
-            if ladder {
-                self.checkpoints.take_planned(i, &self.engine, bytes);
-            }
+            self.checkpoints.take_planned(i, &self.engine, bytes);
             self.options.trace = if i >= needed { level } else { TraceLevel::Metrics };
             if i < needed {
                 self.trace_from = i + 1;

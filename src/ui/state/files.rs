@@ -133,7 +133,12 @@ impl AppState {
 
     /// The Flink chooser's `mode` refused for the editor's scenario: said next to the chooser,
     /// with the engine's conversion when it has one; the previous run goes on.
-    pub(super) fn refuse_flink(mut self, mode: FlinkMode, editor_text: &str, error: crate::engine::ScenarioError) -> Self {
+    pub(super) fn refuse_flink(
+        mut self,
+        mode: FlinkMode,
+        editor_text: &str,
+        error: crate::engine::ScenarioError,
+    ) -> Self {
         // Offered only when the converted scenario runs on `mode` (a refusal for an operator
         // `mode` does not model is not the retention's: converting it would change nothing).
         let conversion = crate::engine::scenario::idle_state_retention_as_state_ttl(editor_text, mode)

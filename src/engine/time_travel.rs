@@ -36,11 +36,14 @@ pub const MEMORY_BUDGET: usize = 192 << 20;
 pub const LADDER_SPACING: usize = 1024;
 /// The most rungs a ladder has.
 pub const LADDER_MAX: usize = 4;
-/// The shortest replay after which a scrub (`Simulation::go_toward`) lays a step back's ladder
-/// behind its target. A rung costs what the replay after it writes (each chunk it touches is
-/// copied once): laid on every scrub at 100 k logins, where checkpoints are at most 8 192 actions
-/// apart, the page's scrub p90 went from 21 to 44 ms (`browser_drive_perf`, 2026-12-03). Past this
-/// the rungs are a small part of the replay, and the moves back after it skip a far one.
+/// The checkpoint spacing past which a scrub (`Simulation::go_toward`) that replays from a
+/// checkpoint lays a step back's ladder behind its target. A rung costs what the replay after it
+/// writes (each chunk it touches is copied once): laid on every scrub at 100 k logins, where the
+/// checkpoints are 4 096 actions apart, the page's scrub p90 went from 21 to 44 ms; laid only
+/// after replays of more than 8 192 actions, the moves back after a shorter scrub on the Top-N
+/// preset (checkpoints 262 144 apart, 13 µs an action) replayed up to that far: p90 17 → 154 ms
+/// (`browser_drive_perf`, 2026-12-03, a machine 2.1× slower than this project's). Where the
+/// checkpoints are this far apart, a move back without a rung may replay that far.
 pub const SCRUB_LADDER_AFTER: usize = 8 * LADDER_SPACING;
 
 /// Engine states by the number of actions carried out before them, ascending, the first at 0.

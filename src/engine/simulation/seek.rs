@@ -32,9 +32,10 @@ impl Simulation {
     /// position in slices and answers input between them): the first part restores the
     /// checkpoint the whole move would, each part replays (or, past the recorded actions, steps)
     /// on towards `n`. Each part ends at a position of the run, exactly that position's state;
-    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. A move that replays far (more
-    /// than [`super::super::time_travel::SCRUB_LADDER_AFTER`] actions) lays a step back's ladder behind `n` on its way, as a
-    /// Back does, so the Backs and the short moves back after it restore a rung nearby.
+    /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. Where the checkpoints are far
+    /// apart (more than [`super::super::time_travel::SCRUB_LADDER_AFTER`] actions), a move that
+    /// restores one lays a step back's ladder behind `n` on its way, as a Back does, so the Backs
+    /// and the short moves back after it restore a rung nearby.
     ///
     /// # Errors
     /// As [`Simulation::go_to`]'s.
@@ -54,7 +55,7 @@ impl Simulation {
             let start = if forward { here } else { from };
             let part = target.min(start.saturating_add(budget));
             // A long move lays the ladder in its first part; the parts after take its rungs.
-            let ladder = !forward && needed.saturating_sub(from) > super::super::time_travel::SCRUB_LADDER_AFTER;
+            let ladder = !forward && self.checkpoints.stats().1 > super::super::time_travel::SCRUB_LADDER_AFTER;
             self.seek_traced(part, needed, ladder)?;
             return Ok(part == n);
         }

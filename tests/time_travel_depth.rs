@@ -227,12 +227,13 @@ fn scrub(sim: &mut Simulation, n: usize) -> usize {
 }
 
 /// Where checkpoints are more than `SCRUB_LADDER_AFTER` apart, a scrub lays a step back's ladder
-/// behind its target, as a Back does: of four moves back by 1 000 actions after it (a pixel of a
-/// 1 000-pixel scrubber at 1 M steps) and five Backs, at most one (the move that passes the
-/// checkpoint just behind a target, when there is one) replays more than `LADDER_SPACING` plus
-/// the trace window. Without the ladder each of the four moves replayed from a checkpoint far
-/// behind. 200 k actions over 20 000 users: checkpoints 16 384 apart. The state reached is a
-/// straight run's.
+/// behind its target, as a Back does, whether it replays from a checkpoint or forward from where
+/// the page stands: after it, each of four moves back by 1 000 actions (a pixel of a 1 000-pixel
+/// scrubber at 1 M steps) and five Backs that stays within what the scrub replayed restores a
+/// rung and replays at most `LADDER_SPACING` plus the trace window. Without the ladder they
+/// replayed from the checkpoint far behind (or, after a scrub forward from where the page
+/// stood, from the rung or checkpoint behind that). 200 k
+/// actions over 20 000 users: checkpoints 16 384 apart. The state reached is a straight run's.
 #[test]
 fn a_far_scrub_lays_the_ladder_so_the_moves_back_after_it_replay_little() {
     let scenario = || logins_of(200_000, 20_000);
@@ -240,21 +241,43 @@ fn a_far_scrub_lays_the_ladder_so_the_moves_back_after_it_replay_little() {
     let spacing = sim.checkpoint_stats().1;
     assert!(spacing > SCRUB_LADDER_AFTER, "checkpoints {spacing} apart");
     let mut x: u64 = 12_345;
-    let mut long_in_all = 0;
-    for _ in 0..10 {
+    let (mut checked, mut forward) = (0, 0);
+    for i in 0..16 {
         x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        let target = 20_000 + (x >> 33) as usize % 170_000;
-        let far = scrub(&mut sim, target);
-        let mut moves: Vec<usize> = (1..=4).map(|k| scrub(&mut sim, target - 1_000 * k)).collect();
-        for _ in 0..5 {
-            sim.step_back().unwrap();
-            moves.push(sim.last_replay_len());
+        let random = 20_000 + (x >> 33) as usize % 170_000;
+        // A scrub to a random position; every other time, then a scrub 5 000 actions on from
+        // there (forward from there when no checkpoint lies between), and the moves back after it.
+        let target = match i % 2 {
+            0 => random,
+            _ => {
+                scrub(&mut sim, random);
+                random + 5_000
+            }
+        };
+        {
+            let here = sim.action_count();
+            let far = scrub(&mut sim, target);
+            let start = target - far;
+            forward += usize::from(start == here);
+            let mut moves: Vec<(usize, usize)> = (1..=4).map(|k| (k, scrub(&mut sim, target - 1_000 * k))).collect();
+            for _ in 0..5 {
+                sim.step_back().unwrap();
+                moves.push((4, sim.last_replay_len()));
+            }
+            // A rung behind move k's target: at the scrub's target − window − k × LADDER_SPACING,
+            // laid when after where the scrub's replay started.
+            for (k, replayed) in moves {
+                if target - WINDOW - k * LADDER_SPACING > start {
+                    checked += 1;
+                    assert!(
+                        replayed <= LADDER_SPACING + WINDOW,
+                        "to {target} (replayed {far} from {start}), then {k} back: replayed {replayed}"
+                    );
+                }
+            }
         }
-        let long = moves.iter().filter(|&&r| r > LADDER_SPACING + WINDOW).count();
-        assert!(long <= 1, "to {target} (replayed {far}), then back: replayed {moves:?}");
-        long_in_all += long;
     }
-    assert!(long_in_all <= 5, "{long_in_all} long moves back after 10 scrubs");
+    assert!(checked >= 100 && forward >= 3, "{checked} moves checked, {forward} scrubs forward from here");
     let at = sim.action_count();
     let mut straight = Simulation::with_options(scenario(), options());
     straight.go_to(at).unwrap();

@@ -306,6 +306,10 @@ impl Simulation {
     pub fn checkpoint_stats(&self) -> (usize, usize) {
         self.checkpoints.stats()
     }
+    /// The positions of the rungs of the step back's ladder ([`super::time_travel`]).
+    pub fn ladder_rungs(&self) -> Vec<usize> {
+        self.checkpoints.rungs()
+    }
     /// How many actions the last seek (a step back, a `go_to` back) replayed: what its time
     /// grows with.
     pub fn last_replay_len(&self) -> usize {

@@ -34,8 +34,8 @@ impl Simulation {
     /// on towards `n`. Each part ends at a position of the run, exactly that position's state;
     /// `Ok(true)` once at `n`, where `go_to(n)` would have ended. Where the checkpoints are far
     /// apart (more than [`super::super::time_travel::SCRUB_LADDER_AFTER`] actions), a move that
-    /// restores one lays a step back's ladder behind `n` on its way, as a Back does, so the Backs
-    /// and the short moves back after it restore a rung nearby.
+    /// replays more than a ladder's spacing lays a step back's ladder behind `n` on its way, as a
+    /// Back does, so the Backs and the short moves back after it restore a rung nearby.
     ///
     /// # Errors
     /// As [`Simulation::go_to`]'s.
@@ -54,8 +54,9 @@ impl Simulation {
             let forward = here <= target && here >= from && self.trace_from <= needed;
             let start = if forward { here } else { from };
             let part = target.min(start.saturating_add(budget));
-            // A long move lays the ladder in its first part; the parts after take its rungs.
-            let ladder = !forward && self.checkpoints.stats().1 > super::super::time_travel::SCRUB_LADDER_AFTER;
+            // Its first part lays the ladder (forward from here too: a move back after a long
+            // move forward needs it as much); the parts after find it laid and take its rungs.
+            let ladder = self.checkpoints.stats().1 > super::super::time_travel::SCRUB_LADDER_AFTER;
             self.seek_traced(part, needed, ladder)?;
             return Ok(part == n);
         }

@@ -36,13 +36,15 @@ pub const MEMORY_BUDGET: usize = 192 << 20;
 pub const LADDER_SPACING: usize = 1024;
 /// The most rungs a ladder has.
 pub const LADDER_MAX: usize = 4;
-/// The checkpoint spacing past which a scrub (`Simulation::go_toward`) that replays from a
-/// checkpoint lays a step back's ladder behind its target. A rung costs what the replay after it
-/// writes (each chunk it touches is copied once): laid on every scrub at 100 k logins, where the
-/// checkpoints are 4 096 actions apart, the page's scrub p90 went from 21 to 44 ms; laid only
-/// after replays of more than 8 192 actions, the moves back after a shorter scrub on the Top-N
-/// preset (checkpoints 262 144 apart, 13 µs an action) replayed up to that far: p90 17 → 154 ms
-/// (`browser_drive_perf`, 2026-12-03, a machine 2.1× slower than this project's). Where the
+/// The checkpoint spacing past which a scrub (`Simulation::go_toward`) lays a step back's ladder
+/// behind its target, whether it replays from a checkpoint or forward from where the page stands.
+/// A rung costs what the replay after it writes (each chunk it touches is copied once). Measured
+/// with `browser_drive_perf` (2026-12-03, a machine 2.1× slower than this project's): laid on
+/// every scrub at 100 k logins, where the checkpoints are 4 096 actions apart, the page's scrub
+/// p90 went from 21 to 44 ms; laid only after replays of more than 8 192 actions, the moves back
+/// after a shorter scrub on the Top-N preset (checkpoints 262 144 apart, 13 µs an action)
+/// replayed up to that far (p90 154 ms), and laid only by a scrub that restores a checkpoint, the
+/// moves back after a scrub forward from where the page stood did (p90 150 ms). Where the
 /// checkpoints are this far apart, a move back without a rung may replay that far.
 pub const SCRUB_LADDER_AFTER: usize = 8 * LADDER_SPACING;
 

@@ -105,6 +105,12 @@ async fn the_tour_opens_on_a_first_visit_teaches_with_seed_001_s_numbers_and_esc
     assert!(text.contains("now + max = 2019-11-23 16:00"), "{text}");
     assert!(page.get("#happened").class_list().contains("tour-target"));
     assert!(!page.get("#timeline").class_list().contains("tour-target"), "one part at a time");
+    // Its outline is drawn whole: the columns it sits in do not clip it (`content-visibility:
+    // auto` does; trial 22 saw only the right edge).
+    common::browser::with_page_styles();
+    let columns = page.get("#happened").closest(".columns").unwrap().expect("#happened sits in the columns");
+    let style = window().get_computed_style(&columns).unwrap().unwrap();
+    assert_eq!(style.get_property_value("content-visibility").unwrap(), "visible");
 
     // ← goes back.
     press(&page, Some("#tour"), "ArrowLeft", false).await;

@@ -65,7 +65,7 @@ impl LongLink {
             }
         };
         format!(
-            "{what} — over the {} a web server is sure to accept, so the address bar does not carry it. A reload \
+            "{what} — over the {} characters a web server is sure to accept, so the address bar does not carry it. A reload \
              brings the scenario back from this browser's autosave; to share it, export it (⤓ Export) and send the file.",
             grouped(max)
         )
@@ -82,18 +82,23 @@ pub struct Note {
 impl Note {
     /// The copy-link button's outcome: the link copied, or why not (with the link to copy by
     /// hand). A link longer than a web server is sure to accept
-    /// ([`crate::link::MAX_ADDRESS_CHARS`]) is said, not written out whole.
-    pub fn link_copied(outcome: Result<String, (String, String)>) -> Note {
+    /// ([`crate::link::MAX_ADDRESS_CHARS`]) is said, not written out whole; briefly when the
+    /// long-link note (`long_note`) already says what to do (trial 22: said twice).
+    pub fn link_copied(outcome: Result<String, (String, String)>, long_note: bool) -> Note {
         let url = match &outcome {
             Ok(url) | Err((url, _)) => url,
         };
-        let long = (url.len() > crate::link::MAX_ADDRESS_CHARS).then(|| {
-            format!(
+        let long = (url.len() > crate::link::MAX_ADDRESS_CHARS).then(|| match long_note {
+            true => format!(
+                "it is {} characters long, too long for a web server: the note above says what to do",
+                grouped(url.len())
+            ),
+            false => format!(
                 "it is {} characters long, more than the {} a web server is sure to accept (it may answer 414 \
                  URI Too Long): to share this scenario, export it (⤓ Export) and send the file",
                 grouped(url.len()),
                 grouped(crate::link::MAX_ADDRESS_CHARS)
-            )
+            ),
         });
         match (outcome, long) {
             (Ok(url), None) => Note { text: format!("Link copied: {url}"), error: false },

@@ -496,8 +496,14 @@ pub use super::files::{export, export_sql, file_name, import};
 pub fn copy_link(state: &AppState, dispatch: Callback<Action>) {
     if let Some(ScenarioRef::Json(json)) = state.persisted_position().map(|p| p.scenario) {
         if json.len() > MAX_LINKED_TEXT_BYTES {
-            // Not compressed (it would take the page for up to a second), not copied.
-            let text = format!("No link copied. {}", LongLink::Text(json.len()).text());
+            // Not compressed (it would take the page for up to a second), not copied. The note on
+            // the long link, when shown, already says why and what to do (trial 22: said twice).
+            let text = match state.files.long_link {
+                Some(_) => {
+                    "No link copied: this scenario is too long for a link (the note above says what to do).".into()
+                }
+                None => format!("No link copied. {}", LongLink::Text(json.len()).text()),
+            };
             return dispatch.emit(Action::FilesNote(super::files_state::Note { text, error: true }));
         }
     }

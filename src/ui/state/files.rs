@@ -178,7 +178,7 @@ impl AppState {
                 self
             }
             Action::LinkCopied(outcome) => {
-                self.files.note = Some(Note::link_copied(outcome));
+                self.files.note = Some(Note::link_copied(outcome, self.files.long_link.is_some()));
                 self
             }
             Action::FilesNote(note) => {

@@ -28,6 +28,7 @@ async fn to_end_shows_progress_and_cancel_stops_before_the_end() {
     let page = Page::open().await;
     page.choose("#preset-select", "what-if-100k-logins").await;
     assert_eq!(page.text("#progress"), "step 0 / 100000");
+    let timeline = page.get("#timeline").inner_html();
     page.click_only("#run-all");
     // The run goes on by itself, slice by slice: wait until the bar has moved off 0.
     until("the progress bar of the run to the end to move", || progress_value(&page) > 0).await;
@@ -38,7 +39,11 @@ async fn to_end_shows_progress_and_cancel_stops_before_the_end() {
     tick().await;
     assert!(page.find("#to-end-cancel").is_some(), "still running after one task");
     until("the run to go on", || progress_value(&page) > before).await;
+    // The timeline keeps the run's starting position while it runs (trial 22: it re-rendered
+    // from the run mid-way at every slice, its callbacks being new at each render).
+    assert!(page.get("#timeline").inner_html() == timeline, "the timeline changed while the run went on");
     page.click("#to-end-cancel").await;
+    assert!(page.get("#timeline").inner_html() != timeline, "the timeline catches up when it stops");
     assert!(page.find("#to-end-progress").is_none(), "Cancel removes the progress");
     let stopped = step_shown(&page);
     assert!(stopped > before && stopped < 100_000, "stopped at step {stopped}, after {before} and before the end");

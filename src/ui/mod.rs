@@ -158,10 +158,7 @@ pub fn App(props: &AppProps) -> Html {
             range.filter(|_| opened)
         })
     };
-    let on_chosen = {
-        let chosen_range = chosen_range.clone();
-        Callback::from(move |range: Option<(Millis, Millis)>| chosen_range.set(range))
-    };
+    let on_chosen = use_callback(chosen_range.setter(), |range: Option<(Millis, Millis)>, set| set.set(range));
     persist::use_persistence(&state, persist, *chosen_range);
     far::use_far(&state);
     to_end::use_to_end(&state);
@@ -179,10 +176,11 @@ pub fn App(props: &AppProps) -> Html {
         });
         use_effect_with((), move |_| move || crash::unwatch(crash_id));
     }
-    let dispatch: Callback<Action> = {
-        let state = state.clone();
-        Callback::from(move |a| state.dispatch(a))
-    };
+    // The callbacks the views take are made once (`use_callback`): a new one at each render made
+    // the timeline's props differ at every slice of "▶| to end" or a far scrub, so it re-rendered
+    // from the run mid-way while it was meant to keep its position (trial 22: "No keyed state
+    // yet" in the middle of a scrub).
+    let dispatch: Callback<Action> = use_callback(state.dispatcher(), |a, dispatcher| dispatcher.dispatch(a));
     {
         // Play's only clock: an interval while playing, nothing at all while paused.
         let dispatcher = state.dispatcher();
@@ -224,10 +222,7 @@ pub fn App(props: &AppProps) -> Html {
     }
     // The timeline's time range on show, which the charts follow.
     let timeline_view = use_state_eq(|| None::<(Millis, Millis)>);
-    let on_view = {
-        let timeline_view = timeline_view.clone();
-        Callback::from(move |range: (Millis, Millis)| timeline_view.set(Some(range)))
-    };
+    let on_view = use_callback(timeline_view.setter(), |range: (Millis, Millis), set| set.set(Some(range)));
     // `data-settled` on the root while nothing scheduled is still to come (`settled`).
     settled::use_settled_marker(&root_ref);
     let editor_ref = use_node_ref();

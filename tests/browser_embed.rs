@@ -450,13 +450,13 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
     assert_eq!(
         lines,
         [
-            "link: action 3 (the next step) could not run — all 2 steps have run; Reset to start again: opened where it stopped",
+            "link: step: 99 is past the scenario's last step (2 steps) — opened at its end",
             "link: layout: unknown variant `small`, expected `full` or `compact`",
             "link: panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
             "link: panels[1]: unknown variant `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
         ]
     );
-    assert_eq!(page.text("#progress"), "step 2 / 2", "opened where it stopped");
+    assert_eq!(page.text("#progress"), "step 2 / 2", "opened at its end");
 }
 
 /// A key with a right-to-left override (U+202E) in its first value, grouped with a second one.

@@ -32,9 +32,25 @@ impl AppState {
             });
             return state;
         }
+        // A link of steps only (`step=`) past the scenario's last step opens at its end, said as
+        // `mount`'s `step` option says it (trial 22: "action 3 (the next step) could not run").
+        let steps = state.sim.as_ref().map_or(0, |h| h.get().step_count());
+        let only_steps = position.actions.iter().all(|(a, _)| *a == crate::engine::Action::Step);
+        let asked = position.action_count();
+        let (position, past_end) = match only_steps && asked > steps {
+            true => {
+                let at_end = (steps > 0).then_some((crate::engine::Action::Step, steps));
+                (&Position { scenario: position.scenario.clone(), actions: at_end.into_iter().collect() }, true)
+            }
+            false => (position, false),
+        };
         let replayed = if defer { state.replay_or_defer(position, what) } else { state.replay(position.actions()) };
         if let Err(e) = replayed {
             state.files.note = Some(Note { text: format!("{what}: {e}: opened where it stopped"), error: true });
+        } else if past_end {
+            let text =
+                format!("{what}: step: {asked} is past the scenario's last step ({steps} steps) — opened at its end");
+            state.files.note = Some(Note { text, error: true });
         }
         state
     }

@@ -253,6 +253,14 @@ async fn a_bad_step_keeps_the_links_scenario() {
         "step 0 / 2",
     )
     .await;
+    // A bad scenario and a bad step: both are said (trial 22: only the preset was).
+    opens_with_note(
+        "?preset=nope&step=abc",
+        "link: preset: no preset named 'nope' — the default preset 'seed-001-one-day-two-days' is loaded instead\n\
+         link: step: 'abc' is not a whole number of steps",
+        "step 0 / 4",
+    )
+    .await;
 }
 
 #[wasm_bindgen_test]

@@ -145,9 +145,12 @@ fn initial_position() -> AppState {
     let mut state = match parse_query_keeping_scenario(&query) {
         Ok(Some((position, bad_position))) => {
             let mut state = AppState::open(&position, "link");
-            // A bad step loses nothing else: the link's scenario opens at its start.
-            if let Some(e) = bad_position {
-                note_once(&mut state, format!("link: {e} — the link's scenario opened at its start"));
+            // A bad step loses nothing else: the link's scenario opens at its start. When that
+            // scenario could not be opened either, both are said (trial 22: only the preset was).
+            match (bad_position, state.files.note.as_mut()) {
+                (Some(e), Some(note)) => note.text = format!("{}\nlink: {e}", note.text),
+                (Some(e), None) => note_once(&mut state, format!("link: {e} — the link's scenario opened at its start")),
+                (None, _) => {}
             }
             state
         }

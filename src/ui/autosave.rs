@@ -147,10 +147,12 @@ fn initial_position() -> AppState {
             let mut state = AppState::open(&position, "link");
             // A bad step loses nothing else: the link's scenario opens at its start. When that
             // scenario could not be opened either, both are said (trial 22: only the preset was).
-            match (bad_position, state.files.note.as_mut()) {
-                (Some(e), Some(note)) => note.text = format!("{}\nlink: {e}", note.text),
-                (Some(e), None) => note_once(&mut state, format!("link: {e} — the link's scenario opened at its start")),
-                (None, _) => {}
+            if let Some(e) = bad_position {
+                let text = match state.files.note.take() {
+                    Some(opened) => format!("{}\nlink: {e}", opened.text),
+                    None => format!("link: {e} — the link's scenario opened at its start"),
+                };
+                state.files.note = Some(Note { text, error: true });
             }
             state
         }

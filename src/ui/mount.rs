@@ -258,9 +258,15 @@ fn check_step(scenario: &ScenarioRef, step: u64, step_name: &str) -> Result<(), 
     };
     let count = Scenario::from_json(json).map(|s| s.step_count()).unwrap_or(0);
     match step > count {
-        true => Err(format!("{step_name}: {step} is past the scenario's last step ({count} steps)")),
+        true => Err(past_last_step(step_name, step, count)),
         false => Ok(()),
     }
+}
+
+/// What a position `step` past a scenario of `count` steps is told, named `step_name` (`mount`'s
+/// option, a link's `step`).
+pub(super) fn past_last_step(step_name: &str, step: u64, count: u64) -> String {
+    format!("{step_name}: {step} is past the scenario's last step ({count} steps)")
 }
 
 /// `element`'s open shadow root: a new one, or the empty one a destroyed simulator left.

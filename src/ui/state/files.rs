@@ -48,8 +48,8 @@ impl AppState {
         if let Err(e) = replayed {
             state.files.note = Some(Note { text: format!("{what}: {e}: opened where it stopped"), error: true });
         } else if past_end {
-            let text =
-                format!("{what}: step: {asked} is past the scenario's last step ({steps} steps) — opened at its end");
+            let past = super::super::mount::past_last_step("step", asked, steps);
+            let text = format!("{what}: {past} — opened at its end");
             state.files.note = Some(Note { text, error: true });
         }
         state

@@ -367,3 +367,40 @@ async fn a_far_scrub_ends_where_the_handle_was_put_and_a_newer_one_wins() {
     assert_eq!(page.input_value("#scrubber"), "1200");
     assert_eq!(page.text("#progress"), "step 1200 / 6000");
 }
+
+/// A far scrub shows its progress from where its replay started and a Cancel, which stops it
+/// where it got to: a position like any other, the views and the scrubber showing it
+/// (`src/ui/scrub_far.rs`; trial 22: a far scrub had neither).
+#[wasm_bindgen_test]
+async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
+    let page = Page::open().await;
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 70_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    page.click("#run-all").await;
+    until("the end of the run", || page.text("#progress") == "step 70000 / 70000").await;
+    settle().await;
+    // Checkpoints every 4 096 actions past 65 536: a move to 4 000 after one replays 4 000
+    // actions, many slices in this (debug) build, each at least 1 024 actions.
+    let to = 7 * 4096 + 4000;
+    scrub_event(&page, to);
+    yew::scheduler::flush().await;
+    assert!(page.text("#scrub-position").starts_with(&format!("going to action {to} / 70000… (at ")));
+    let label = page.attr("#scrub-progress", "aria-label");
+    assert_eq!(label, format!("replaying from action {} to action {to}", 7 * 4096), "the checkpoint it restored");
+    let at: usize = page.text("#scrub-position").rsplit("(at ").next().unwrap().trim_end_matches(')').parse().unwrap();
+    assert!(7 * 4096 < at && at < to, "{at}");
+    assert_eq!(page.attr("#scrub-progress", "max"), "4000");
+    assert_eq!(page.attr("#scrub-progress", "value"), (at - 7 * 4096).to_string());
+    page.click_only("#scrub-cancel");
+    settle().await;
+    assert!(page.find("#scrub-cancel").is_none() && page.find("#scrub-progress").is_none());
+    assert!(page.text("#scrub-position").starts_with(&format!("action {at} / 70000 · ")), "{}", page.text("#scrub-position"));
+    assert_eq!(page.input_value("#scrubber"), at.to_string(), "the handle shows where it stopped");
+    assert_eq!(page.text("#progress"), format!("step {at} / 70000"), "the views show where it stopped");
+    // From there, a Step goes on by one.
+    page.click("#step").await;
+    assert_eq!(page.text("#progress"), format!("step {} / 70000", at + 1));
+}

@@ -137,22 +137,22 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     );
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"panels": ["timelin"]}"#)),
-        "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
+        "mount: options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
     );
     // Every bad option at once, one per line, in the object's order (trial 19: the first hid the
     // others).
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"stpe": 2, "panels": ["timelin"], "heading": "yes"}"#)),
         "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`\n\
-         options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+         options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
          options.heading: invalid type: string \"yes\", expected a boolean"
     );
     // Every unknown panel, and a step past the end alongside another option's error (trial 21:
     // only the first unknown panel was named, and the step's error hid behind the others).
     assert_eq!(
         mount_error(el(), preset(), options(r#"{"step": 9, "panels": ["timelin", "charts", "bogus"]}"#)),
-        "mount: options.panels[0]: unknown variant `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
-         options.panels[2]: unknown variant `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+        "mount: options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
+         options.panels[2]: unknown panel `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
          options.step: 9 is past the scenario's last step (4 steps)"
     );
     assert_eq!(
@@ -294,7 +294,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
         ),
         (
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" panels="timeline clock"></flink-state-sim>"#,
-            "<flink-state-sim>: attribute panels[1]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
+            "<flink-state-sim>: attribute panels[1]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
         ),
         (
             // Every error at once, one per line, in the attributes' order (trial 18: only the
@@ -302,7 +302,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" stpe="1" heading="maybe" panels="clock"></flink-state-sim>"#,
             "<flink-state-sim>: attribute stpe: not an attribute of this element (scenario, step, panels, layout, heading, t)\n\
              <flink-state-sim>: attribute heading: 'maybe' is not true or false\n\
-             <flink-state-sim>: attribute panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
+             <flink-state-sim>: attribute panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
         ),
         (
             // The scenario's error with an attribute's (trial 19: only the attribute's was shown).
@@ -315,7 +315,7 @@ async fn a_bad_attribute_is_shown_in_the_element() {
             // end behind a bad heading.
             r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="-3" layout="tiny" t="9..1" panels="timeline,timeline"></flink-state-sim>"#,
             "<flink-state-sim>: attribute step: '-3' is not a whole number of steps\n\
-             <flink-state-sim>: attribute layout: unknown variant `tiny`, expected `full` or `compact`\n\
+             <flink-state-sim>: attribute layout: unknown layout `tiny`, expected `full` or `compact`\n\
              <flink-state-sim>: attribute panels[1]: 'timeline' is listed twice\n\
              <flink-state-sim>: attribute t: the range must end after it starts (1 is not after 9)",
         ),
@@ -437,8 +437,8 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
         [
             "link: heading: 'maybe' is not true or false",
             "link: 'stpe': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)",
-            "link: layout: unknown variant `small`, expected `full` or `compact`",
-            "link: panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
+            "link: layout: unknown layout `small`, expected `full` or `compact`",
+            "link: panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
         ]
     );
     assert_eq!(page.text("#progress"), "step 1 / 2", "the position is kept");
@@ -451,9 +451,9 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
         lines,
         [
             "link: step: 99 is past the scenario's last step (2 steps) — opened at its end",
-            "link: layout: unknown variant `small`, expected `full` or `compact`",
-            "link: panels[0]: unknown variant `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
-            "link: panels[1]: unknown variant `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
+            "link: layout: unknown layout `small`, expected `full` or `compact`",
+            "link: panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
+            "link: panels[1]: unknown panel `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — shown with the default options instead",
         ]
     );
     assert_eq!(page.text("#progress"), "step 2 / 2", "opened at its end");

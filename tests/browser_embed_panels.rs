@@ -109,17 +109,17 @@ async fn links_attributes_and_options_name_the_new_panels_and_the_layout() {
     assert_eq!(link("?embed").unwrap().1.layout, Layout::Full, "full unless asked");
     assert_eq!(
         link("?embed&layout=tight").unwrap_err(),
-        "layout: unknown variant `tight`, expected `full` or `compact`"
+        "layout: unknown layout `tight`, expected `full` or `compact`"
     );
     assert_eq!(
         link("?embed&panels=timeline,flows").unwrap_err(),
-        "panels[1]: unknown variant `flows`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
+        "panels[1]: unknown panel `flows`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`"
     );
     let h = host("");
     let preset = || JsValue::from_str("seed-001-one-day-two-days");
     assert_eq!(
         mount_error(js(h.clone()), preset(), options(r#"{"layout": "small"}"#)),
-        "mount: options.layout: unknown variant `small`, expected `full` or `compact`"
+        "mount: options.layout: unknown layout `small`, expected `full` or `compact`"
     );
     assert_eq!(
         mount_error(js(h.clone()), preset(), options(r#"{"stpe": 2}"#)),
@@ -142,7 +142,7 @@ async fn links_attributes_and_options_name_the_new_panels_and_the_layout() {
     assert!(bad.shadow_root().is_none(), "nothing mounted");
     assert_eq!(
         bad.query_selector(".flink-state-sim-error").unwrap().and_then(|p| p.text_content()).as_deref(),
-        Some("<flink-state-sim>: attribute layout: unknown variant `wide`, expected `full` or `compact`")
+        Some("<flink-state-sim>: attribute layout: unknown layout `wide`, expected `full` or `compact`")
     );
     bad.remove();
 }

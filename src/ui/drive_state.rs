@@ -61,7 +61,7 @@ pub struct DriveState {
     /// "▶| to end" is running, in slices ([`super::to_end`]).
     pub to_end: Option<super::to_end::ToEnd>,
     /// A scrubber move still replaying towards this position, in slices ([`super::scrub_far`]).
-    pub scrub_to: Option<usize>,
+    pub scrub_to: Option<super::scrub_far::ScrubFar>,
     /// "hide quiet steps": Step and Back pass the steps that changed nothing
     /// ([`crate::engine::quiet`]); kept in the browser's local settings ([`super::persist`]).
     pub hide_quiet: bool,
@@ -191,8 +191,9 @@ impl AppState {
             }
             Action::ScrubTo(n) => self.scrub_toward(n),
             // A slice of a move that was since replaced or stopped does nothing.
-            Action::ScrubSlice(n) if self.drive.scrub_to == Some(n) => self.scrub_toward(n),
-            Action::ScrubSlice(_) => self,
+            Action::ScrubSlice(n) if self.drive.scrub_to.is_some_and(|far| far.to == n) => self.scrub_toward(n),
+            // Cancel: every action but a slice stops the move where it got to (`Reducible`).
+            Action::ScrubSlice(_) | Action::CancelScrub => self,
             Action::SetSpeed(i) => {
                 self.drive.speed = i.min(SPEEDS.len() - 1);
                 self

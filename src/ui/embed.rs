@@ -154,7 +154,7 @@ impl EmbedOptions {
                     serde_json::Value::Array(items) => {
                         options.panels.clear();
                         for (i, item) in items.into_iter().enumerate() {
-                            match option(item) {
+                            match option(item).map_err(|(p, m)| (p, name_variant(&m, "panel"))) {
                                 Ok(panel) => options.panels.push(panel),
                                 Err((_, message)) => {
                                     bad_panel = true;
@@ -164,9 +164,9 @@ impl EmbedOptions {
                         }
                         Ok(())
                     }
-                    other => option(other).map(|v| options.panels = v),
+                    other => option(other).map(|v| options.panels = v).map_err(|(p, m)| (p, name_variant(&m, "panel"))),
                 },
-                "layout" => option(value).map(|v| options.layout = v),
+                "layout" => option(value).map(|v| options.layout = v).map_err(|(p, m)| (p, name_variant(&m, "layout"))),
                 "t" => option(value).map(|v| options.t = v),
                 _ => Err((String::new(), format!("unknown field `{name}`, expected one of {}", option_list()))),
             };
@@ -207,6 +207,12 @@ fn option<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T,
         let path = if path == "." { String::new() } else { path };
         (path, crate::engine::error::serde_message(&e.into_inner()))
     })
+}
+
+/// serde's "unknown variant `clock`, expected …" as "unknown panel `clock`, expected …": the
+/// option's own noun, not serde's (trial 22: `panels=bogus`).
+fn name_variant(message: &str, noun: &str) -> String {
+    message.replacen("unknown variant", &format!("unknown {noun}"), 1)
 }
 
 /// "a string", "an array", … for messages.

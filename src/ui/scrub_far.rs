@@ -2,8 +2,11 @@
 //! (a move within reach ends there, as before), the rest one task per slice
 //! ([`crate::engine::Simulation::go_toward`]), so the page paints and takes input between two
 //! slices, as "▶| to end" ([`super::to_end`]) does. A newer move of the scrubber takes its place;
-//! any other move through the run stops it where it got to (a position like any other). The
-//! timeline and the sections below it keep the position the move started from until it ends.
+//! any other move through the run stops it where it got to (a position like any other), and so
+//! does its Cancel. Meanwhile the scrubber shows its progress from where the replay started
+//! ([`crate::engine::Simulation::move_origin`]: the checkpoint it restored, or the position it
+//! left going forward) and Cancel, as "▶| to end" does. The timeline and the sections below it
+//! keep the position the move started from until it ends.
 //!
 //! Trial 18 measured a scrub at 400 k steps of `seed-000-topn-dedup` leaving the page
 //! unanswered for up to 1.3 s (one task replaying up to the checkpoint spacing).
@@ -15,6 +18,13 @@ use yew::prelude::*;
 /// Actions replayed between two looks at the clock inside a slice.
 const PART: usize = 1024;
 
+/// A scrubber move replaying towards `to`, from action `from` (for its progress).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScrubFar {
+    pub to: usize,
+    pub from: usize,
+}
+
 fn wall_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
@@ -24,6 +34,10 @@ impl AppState {
     pub(super) fn scrub_toward(mut self, n: usize) -> Self {
         self.playing = false;
         let started = wall_ms();
+        let from = match self.drive.scrub_to {
+            Some(far) if far.to == n => far.from,
+            _ => self.sim.as_ref().map_or(0, |s| s.get().move_origin(n)),
+        };
         let mut done = false;
         let mut next = self.drive(|s| {
             while wall_ms() - started < SLICE_MS {
@@ -34,7 +48,7 @@ impl AppState {
             }
             Ok(())
         });
-        next.drive.scrub_to = (!done && next.step_error.is_none()).then_some(n);
+        next.drive.scrub_to = (!done && next.step_error.is_none()).then_some(ScrubFar { to: n, from });
         next
     }
 }
@@ -43,7 +57,7 @@ impl AppState {
 /// not settled meanwhile ([`super::settled`]: a scrub is awaited by what it shows, at its end).
 #[hook]
 pub fn use_scrub_far(state: &UseReducerHandle<AppState>) {
-    let target = state.drive.scrub_to;
+    let target = state.drive.scrub_to.map(|far| far.to);
     let dispatcher = state.dispatcher();
     let sim = state.sim.clone();
     use_effect_with((target, state.version), move |(target, _)| {

@@ -177,6 +177,8 @@ pub enum Action {
     ScrubTo(usize),
     /// The next slice of a scrubber move replaying far ([`super::scrub_far`]).
     ScrubSlice(usize),
+    /// Stop a scrubber move replaying far where it got to.
+    CancelScrub,
     /// Play's speed: an index into [`SPEEDS`].
     SetSpeed(usize),
     /// Play, or pause when playing (the space key).
@@ -423,6 +425,7 @@ impl Reducible for AppState {
             Action::StepBack
             | Action::ScrubTo(_)
             | Action::ScrubSlice(_)
+            | Action::CancelScrub
             | Action::SetSpeed(_)
             | Action::TogglePlay
             | Action::DiscardFuture

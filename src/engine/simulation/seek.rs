@@ -41,19 +41,13 @@ impl Simulation {
     /// As [`Simulation::go_to`]'s.
     pub fn go_toward(&mut self, n: usize, budget: usize) -> Result<bool, StepError> {
         let budget = budget.max(MIN_PART);
-        let recorded = self.history.len();
-        let target = n.min(recorded);
-        let here = self.engine.actions;
-        if here != target {
-            // Where a seek to `target` starts: here when it can replay forward from here, else
-            // the checkpoint it restores. A part ending `budget` after that restores the same
-            // checkpoint (its trace needs no earlier one: `budget` exceeds the trace window),
-            // and the parts after it replay forward.
+        let target = n.min(self.history.len());
+        if self.engine.actions != target {
+            // A part ending `budget` after where the move starts restores the same checkpoint
+            // (its trace needs no earlier one: `budget` exceeds the trace window), and the parts
+            // after it replay forward.
             let needed = self.trace_needed_from(target);
-            let from = self.checkpoints.nearest_position(needed);
-            let forward = here <= target && here >= from && self.trace_from <= needed;
-            let start = if forward { here } else { from };
-            let part = target.min(start.saturating_add(budget));
+            let part = target.min(self.move_origin(n).saturating_add(budget));
             // Its first part lays the ladder (forward from here too: a move back after a long
             // move forward needs it as much); the parts after find it laid and take its rungs.
             let ladder = self.checkpoints.stats().1 > super::super::time_travel::SCRUB_LADDER_AFTER;
@@ -74,6 +68,25 @@ impl Simulation {
             self.step()?;
         }
         Ok(self.engine.actions >= n)
+    }
+
+    /// Where [`Simulation::go_toward`]`(n)` (and [`Simulation::go_to`]) starts from: the position
+    /// here when it can replay (or step) forward from here, else the checkpoint it restores. The
+    /// page shows a far move's progress from it.
+    pub fn move_origin(&self, n: usize) -> usize {
+        let here = self.engine.actions;
+        let target = n.min(self.history.len());
+        if here == target {
+            return here;
+        }
+        let needed = self.trace_needed_from(target);
+        let from = self.checkpoints.nearest_position(needed);
+        let forward = here <= target && here >= from && self.trace_from <= needed;
+        if forward {
+            here
+        } else {
+            from
+        }
     }
 
     /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint

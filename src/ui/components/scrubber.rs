@@ -39,9 +39,21 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
     });
     // While a far move replays in slices (`scrub_far`), the handle stays where it was put.
     let (at, label) = match state.drive.scrub_to {
-        Some(to) => (to, format!("going to action {to} / {length}… (at {at})")),
+        Some(far) => (far.to, format!("going to action {} / {length}… (at {at})", far.to)),
         None => (at, format!("action {at} / {length} · {}", tf.format(sim.now()))),
     };
+    // Its progress from where the replay started, and Cancel (it stops where it got to).
+    let going = state.drive.scrub_to.map(|far| {
+        let (max, value) = (far.to.abs_diff(far.from), sim.action_count().abs_diff(far.from));
+        html! {
+            <span id="scrub-going" class="scrub-going" role="status">
+                <button id="scrub-cancel" onclick={dispatch.reform(|_| Action::CancelScrub)}
+                    title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
+                <progress id="scrub-progress" max={max.to_string()} value={value.min(max).to_string()}
+                    aria-label={format!("replaying from action {} to action {}", far.from, far.to)} />
+            </span>
+        }
+    });
     html! {
         <div class="scrub" role="group" aria-label="Position in the run">
             <div class="scrub-row">
@@ -50,6 +62,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
                     oninput={on_input} aria-valuetext={label.clone()} disabled={length == 0}
                     title="Drag to any point of the run: back exactly by checkpoint + replay, forward by stepping" />
                 <span id="scrub-position" class="progress">{ label }</span>
+                { for going }
             </div>
             if recorded_ahead > 0 {
                 <p class="future" id="future">

@@ -397,10 +397,83 @@ async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
     page.click_only("#scrub-cancel");
     settle().await;
     assert!(page.find("#scrub-cancel").is_none() && page.find("#scrub-progress").is_none());
-    assert!(page.text("#scrub-position").starts_with(&format!("action {at} / 70000 · ")), "{}", page.text("#scrub-position"));
+    // It stops where it got to, and replays on the trace window the views show (400 actions):
+    // what happened there and the lanes of the keys it touched, not "nothing changed".
+    let at = (at + 400).min(to);
+    assert!(
+        page.text("#scrub-position").starts_with(&format!("action {at} / 70000 · ")),
+        "{}",
+        page.text("#scrub-position")
+    );
     assert_eq!(page.input_value("#scrubber"), at.to_string(), "the handle shows where it stopped");
     assert_eq!(page.text("#progress"), format!("step {at} / 70000"), "the views show where it stopped");
+    assert!(
+        page.text("#happened").contains(&format!("step {at}/70000: input (true,user-")),
+        "{}",
+        page.text("#happened")
+    );
+    assert!(!page.text("#happened").contains("nothing changed"), "{}", page.text("#happened"));
+    assert!(page.find("#timeline .lane").is_some(), "the lanes of the keys the last actions touched");
     // From there, a Step goes on by one.
     page.click("#step").await;
     assert_eq!(page.text("#progress"), format!("step {} / 70000", at + 1));
+}
+
+/// A Back with no checkpoint near behind — after a far scrub was cancelled where the checkpoints
+/// are 16 384 actions apart — goes in slices with its progress and Cancel, as a far scrub does,
+/// and ends one action back; the Back after it restores the ladder it laid (no slices).
+#[wasm_bindgen_test]
+async fn a_back_that_replays_far_goes_in_slices_and_lays_the_ladder() {
+    let page = Page::open().await;
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 270_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    page.click("#run-all").await;
+    until("the end of the run", || page.text("#progress") == "step 270000 / 270000").await;
+    settle().await;
+    // Past 262 144 actions the checkpoints are 16 384 apart: a scrub to 16 000 after one.
+    let to = 5 * 16_384 + 16_000;
+    scrub_event(&page, to);
+    yew::scheduler::flush().await;
+    assert_eq!(
+        page.attr("#scrub-progress", "aria-label"),
+        format!("replaying from action {} to action {to}", 5 * 16_384)
+    );
+    // Cancelled more than 8 192 actions past the checkpoint (its parts are 1 024 actions).
+    let got_to =
+        || page.text("#scrub-position").rsplit("(at ").next().unwrap().trim_end_matches(')').parse::<usize>().ok();
+    until("the move past 90 200", || got_to().is_some_and(|at| at > 5 * 16_384 + 8_192 + 100)).await;
+    page.click_only("#scrub-cancel");
+    settle().await;
+    let at: usize = page.input_value("#scrubber").parse().unwrap();
+    assert!(5 * 16_384 + 8_192 + 500 < at && at < to, "{at}");
+    page.click_only("#step-back");
+    yew::scheduler::flush().await;
+    assert_eq!(
+        page.attr("#scrub-progress", "aria-label"),
+        format!("replaying from action {} to action {}", 5 * 16_384, at - 1),
+        "the Back replays from the checkpoint, in slices"
+    );
+    settle().await;
+    assert!(
+        page.text("#scrub-position").starts_with(&format!("action {} / 270000 · ", at - 1)),
+        "{}",
+        page.text("#scrub-position")
+    );
+    assert_eq!(page.text("#progress"), format!("step {} / 270000", at - 1));
+    assert!(
+        page.text("#happened").contains(&format!("step {}/270000: input (true,user-", at - 1)),
+        "{}",
+        page.text("#happened")
+    );
+    page.click_only("#step-back");
+    yew::scheduler::flush().await;
+    assert!(page.find("#scrub-progress").is_none(), "the ladder the far Back laid is near");
+    assert!(
+        page.text("#scrub-position").starts_with(&format!("action {} / 270000 · ", at - 2)),
+        "{}",
+        page.text("#scrub-position")
+    );
 }

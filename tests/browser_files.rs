@@ -127,6 +127,13 @@ async fn export_import_round_trip_and_a_bad_file_changes_nothing() {
     );
     assert_eq!(page.text("#progress"), "step 1 / 4", "nothing changed");
     assert_eq!(page.text("#now"), "2019-11-20 15:00");
+    // A Load after it says its own error, without the import's note beside it (trial 22).
+    page.set_textarea("#scenario-json", "{");
+    page.click("#load").await;
+    assert!(page.find("#scenario-error").is_some());
+    assert!(page.find("#files-note").is_none(), "{}", page.text("#files-note"));
+    import(&page, "bad.json", &bad).await;
+    until("the refusal", || page.find("#files-note").is_some()).await;
 
     import(&page, "cleanup-harness-min5-max10.json", &text).await;
     until("the import", || page.text("#progress") == "step 0 / 8").await;

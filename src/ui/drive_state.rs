@@ -175,6 +175,13 @@ impl AppState {
                     (passed > 0).then_some(PassedQuiet { back: true, passed, stop: QuietStop::Changed });
                 next
             }
+            // A Back with no checkpoint or rung near behind (after a far move was stopped
+            // part-way, where the checkpoints are far apart) replays far: it goes in slices, as a
+            // far scrub does, with its progress and Cancel, and lays the ladder the next Backs use.
+            Action::StepBack if self.back_replays_far() => {
+                let n = self.sim.as_ref().map_or(0, |s| s.get().action_count()).saturating_sub(1);
+                self.scrub_toward(n)
+            }
             Action::StepBack => {
                 self.playing = false;
                 self.drive(|s| s.step_back().map_err(|e| format!("step back: {e}")))
@@ -192,8 +199,7 @@ impl AppState {
             Action::ScrubTo(n) => self.scrub_toward(n),
             // A slice of a move that was since replaced or stopped does nothing.
             Action::ScrubSlice(n) if self.drive.scrub_to.is_some_and(|far| far.to == n) => self.scrub_toward(n),
-            // Cancel: every action but a slice stops the move where it got to (`Reducible`).
-            Action::ScrubSlice(_) | Action::CancelScrub => self,
+            Action::ScrubSlice(_) => self,
             Action::SetSpeed(i) => {
                 self.drive.speed = i.min(SPEEDS.len() - 1);
                 self

@@ -357,6 +357,7 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut state = (*self).clone();
         let version = state.version + 1;
+        let scrub = state.drive.scrub_to;
         if super::to_end::stops_it(&action) {
             state.drive.to_end = None;
             // A newer scrubber move replaces the one under way (`scrub_far`); another move stops it.
@@ -364,7 +365,10 @@ impl Reducible for AppState {
         }
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),
-            Action::LoadJson(json) => state.with_json(json),
+            // A Load says its own outcome: a note on an earlier import or link goes.
+            Action::LoadJson(json) => {
+                AppState { files: FilesState { note: None, ..state.files }, ..state }.with_json(json)
+            }
             Action::SetEditorMode(mode) => state.switch_form(mode),
             Action::SetFlink { flink, editor_text } => state.with_flink(&flink, editor_text),
             Action::Step => state.step_once(),
@@ -425,7 +429,6 @@ impl Reducible for AppState {
             Action::StepBack
             | Action::ScrubTo(_)
             | Action::ScrubSlice(_)
-            | Action::CancelScrub
             | Action::SetSpeed(_)
             | Action::TogglePlay
             | Action::DiscardFuture
@@ -436,6 +439,7 @@ impl Reducible for AppState {
             | Action::Inspect { .. }
             | Action::ToggleKeys
             | Action::CloseKeys => state.reduce_drive(action),
+            Action::CancelScrub => state.cancel_scrub(scrub),
             Action::GoFar | Action::FarSlice | Action::CancelFar | Action::DismissFar => state.reduce_far(action),
             Action::RunToEnd | Action::ToEndSlice | Action::CancelToEnd => state.reduce_to_end(action),
             #[cfg(any(feature = "test-panic", debug_assertions))]

@@ -89,6 +89,15 @@ impl Simulation {
         }
     }
 
+    /// How many actions a move must carry out past here for the kept trace to hold the window
+    /// the options ask for ([`super::SimOptions::keep_actions`]); 0 when it holds it. A part of
+    /// [`Simulation::go_toward`] traces only what its target needs, so a far move stopped
+    /// part-way holds no trace of the actions before where it stopped: the views that read the
+    /// trace (what just happened, the lanes) would show nothing happening.
+    pub fn untraced_window(&self) -> usize {
+        self.trace_from.saturating_sub(self.trace_needed_from(self.engine.actions))
+    }
+
     /// Goes to the state after the first `n` recorded actions: restores the nearest checkpoint
     /// and replays the actions after it. The state, the result, the metrics and the kept trace
     /// are exactly those of a straight run to `n`.

@@ -46,6 +46,17 @@ fn main() {
         println!("{n} clones: {:.1} ms each", ms(t) / n as f64);
         return;
     }
+    // BACKS=N: N step backs after a first one (which lays the ladder), for a profiler
+    // (`perf record -D MS`, started after the run) to see where a Back's time goes.
+    if let Some(n) = std::env::var("BACKS").ok().and_then(|n| n.parse::<usize>().ok()) {
+        sim.step_back().unwrap();
+        let t = Instant::now();
+        for _ in 0..n {
+            sim.step_back().unwrap();
+        }
+        println!("{n} step backs: {:.2} ms each", ms(t) / n as f64);
+        return;
+    }
     let t = Instant::now();
     let result = sim.result().clone();
     println!("of which the result table ({} rows): {:.1} ms", result.len(), ms(t));

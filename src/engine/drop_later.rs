@@ -88,6 +88,15 @@ impl<T> DropLater<T> {
         self.0.extend(values);
     }
 
+    /// Keeps `value` for later beside what is kept; beyond `most` values, the oldest is dropped
+    /// at once (what is kept stays bounded when no one releases it: a native run).
+    pub fn add(&mut self, value: T, most: usize) {
+        self.0.push(value);
+        if self.0.len() > most.max(1) {
+            drop(self.0.remove(0));
+        }
+    }
+
     /// Drops one of the values kept (the last kept) in parts ([`drop_in_parts`]): its parts
     /// are left for [`sweep`]; true while more values remain.
     pub fn release_one(&mut self) -> bool {

@@ -58,8 +58,8 @@ pub struct Checkpoints<E> {
     planned: Vec<usize>,
     spacing: usize,
     enabled: bool,
-    /// The checkpoints the last thinning dropped, freed by [`Checkpoints::release_retired`] (or
-    /// the next thinning): freeing a checkpoint's own chunks took 30–70 ms at 262 144 actions.
+    /// The checkpoints the last thinning dropped and the rungs a new ladder replaced, freed by
+    /// [`Checkpoints::release_retired`] (or the next thinning): freeing a checkpoint's own chunks took 30–70 ms at 262 144 actions.
     retired: crate::engine::drop_later::DropLater<Rc<E>>,
 }
 
@@ -109,6 +109,13 @@ impl<E: Clone> Checkpoints<E> {
         }
     }
 
+    /// A rung a new ladder replaced: freed as a thinned checkpoint is, by
+    /// [`Checkpoints::release_retired`], not inside the replay that replaced it (on
+    /// `seed-000-topn-dedup` a state's own chunks take tens of ms to free).
+    fn retire(&mut self, rung: Rc<E>) {
+        self.retired.add(rung, MAX_CHECKPOINTS + LADDER_MAX);
+    }
+
     /// Frees one of the checkpoints the last thinning dropped.
     pub fn release_retired(&mut self) {
         self.retired.release_one();
@@ -151,7 +158,8 @@ impl<E: Clone> Checkpoints<E> {
             let planned = std::mem::take(&mut self.planned);
             self.take_rung(position, engine, &planned);
             while self.ladder.len() > allowed {
-                self.ladder.remove(0);
+                let (_, rung) = self.ladder.remove(0);
+                self.retire(rung);
             }
             self.planned = planned;
         }
@@ -193,7 +201,10 @@ impl<E: Clone> Checkpoints<E> {
 
     /// Replaces the ladder's rungs outside `rungs` (a new ladder) and adds `engine` at `position`.
     pub fn take_rung(&mut self, position: usize, engine: &E, rungs: &[usize]) {
-        self.ladder.retain(|(p, _)| rungs.contains(p));
+        let (kept, replaced): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.ladder).into_iter().partition(|(p, _)| rungs.contains(p));
+        self.ladder = kept;
+        replaced.into_iter().for_each(|(_, rung)| self.retire(rung));
         let i = self.ladder.partition_point(|(p, _)| *p < position);
         if self.ladder.get(i).is_none_or(|(p, _)| *p != position) {
             self.ladder.insert(i, (position, Rc::new(engine.clone())));
@@ -257,9 +268,21 @@ mod tests {
         assert_eq!(c.nearest_position(target - 2 * LADDER_SPACING - 1), target - 3 * LADDER_SPACING);
         // From a rung, the replay is short: no new ladder.
         assert!(c.ladder_for(target - LADDER_SPACING, target - 1, 1).is_empty());
-        // A new ladder replaces the old one; forgetting the future drops rungs too.
+        // A new ladder replaces the old one: the rungs it replaced are freed later, one per
+        // `release_retired`, not in the replay that replaced them. Forgetting the future drops
+        // rungs too.
+        let thinned_before = c.has_retired();
+        while c.has_retired() {
+            c.release_retired();
+        }
         c.take_rung(7, &7, &[7]);
         assert_eq!(c.rungs(), vec![7]);
+        assert!(c.has_retired(), "the 3 replaced rungs wait (thinned before: {thinned_before})");
+        for _ in 0..3 {
+            assert!(c.has_retired());
+            c.release_retired();
+        }
+        assert!(!c.has_retired());
         c.forget_after(6);
         assert!(c.rungs().is_empty());
     }

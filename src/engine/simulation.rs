@@ -11,9 +11,8 @@
 //! of a straight run (see [`time_travel`](super::time_travel) for the checkpoint policy).
 
 use super::error::StepError;
-use super::metrics::{MetricsSeries, Sample};
+use super::metrics::MetricsSeries;
 use super::pipeline::{Pipeline, TimerOwner, TraceSink};
-use super::result_table::ResultTable;
 use super::row::{Change, Message, Row, RowKind};
 use super::scenario::{Scenario, Step};
 use super::time::{check_duration, Millis, TimeFormat, MAX_RUNTIME_MS};
@@ -278,43 +277,6 @@ impl Simulation {
     pub fn history_runs(&self, n: usize) -> Vec<(Action, u64)> {
         self.history.runs_to(n)
     }
-    /// Frees one state kept for later: the one the last seek replaced, else one of the
-    /// checkpoints the last thinning dropped (kept so that the step or seek that made them
-    /// garbage does not include freeing them; the next seek or thinning frees them otherwise).
-    /// One at a time: freeing a thinned checkpoint of `seed-000-topn-dedup` took 20 ms. True
-    /// while more remain. Changes nothing else.
-    ///
-    /// A state is freed in parts ([`drop_in_parts`](super::drop_later::drop_in_parts)): a call
-    /// frees at most [`SWEEP_PARTS`](super::drop_later::SWEEP_PARTS) of its chunks and shards,
-    /// the next call the next ones (one Top-N state freed at once took 45–73 ms in the page).
-    pub fn release_retired(&mut self) -> bool {
-        if !super::drop_later::has_buried() {
-            if !self.retired.is_empty() {
-                self.retired.release_one();
-            } else {
-                self.checkpoints.release_retired();
-            }
-        }
-        super::drop_later::sweep();
-        self.has_retired()
-    }
-    /// Whether [`Simulation::release_retired`] has anything to free.
-    pub fn has_retired(&self) -> bool {
-        !self.retired.is_empty() || self.checkpoints.has_retired() || super::drop_later::has_buried()
-    }
-    /// The checkpoints time travel keeps: how many, and the spacing (actions) now.
-    pub fn checkpoint_stats(&self) -> (usize, usize) {
-        self.checkpoints.stats()
-    }
-    /// The positions of the rungs of the step back's ladder ([`super::time_travel`]).
-    pub fn ladder_rungs(&self) -> Vec<usize> {
-        self.checkpoints.rungs()
-    }
-    /// How many actions the last seek (a step back, a `go_to` back) replayed: what its time
-    /// grows with.
-    pub fn last_replay_len(&self) -> usize {
-        self.replayed
-    }
     /// The last action carried out.
     pub fn last_action(&self) -> Option<&ActionRecord> {
         self.engine.last.as_ref()
@@ -325,30 +287,6 @@ impl Simulation {
         let start = self.trace.partition_point(|e| e.action < last.index);
         &self.trace[start..]
     }
-    pub fn result(&self) -> &ResultTable {
-        &self.engine.pipeline.result
-    }
-    /// The earliest registered timer, ms.
-    pub fn next_timer_ms(&self) -> Option<Millis> {
-        self.engine.pipeline.next_timer().map(|(ts, _)| ts)
-    }
-    /// The metrics series so far, ending with a sample of the current state.
-    pub fn metrics(&self) -> Vec<Sample> {
-        let mut samples = self.engine.metrics.samples().to_vec();
-        samples.push(self.engine.pipeline.sample(self.engine.now, self.engine.inputs));
-        samples
-    }
-    /// The largest each operator's state has been (keys, entries, timers), tracked after every
-    /// record and timer: exact, where the metrics series is sampled.
-    pub fn peaks(&self) -> Vec<super::pipeline::Peaks> {
-        self.engine.pipeline.nodes().iter().map(|n| n.peaks).collect()
-    }
-
-    /// The current state of every operator and the result (the last point of [`Simulation::metrics`]).
-    pub fn sample_now(&self) -> Sample {
-        self.engine.pipeline.sample(self.engine.now, self.engine.inputs)
-    }
-
     fn check_running(&self) -> Result<(), StepError> {
         match &self.engine.failure {
             Some(f) => Err(StepError(format!("the simulation stopped: {f}"))),

@@ -1,9 +1,12 @@
 //! The operators' state as the page and the CLI show it: per operator, its keys now (a bounded
 //! number of them: the cost follows the limit and the kept trace, never the keys held), and one
-//! key's view.
+//! key's view; the result, the metrics and the peaks.
 
 use super::Simulation;
+use crate::engine::metrics::Sample;
+use crate::engine::result_table::ResultTable;
 use crate::engine::row::Row;
+use crate::engine::time::Millis;
 use crate::engine::view::{KeyView, OperatorView};
 
 impl Simulation {
@@ -48,5 +51,29 @@ impl Simulation {
     /// One key of operator `op` (by pipeline index) now, if it holds state or timers.
     pub fn key_view(&self, op: usize, key: &Row) -> Option<KeyView> {
         self.engine.pipeline.key_view(op, key, self.engine.now)
+    }
+
+    pub fn result(&self) -> &ResultTable {
+        &self.engine.pipeline.result
+    }
+    /// The earliest registered timer, ms.
+    pub fn next_timer_ms(&self) -> Option<Millis> {
+        self.engine.pipeline.next_timer().map(|(ts, _)| ts)
+    }
+    /// The metrics series so far, ending with a sample of the current state.
+    pub fn metrics(&self) -> Vec<Sample> {
+        let mut samples = self.engine.metrics.samples().to_vec();
+        samples.push(self.engine.pipeline.sample(self.engine.now, self.engine.inputs));
+        samples
+    }
+    /// The largest each operator's state has been (keys, entries, timers), tracked after every
+    /// record and timer: exact, where the metrics series is sampled.
+    pub fn peaks(&self) -> Vec<crate::engine::pipeline::Peaks> {
+        self.engine.pipeline.nodes().iter().map(|n| n.peaks).collect()
+    }
+
+    /// The current state of every operator and the result (the last point of [`Simulation::metrics`]).
+    pub fn sample_now(&self) -> Sample {
+        self.engine.pipeline.sample(self.engine.now, self.engine.inputs)
     }
 }

@@ -421,3 +421,41 @@ async fn a_scenario_too_long_for_a_link_stays_out_of_the_address_and_is_said() {
     assert!(page.find("#long-link").is_none());
     clean();
 }
+
+/// A scenario whose text is over 512 KB is not even compressed: the page says so, and Copy link
+/// copies nothing and says it in one line, pointing at that note (trial 22: the branch had no test).
+#[wasm_bindgen_test]
+async fn a_scenario_text_too_long_to_compress_copies_no_link_and_says_why() {
+    use flink_state_sim::link::MAX_LINKED_TEXT_BYTES;
+    let json = flink_state_sim::engine::presets::preset_json("seed-001-one-day-two-days").unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    let steps = value["steps"].as_array_mut().unwrap();
+    for i in 0..12_000 {
+        steps.insert(3 + i, serde_json::json!({ "at": "2019-11-21T16:00", "row": [format!("user-{i:08}")] }));
+    }
+    let text = value.to_string();
+    assert!(text.len() > MAX_LINKED_TEXT_BYTES, "{} bytes", text.len());
+    let (page, _) = open_link("?preset=seed-001-one-day-two-days");
+    settle().await;
+    page.set_textarea("#scenario-json", &text);
+    page.click("#load").await;
+    settle().await;
+    assert_eq!(page.text("#progress"), "step 0 / 12004");
+    assert_eq!(
+        page.text("#long-link"),
+        format!(
+            "This scenario is {} bytes of text: its link would be far longer — over the 8,000 characters a web \
+             server is sure to accept, so the address bar does not carry it. A reload brings the scenario back \
+             from this browser's autosave; to share it, export it (⤓ Export) and send the file.",
+            grouped(text.len())
+        )
+    );
+    assert_eq!(window().location().search().unwrap(), "", "the address carries no scenario");
+    page.click("#copy-link").await;
+    assert_eq!(
+        page.text("#files-note span"),
+        "No link copied: this scenario is too long for a link (the note above says what to do)."
+    );
+    drop(page);
+    clean();
+}

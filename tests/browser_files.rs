@@ -360,14 +360,16 @@ async fn export_to_flink_sql_downloads_the_script_or_says_why_not() {
     until("the note", || page.find("#files-note").is_some()).await;
     assert!(page.text("#files-note span").starts_with("Exported sql-device-status-two-level-ttl.sql"));
 
-    // The legacy planner's scenario: refused with the reason, nothing downloaded.
+    // The legacy planner's scenario: the button is disabled and says why (trial 23: it promised
+    // a script, then a click refused).
     page.choose("#preset-select", "seed-001-one-day-two-days").await;
-    page.click("#export-sql").await;
-    until("the refusal", || page.text("#files-note span").starts_with("Cannot export to Flink SQL")).await;
+    assert!(page.is_disabled("#export-sql"));
+    let title = page.attr("#export-sql", "title");
     assert!(
-        page.text("#files-note span").contains("1.10-legacy") || page.text("#files-note span").contains("legacy"),
-        "{}",
-        page.text("#files-note span")
+        title.starts_with("Cannot export to Flink SQL: the scenario simulates")
+            && title.contains("\"flink\": \"1.10-legacy\"")
+            && title.contains("Flink 2.3 has no legacy planner"),
+        "{title}"
     );
 }
 

@@ -185,8 +185,13 @@ pub(crate) fn unique(name: &str, taken: &[String]) -> String {
     (2..).map(|i| format!("{name}_{i}")).find(|n| free(n)).unwrap_or_default()
 }
 
-/// Refuses what Flink 2.3 has no way to express.
-fn check_expressible(scenario: &Scenario) -> Result<(), Refused> {
+/// Refuses what Flink 2.3 has no way to express, from the scenario's settings alone (cheap: the
+/// page disables its "⤓ Flink SQL" button with this reason). [`export`] may still refuse a
+/// scenario this lets through (a watermark, a processing-time column in the result, …).
+///
+/// # Errors
+/// [`Refused`], with the reason.
+pub fn check_expressible(scenario: &Scenario) -> Result<(), Refused> {
     if scenario.flink != FlinkMode::Flink2_3 {
         let why = match scenario.flink {
             FlinkMode::Flink1_12 => "Flink 2.3 does not run the 1.12 – 1.18 operators this mode simulates (their \

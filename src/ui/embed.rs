@@ -135,10 +135,22 @@ impl EmbedOptions {
     /// # Errors
     /// The options and their rules, e.g. `options.panels[0]: unknown variant `timelin`, expected …`.
     pub fn from_value(value: serde_json::Value, what: &str) -> Result<EmbedOptions, String> {
+        match EmbedOptions::read(value, what) {
+            (options, errors) if errors.is_empty() => Ok(options),
+            (_, errors) => Err(errors.join("\n")),
+        }
+    }
+
+    /// [`EmbedOptions::from_value`], keeping what is valid: the options with every valid one
+    /// set and every invalid one at its default, and what was wrong with each.
+    pub fn read(value: serde_json::Value, what: &str) -> (EmbedOptions, Vec<String>) {
         let fields = match value {
-            serde_json::Value::Null => return Ok(EmbedOptions::default()),
+            serde_json::Value::Null => return (EmbedOptions::default(), Vec::new()),
             serde_json::Value::Object(fields) => fields,
-            other => return Err(format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&other))),
+            other => {
+                let e = format!("{what}: expected an object such as {{ \"step\": 2 }}, got {}", kind(&other));
+                return (EmbedOptions::default(), vec![e]);
+            }
         };
         // `options.panels[0]`, or for a link's parameters (`what` empty) `panels[0]`.
         let at = |rest: &str| if what.is_empty() { rest.to_string() } else { format!("{what}.{rest}") };
@@ -184,11 +196,19 @@ impl EmbedOptions {
         }
         if let Some(Err(e)) = options.t.as_deref().map(crate::engine::time_range::parse_range) {
             errors.push(at(&e.to_string()));
+            options.t = None;
         }
-        match errors.is_empty() {
-            true => Ok(options),
-            false => Err(errors.join("\n")),
+        if options.panels.is_empty() {
+            options.panels = Panel::all();
         }
+        // A panel listed twice (said above) is shown once.
+        let mut seen = Vec::new();
+        options.panels.retain(|p| {
+            let first = !seen.contains(p);
+            seen.push(*p);
+            first
+        });
+        (options, errors)
     }
 }
 
@@ -494,18 +514,17 @@ pub fn from_location() -> Option<Rc<Embed>> {
             AppState::default()
         }
     };
-    let options = link_options(&query).unwrap_or_else(|e| {
-        let lines: Vec<&str> = e.lines().collect();
-        for (k, line) in lines.iter().enumerate() {
-            let last = k + 1 == lines.len();
-            problems.push(if last {
-                format!("{line} — shown with the default options instead")
-            } else {
-                line.to_string()
-            });
-        }
-        EmbedOptions::default()
-    });
+    // A bad option is left at its default; the link's other options apply (trial 23: one bad
+    // option dropped them all).
+    let (options, errors) = read_link_options(&query);
+    let count = errors.len();
+    for (k, line) in errors.into_iter().enumerate() {
+        problems.push(match k + 1 == count {
+            true if count == 1 => format!("{line} — left at its default; the link's other options apply"),
+            true => format!("{line} — these are left at their defaults; the link's other options apply"),
+            false => line,
+        });
+    }
     let mut state = state;
     if !problems.is_empty() {
         let mut text = problems.iter().map(|p| format!("link: {p}")).collect::<Vec<_>>().join("\n");
@@ -533,6 +552,14 @@ pub fn link(query: &str) -> Result<(Option<Position>, EmbedOptions), String> {
 /// # Errors
 /// Every bad option, one per line, or an unknown parameter.
 pub fn link_options(query: &str) -> Result<EmbedOptions, String> {
+    match read_link_options(query) {
+        (options, errors) if errors.is_empty() => Ok(options),
+        (_, errors) => Err(errors.join("\n")),
+    }
+}
+
+/// [`link_options`], keeping the valid ones ([`EmbedOptions::read`]), with every problem.
+fn read_link_options(query: &str) -> (EmbedOptions, Vec<String>) {
     let mut options = serde_json::Map::new();
     let mut errors = Vec::new();
     for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
@@ -567,9 +594,7 @@ pub fn link_options(query: &str) -> Result<EmbedOptions, String> {
             )),
         }
     }
-    match EmbedOptions::from_value(serde_json::Value::Object(options), "") {
-        Ok(options) if errors.is_empty() => Ok(options),
-        Ok(_) => Err(errors.join("\n")),
-        Err(e) => Err(errors.into_iter().chain([e]).collect::<Vec<_>>().join("\n")),
-    }
+    let (options, more) = EmbedOptions::read(serde_json::Value::Object(options), "");
+    errors.extend(more);
+    (options, errors)
 }

@@ -98,7 +98,7 @@ fn huge_user_text_is_shortened_in_errors() {
     let cases = [
         (unknown_field, format!("scenario: unknown field `{k}…` (1000000 characters), expected one of `$schema`", k = "k".repeat(60))),
         (with(&|d| d["steps"] = json!(["x".repeat(M)])),
-         format!("steps[0]: invalid type: string \"{}…\" (1000000 characters), expected a step object", "x".repeat(60))),
+         format!("steps[0]: expected a step object, found the string \"{}…\" (1000000 characters)", "x".repeat(60))),
         (with(&|d| d["steps"][0]["row"][1] = json!("x".repeat(M))),
          format!("steps[0].row[1]: column 'v': expected INT or null, found \"{}…\" (1000000 characters)", "x".repeat(60))),
         (with(&|d| d["steps"][0]["at"] = json!(format!("2019-{}", "1".repeat(M)))),

@@ -254,8 +254,22 @@ fn accepted_forms_validate() {
 }
 
 /// Parser messages that mean the scenario's shape is wrong: the schema must reject those too.
-const SHAPE_ERRORS: &[&str] =
-    &["unknown field", "missing field", "invalid type", "unknown variant", "invalid length", "duplicate field"];
+/// (serde's "invalid type" and "unknown variant" are said as "expected …, found the string …"
+/// and "unknown value `…`", `engine::error::in_plain_words`).
+const SHAPE_ERRORS: &[&str] = &[
+    "unknown field",
+    "missing field",
+    "unknown value `",
+    ", found the string ",
+    ", found the number ",
+    ", found an object",
+    ", found a list",
+    ", found true",
+    ", found false",
+    ", found null",
+    "invalid length",
+    "duplicate field",
+];
 
 /// The schema and the parser agree on `scenario`: the schema never rejects what the parser
 /// accepts, and rejects what the parser rejects for its shape.

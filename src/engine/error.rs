@@ -33,12 +33,12 @@ pub fn unknown_variant(found: &str, names: &[&str]) -> String {
         [a, b] => format!("{a} or {b}"),
         more => format!("one of {}", more.join(", ")),
     };
-    format!("unknown variant {}, expected {expected}", quote_in(found, '`'))
+    format!("unknown value {}, expected {expected}", quote_in(found, '`'))
 }
 
 /// Implements `TryFrom<String>` for an enum written as one of a few strings, so that serde
 /// (`#[serde(try_from = "String")]`) reads it as a string first: a number or an object where the
-/// name belongs gets "invalid type: ..., expected a string" instead of serde_json's bare
+/// name belongs gets "expected a string, found …" instead of serde_json's bare
 /// "expected value", and an unknown name serde's own wording. Its JSON Schema
 /// (`flink-state-sim schema`) is the same names, as an `enum` of strings.
 #[macro_export]
@@ -294,6 +294,42 @@ fn segments_text(segments: &[&serde_path_to_error::Segment]) -> Option<String> {
 /// serde's wordings that embed user text, rewritten through [`quote_in`]; other messages as
 /// they are.
 fn requote_serde_text(message: &str) -> String {
+    in_plain_words(&requote_serde_text_only(message))
+}
+
+/// serde's words for JSON, in the words of the page's own messages (trial 23: "unknown variant",
+/// "invalid type", "a sequence" read as Rust): `unknown variant `x`` → `unknown value `x``,
+/// `invalid type: string "3", expected a whole number` → `expected a whole number, found the
+/// string "3"`, a sequence → a list, a map → an object.
+fn in_plain_words(message: &str) -> String {
+    let json_words =
+        |t: &str| t.replace("a sequence", "a list").replace("a map", "an object").replace("struct ", "an object ");
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return format!("unknown value {rest}");
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        let Some(rest) = message.strip_prefix(prefix) else { continue };
+        let Some((found, expected)) = rest.rsplit_once(", expected ") else { continue };
+        let found = if let Some(s) = found.strip_prefix("string ") {
+            format!("the string {s}")
+        } else if let Some(n) = found.strip_prefix("integer ").or_else(|| found.strip_prefix("floating point ")) {
+            format!("the number {}", n.trim_matches('`'))
+        } else if let Some(b) = found.strip_prefix("boolean ") {
+            b.trim_matches('`').to_string()
+        } else {
+            match found {
+                "map" => "an object".into(),
+                "sequence" => "a list".into(),
+                "unit value" => "null".into(),
+                other => other.to_string(),
+            }
+        };
+        return format!("expected {}, found {found}", json_words(expected));
+    }
+    message.to_string()
+}
+
+fn requote_serde_text_only(message: &str) -> String {
     let text = requote_serde_values(message);
     // serde names Rust's integer types (`expected u64`); people read what the number must be.
     for (rust, people) in [
@@ -381,7 +417,7 @@ mod tests {
         let e = serde_json::from_str::<u64>("-1").unwrap_err();
         assert_eq!(
             super::serde_message(&e),
-            "invalid value: integer `-1`, expected a whole number, 0 or more at line 1 column 2"
+            "expected a whole number, 0 or more, found the number -1 at line 1 column 2"
         );
     }
 
@@ -459,7 +495,7 @@ mod tests {
         );
         assert_eq!(
             serde_error::<Small>(r#"{"flag": "a\"\u2066\n"}"#),
-            "invalid type: string \"a\\\"\\u{2066}\\n\", expected a boolean at line 1 column 22"
+            "expected a boolean, found the string \"a\\\"\\u{2066}\\n\" at line 1 column 22"
         );
         let long = format!(r#"{{"{}": 1}}"#, "k".repeat(1_000_000));
         let message = serde_error::<Small>(&long);
@@ -469,7 +505,7 @@ mod tests {
         );
         assert_eq!(
             serde_error::<Small>(r#"{"flag": 1}"#),
-            "invalid type: integer `1`, expected a boolean at line 1 column 10"
+            "expected a boolean, found the number 1 at line 1 column 10"
         );
     }
 

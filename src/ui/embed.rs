@@ -133,7 +133,7 @@ impl EmbedOptions {
     /// prefixes every message (`options`).
     ///
     /// # Errors
-    /// The options and their rules, e.g. `options.panels[0]: unknown variant `timelin`, expected …`.
+    /// The options and their rules, e.g. `options.panels[0]: unknown panel `timelin`, expected …`.
     pub fn from_value(value: serde_json::Value, what: &str) -> Result<EmbedOptions, String> {
         match EmbedOptions::read(value, what) {
             (options, errors) if errors.is_empty() => Ok(options),
@@ -157,6 +157,12 @@ impl EmbedOptions {
         let mut options = EmbedOptions::default();
         let mut errors = Vec::new();
         let mut bad_panel = false;
+        let mut fields = fields;
+        // Panels as a list, or as the element's attribute and a link take them: "timeline,result".
+        if let Some(serde_json::Value::String(names)) = fields.get("panels") {
+            let items = names.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+            fields.insert("panels".into(), serde_json::Value::Array(items));
+        }
         for (name, value) in fields {
             let outcome = match name.as_str() {
                 "step" => option(value).map(|v| options.step = v),
@@ -229,10 +235,10 @@ fn option<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T,
     })
 }
 
-/// serde's "unknown variant `clock`, expected …" as "unknown panel `clock`, expected …": the
-/// option's own noun, not serde's (trial 22: `panels=bogus`).
+/// "unknown value `clock`, expected …" as "unknown panel `clock`, expected …": the option's
+/// own noun (trial 22: `panels=bogus`).
 fn name_variant(message: &str, noun: &str) -> String {
-    message.replacen("unknown variant", &format!("unknown {noun}"), 1)
+    message.replacen("unknown value", &format!("unknown {noun}"), 1)
 }
 
 /// "a string", "an array", … for messages.

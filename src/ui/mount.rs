@@ -306,7 +306,11 @@ fn scenario_of(value: &JsValue, what: &str) -> Result<ScenarioRef, String> {
 fn scenario_text(text: String, what: &str) -> Result<ScenarioRef, String> {
     let name = text.trim();
     if name.starts_with('{') {
-        Scenario::from_json(&text).map_err(|e| format!("{what}: {e}"))?;
+        // The scenario's own root is "scenario" too: said once (trial 23: "scenario: scenario: …").
+        Scenario::from_json(&text).map_err(|e| match e.path.as_str() {
+            "scenario" if what == "scenario" => format!("{what}: {}", e.message),
+            _ => format!("{what}: {e}"),
+        })?;
         return Ok(ScenarioRef::Json(text));
     }
     if preset_json(name).is_some() {

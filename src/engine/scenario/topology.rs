@@ -124,7 +124,7 @@ fn leading_key_len(key: &[usize]) -> usize {
     }
 }
 
-/// `unknown variant `X`, expected `A` or `B``, as serde words it for an enum.
+/// `unknown value `X`, expected `A` or `B``, as the scenario's other enums are refused.
 fn unknown_operator(name: &str) -> String {
     let names: Vec<&str> = OPERATOR_KINDS.iter().map(|k| k.name).collect();
     unknown_variant(name, &names)

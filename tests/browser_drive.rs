@@ -383,7 +383,7 @@ async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
     until("the end of the run", || page.text("#progress") == "step 70000 / 70000").await;
     settle().await;
     // Checkpoints every 4 096 actions past 65 536: a move to 4 000 after one replays 4 000
-    // actions, many slices in this (debug) build, each at least 1 024 actions.
+    // actions, many slices of 12 ms in this (debug) build.
     let to = 7 * 4096 + 4000;
     scrub_event(&page, to);
     yew::scheduler::flush().await;
@@ -441,7 +441,7 @@ async fn a_back_that_replays_far_goes_in_slices_and_lays_the_ladder() {
         page.attr("#scrub-progress", "aria-label"),
         format!("replaying from action {} to action {to}", 5 * 16_384)
     );
-    // Cancelled more than 8 192 actions past the checkpoint (its parts are 1 024 actions).
+    // Cancelled more than 8 192 actions past the checkpoint.
     let got_to =
         || page.text("#scrub-position").rsplit("(at ").next().unwrap().trim_end_matches(')').parse::<usize>().ok();
     until("the move past 90 200", || got_to().is_some_and(|at| at > 5 * 16_384 + 8_192 + 100)).await;

@@ -136,16 +136,22 @@ fn a_run_to_its_end_lays_the_ladder_so_the_first_back_replays_little() {
 #[test]
 fn going_toward_a_position_in_parts_ends_where_go_to_ends() {
     // From the end of 20 k actions back to 5 000 (restores the checkpoint at 4 096, then replays
-    // in parts of 1 024), then forward to 19 000 within the recorded actions, then, after a
-    // fork, past them by stepping.
+    // in parts of 32, the least a part is), then forward to 19 000 within the recorded actions,
+    // then, after a fork, past them by stepping.
     let mut sim = ran(20_000);
-    let mut parts = 0;
-    while !sim.go_toward(5_000, 1).unwrap() {
-        parts += 1;
-        assert!(sim.action_count() < 5_000 && sim.action_count() >= 4_096, "at {}", sim.action_count());
-    }
-    assert_eq!(parts, 0, "4 096 + 1 024 reaches 5 000 in the first part");
     let mut straight = Simulation::with_options(logins(20_000), options());
+    let mut positions = Vec::new();
+    while !sim.go_toward(5_000, 1).unwrap() {
+        positions.push(sim.action_count());
+        // Each part ends at an exact position of the run (its trace: none before the target's).
+        if positions.len() == 7 {
+            straight.go_to(4_096 + 7 * 32).unwrap();
+            assert_eq!(sim.action_count(), 4_096 + 7 * 32);
+            assert_eq!((sim.now(), sim.metrics()), (straight.now(), straight.metrics()));
+            assert!(sim.result().rows().eq(straight.result().rows()));
+        }
+    }
+    assert_eq!(positions, (1..=28).map(|k| 4_096 + 32 * k).collect::<Vec<_>>(), "parts of 32 from 4 096");
     let mut check = |sim: &Simulation, n: usize| {
         straight.go_to(n).unwrap();
         assert_eq!(sim.action_count(), n);
@@ -169,7 +175,7 @@ fn going_toward_a_position_in_parts_ends_where_go_to_ends() {
     while !sim.go_toward(18_400, 500).unwrap() {
         positions.push(sim.action_count());
     }
-    assert_eq!(positions, [17_408], "one part of 1 024 (the least a part is), then the rest");
+    assert_eq!(positions, [16_884, 17_384, 17_884, 18_384], "parts of 500 from here");
     check(&sim, 18_400);
     sim.go_to(3_000).unwrap();
     sim.discard_future();

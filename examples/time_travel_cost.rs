@@ -46,6 +46,20 @@ fn main() {
         println!("{n} clones: {:.1} ms each", ms(t) / n as f64);
         return;
     }
+    // MOVES=a,b,c: go_toward each position in turn (in parts, as the page's scrubber does), with
+    // the time and the actions each replayed (trial 23's drag on the Top-N preset).
+    if let Ok(moves) = std::env::var("MOVES") {
+        for to in moves.split(',').filter_map(|m| m.trim().parse::<usize>().ok()) {
+            let t = Instant::now();
+            let mut replayed = 0;
+            while !sim.go_toward(to, 128).unwrap() {
+                replayed += sim.last_replay_len();
+            }
+            replayed += sim.last_replay_len();
+            println!("go to {to}: {:.1} ms, {replayed} actions replayed", ms(t));
+        }
+        return;
+    }
     // BACKS=N: N step backs after a first one (which lays the ladder), for a profiler
     // (`perf record -D MS`, started after the run) to see where a Back's time goes.
     if let Some(n) = std::env::var("BACKS").ok().and_then(|n| n.parse::<usize>().ok()) {

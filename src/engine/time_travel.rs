@@ -15,7 +15,8 @@
 //! median natively). So a step back (and a far scrub, `Simulation::go_toward`) also lays a
 //! **ladder**: the first Back that replays far
 //! takes, on its way, up to [`LADDER_MAX`] checkpoints [`LADDER_SPACING`] actions apart just
-//! behind its target (as many as fit [`MEMORY_BUDGET`] at the state's size, at least one); the
+//! behind its target (as many as fit [`MEMORY_BUDGET`] at what a rung holds alone,
+//! [`RUNG_OWN_BYTES`], at least one); the
 //! next Backs restore the nearest rung and replay at most `LADDER_SPACING` actions plus the
 //! trace window, until they pass below where the ladder's replay started: that Back replays
 //! from the checkpoint before (up to the spacing) and lays the next ladder. So of `b`
@@ -36,6 +37,25 @@ pub const MEMORY_BUDGET: usize = 192 << 20;
 pub const LADDER_SPACING: usize = 1024;
 /// The most rungs a ladder has.
 pub const LADDER_MAX: usize = 4;
+/// What a rung is charged against [`MEMORY_BUDGET`]: the most it holds alone. A rung shares its
+/// structure with the live state and the other rungs, and holds alone only what was rewritten
+/// since it (`shared_vec`, `sharded_table`). Measured (`examples/checkpoint_delta`, 2026-12-03):
+/// clones 1 024 actions apart hold 9 MB each alone at 1 M logins and on `seed-000-topn-dedup`;
+/// 4 096 apart 12.9 MB and 14.6 MB; 12 288 apart 26.8 MB on Top-N. The top rung diverges from
+/// the live state as the run goes on, so the ladder is dropped once the run is
+/// [`LADDER_ZONE`] actions past it. Charged at the whole state's size (as a checkpoint is),
+/// `seed-000-topn-dedup`'s ~100 MB state allowed one rung: the third move back of a drag after
+/// a far scrub found none and replayed 131 k actions (6–7.7 s in the page, trial 23).
+pub const RUNG_OWN_BYTES: usize = 32 << 20;
+/// How far past its top rung the run may go before the ladder is dropped ([`RUNG_OWN_BYTES`]).
+pub const LADDER_ZONE: usize = 2 * LADDER_MAX * LADDER_SPACING;
+
+/// How many rungs fit the budget, each charged the least of the state's size and
+/// [`RUNG_OWN_BYTES`]: at least one, at most [`LADDER_MAX`].
+fn rungs_allowed(bytes: usize) -> usize {
+    (MEMORY_BUDGET / bytes.clamp(1, RUNG_OWN_BYTES)).clamp(1, LADDER_MAX)
+}
+
 /// The checkpoint spacing past which a scrub (`Simulation::go_toward`) lays a step back's ladder
 /// behind its target, whether it replays from a checkpoint or forward from where the page stands.
 /// A rung costs what the replay after it writes (each chunk it touches is copied once). Measured
@@ -90,6 +110,11 @@ impl<E: Clone> Checkpoints<E> {
     /// memory) if one is due, or the planned rung at `position`.
     pub fn maybe_take(&mut self, position: usize, engine: &E, bytes: usize) {
         self.take_planned(position, engine, bytes);
+        // Far past the ladder, its rungs would come to hold much of the state alone.
+        if self.ladder.last().is_some_and(|(top, _)| position > top + LADDER_ZONE) {
+            let rungs = std::mem::take(&mut self.ladder);
+            rungs.into_iter().for_each(|(_, rung)| self.retire(rung));
+        }
         if !self.periodic_due(position) {
             return;
         }
@@ -154,7 +179,7 @@ impl<E: Clone> Checkpoints<E> {
     /// if one is planned there, within the budget at that size: the lowest rungs go first.
     pub fn take_planned(&mut self, position: usize, engine: &E, bytes: usize) {
         if self.enabled && self.planned.binary_search(&position).is_ok() {
-            let allowed = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
+            let allowed = rungs_allowed(bytes);
             let planned = std::mem::take(&mut self.planned);
             self.take_rung(position, engine, &planned);
             while self.ladder.len() > allowed {
@@ -189,13 +214,13 @@ impl<E: Clone> Checkpoints<E> {
 
     /// The rungs a step back to a state needing actions from `target` on should take while it
     /// replays from `from`: `target − k × LADDER_SPACING` for k = 1, 2, … after `from`, as many as
-    /// fit the budget at `bytes` per copy (at least one, at most [`LADDER_MAX`]). None when the
+    /// fit the budget ([`rungs_allowed`]: at least one, at most [`LADDER_MAX`]). None when the
     /// replay starts less than `LADDER_SPACING` before `target` (from a rung, say).
     pub fn ladder_for(&self, from: usize, target: usize, bytes: usize) -> Vec<usize> {
         if !self.enabled {
             return Vec::new();
         }
-        let rungs = (MEMORY_BUDGET / bytes.max(1)).clamp(1, LADDER_MAX);
+        let rungs = rungs_allowed(bytes);
         (1..=rungs).map(|k| target.saturating_sub(k * LADDER_SPACING)).filter(|p| *p > from).collect()
     }
 
@@ -258,12 +283,16 @@ mod tests {
         }
         let target = INITIAL_SPACING * 100 - 500;
         let from = c.nearest_position(target);
+        // A state a third of the budget still gets every rung: a rung is charged what it holds
+        // alone (RUNG_OWN_BYTES), not the state's size (trial 23: one rung on Top-N).
         let rungs = c.ladder_for(from, target, MEMORY_BUDGET / 3);
-        assert_eq!(rungs, vec![target - LADDER_SPACING, target - 2 * LADDER_SPACING, target - 3 * LADDER_SPACING]);
+        let k = |k: usize| target - k * LADDER_SPACING;
+        assert_eq!(rungs, vec![k(1), k(2), k(3), k(4)]);
+        let rungs = rungs[..3].to_vec();
         for &r in &rungs {
             c.take_rung(r, &r, &rungs);
         }
-        assert_eq!(c.rungs(), vec![target - 3 * LADDER_SPACING, target - 2 * LADDER_SPACING, target - LADDER_SPACING]);
+        assert_eq!(c.rungs(), vec![k(3), k(2), k(1)]);
         assert_eq!(c.nearest(target - 1), (target - LADDER_SPACING, target - LADDER_SPACING));
         assert_eq!(c.nearest_position(target - 2 * LADDER_SPACING - 1), target - 3 * LADDER_SPACING);
         // From a rung, the replay is short: no new ladder.
@@ -285,5 +314,11 @@ mod tests {
         assert!(!c.has_retired());
         c.forget_after(6);
         assert!(c.rungs().is_empty());
+        // A run going on far past the ladder drops it (its rungs would come to hold much alone).
+        c.take_rung(7, &7, &[7]);
+        c.maybe_take(7 + LADDER_ZONE, &0, 1);
+        assert_eq!(c.rungs(), vec![7], "within the zone");
+        c.maybe_take(8 + LADDER_ZONE, &0, 1);
+        assert!(c.rungs().is_empty() && c.has_retired(), "past it: dropped, freed later");
     }
 }

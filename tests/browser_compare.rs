@@ -81,6 +81,22 @@ async fn the_timer_churn_pair_shows_the_timers_it_is_about() {
         // 2.3's kinds are not emitted by either legacy run: not listed.
         assert!(!rows.iter().any(|r| r.starts_with("emitted +I")), "{side}: {rows:?}");
     }
+    // A far move goes in slices of 12 ms, the page answering between (trial 23: one 665 ms task
+    // to this pair's end): 4 000 steps of both runs take many in this (debug) build.
+    let input = page.get("#cmp-scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value("4003");
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(page.text("#cmp-position"), format!("going to step 4003 / {}…", page.attr("#cmp-scrubber", "max")));
+    settle().await;
+    assert_eq!(page.text("#cmp-position"), format!("step 4003 / {}", page.attr("#cmp-scrubber", "max")));
+    assert!(page.text("#cmp-left .cmp-time").starts_with("step 4003 / "), "{}", page.text("#cmp-left .cmp-time"));
+    assert!(page.text("#cmp-right .cmp-time").starts_with("step 4003 / "), "{}", page.text("#cmp-right .cmp-time"));
+    // Back by 4 000 the same way, exactly where a straight run is.
+    scrub(&page, 3).await;
+    assert_eq!((rows("left"), rows("right")), (left, right));
 }
 
 /// A view never shows another scenario's runs: the on-screen scenario against another version

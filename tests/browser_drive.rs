@@ -393,6 +393,7 @@ async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
     let at: usize = page.text("#scrub-position").rsplit("(at ").next().unwrap().trim_end_matches(')').parse().unwrap();
     assert!(7 * 4096 < at && at < to, "{at}");
     assert_eq!(page.attr("#scrub-progress", "max"), "4000");
+    assert!(page.text("#scrub-going").contains("the views below catch up when it stops"));
     assert_eq!(page.attr("#scrub-progress", "value"), (at - 7 * 4096).to_string());
     page.click_only("#scrub-cancel");
     settle().await;

@@ -8,6 +8,7 @@ use crate::engine::metrics::{OperatorSample, Sample};
 use crate::engine::presets::{preset_json, COMPARE_PAIRS};
 use crate::engine::scenario::{describe_retentions, with_flink};
 use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -42,20 +43,46 @@ impl Pair {
         self.sims.iter().map(Simulation::step_count).max().unwrap_or(0)
     }
 
-    /// Moves both runs to step `to` (a run with fewer steps stops at its last).
-    fn go_to(&mut self, to: u64) -> Result<(), String> {
+    /// Moves both runs toward step `to` (a run with fewer steps stops at its last) until the
+    /// wall clock passes `until` (ms): back by checkpoint + replay, forward by stepping, in parts
+    /// of [`PART`] actions (`Simulation::go_toward`). True once both are there; the position
+    /// shown is `to` from then on.
+    fn go_toward(&mut self, to: u64, until: f64) -> Result<bool, String> {
         for sim in &mut self.sims {
-            let target = to.min(sim.step_count());
-            if target < sim.next_step() {
-                // Only Step actions were taken, so action i is step i.
-                sim.seek(usize::try_from(target).unwrap_or(usize::MAX)).map_err(|e| e.to_string())?;
-            }
-            while sim.next_step() < target && sim.can_step() {
-                sim.step().map_err(|e| e.to_string())?;
+            // Only Step actions were taken, so action i is step i.
+            let target = usize::try_from(to.min(sim.step_count())).unwrap_or(usize::MAX);
+            while sim.action_count() != target && (target < sim.action_count() || sim.can_step()) {
+                if wall_ms() > until {
+                    return Ok(false);
+                }
+                sim.go_toward(target, PART).map_err(|e| e.to_string())?;
             }
         }
         self.position = to;
-        Ok(())
+        Ok(true)
+    }
+}
+
+/// Actions between two looks at the clock while moving both runs.
+const PART: usize = 128;
+
+fn wall_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// One slice of the move under way (`moving`): both runs toward its step for
+/// [`crate::ui::to_end::SLICE_MS`] of work; the move ends there, or at an error.
+fn move_slice(pair: &RefCell<Option<Pair>>, moving: &RefCell<Option<u64>>, error: &UseStateHandle<Option<String>>) {
+    let Some(to) = *moving.borrow() else { return };
+    let until = wall_ms() + crate::ui::to_end::SLICE_MS;
+    let outcome = pair.borrow_mut().as_mut().map(|p| p.go_toward(to, until));
+    match outcome {
+        Some(Ok(false)) => {}
+        Some(Ok(true)) | None => *moving.borrow_mut() = None,
+        Some(Err(e)) => {
+            *moving.borrow_mut() = None;
+            error.set(Some(e));
+        }
     }
 }
 
@@ -173,6 +200,8 @@ fn side(sim: &Simulation, other: &Simulation, id: &str) -> Html {
 #[component]
 pub fn ComparePanel(props: &Props) -> Html {
     let pair = use_mut_ref(|| None::<Pair>);
+    // The step a move of the shared scrubber is going to, while it goes in slices.
+    let moving = use_mut_ref(|| None::<u64>);
     let error = use_state(|| None::<String>);
     // Bumped when the pair changes, so the panel re-renders.
     let version = use_state(|| 0u64);
@@ -186,9 +215,11 @@ pub fn ComparePanel(props: &Props) -> Html {
     let (pair_ref, flink_ref) = (use_node_ref(), use_node_ref());
     // Drops the pair on screen (a refused right side must not leave the previous runs showing).
     let clear = {
-        let (pair, origin, version, chosen) = (pair.clone(), origin.clone(), version.clone(), chosen.clone());
+        let (pair, origin, version, chosen, moving) =
+            (pair.clone(), origin.clone(), version.clone(), chosen.clone(), moving.clone());
         Callback::from(move |()| {
             *pair.borrow_mut() = None;
+            *moving.borrow_mut() = None;
             *origin.borrow_mut() = None;
             *chosen.borrow_mut() = (String::new(), String::new());
             version.set(*version + 1);
@@ -220,11 +251,12 @@ pub fn ComparePanel(props: &Props) -> Html {
         });
     }
     let load = {
-        let (pair, error, version, origin, clear) =
-            (pair.clone(), error.clone(), version.clone(), origin.clone(), clear.clone());
+        let (pair, error, version, origin, clear, moving) =
+            (pair.clone(), error.clone(), version.clone(), origin.clone(), clear.clone(), moving.clone());
         Callback::from(move |(left, right, from): (String, String, Option<String>)| match Pair::new(&left, &right) {
             Ok(p) => {
                 *pair.borrow_mut() = Some(p);
+                *moving.borrow_mut() = None;
                 *origin.borrow_mut() = from;
                 error.set(None);
                 version.set(*version + 1);
@@ -294,16 +326,35 @@ pub fn ComparePanel(props: &Props) -> Html {
             }
         })
     };
+    // A move of the shared scrubber goes in slices (trial 23: to the end of the timer-churn pair
+    // was one task of 665 ms): its first at once, the next one task each after a render; a newer
+    // move takes its place.
     let go = {
-        let (pair, error, version) = (pair.clone(), error.clone(), version.clone());
+        let (pair, error, version, moving) = (pair.clone(), error.clone(), version.clone(), moving.clone());
         Callback::from(move |to: u64| {
-            if let Some(p) = pair.borrow_mut().as_mut() {
-                error.set(p.go_to(to).err());
-            }
+            *moving.borrow_mut() = Some(to);
+            error.set(None);
+            move_slice(&pair, &moving, &error);
             version.set(*version + 1);
         })
     };
+    {
+        let (pair, error, version, moving) = (pair.clone(), error.clone(), version.clone(), moving.clone());
+        let under_way = moving.borrow().is_some();
+        use_effect_with((*version, under_way), move |&(at, under_way)| {
+            let next = under_way.then(|| {
+                let busy = crate::ui::settled::pending();
+                gloo_timers::callback::Timeout::new(0, move || {
+                    let _busy = busy;
+                    move_slice(&pair, &moving, &error);
+                    version.set(at + 1);
+                })
+            });
+            move || drop(next)
+        });
+    }
     let current = pair.borrow();
+    let going = *moving.borrow();
     let (position, steps) = current.as_ref().map_or((0, 0), |p| (p.position, p.steps()));
     let on_scrub = {
         let go = go.clone();
@@ -353,7 +404,10 @@ pub fn ComparePanel(props: &Props) -> Html {
                         oninput={on_scrub} aria-label="step of both runs" />
                     <button id="cmp-step" disabled={position >= steps}
                         onclick={Callback::from(move |_: MouseEvent| forward.emit(position + 1))}>{ "step ▶" }</button>
-                    <span id="cmp-position">{ format!("step {position} / {steps}") }</span>
+                    <span id="cmp-position">{ match going {
+                        Some(to) => format!("going to step {to} / {steps}…"),
+                        None => format!("step {position} / {steps}"),
+                    } }</span>
                 </div>
                 <div class="cmp-sides">
                     { side(&p.sims[0], &p.sims[1], "cmp-left") }

@@ -51,6 +51,9 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, on_scrub: &Callback<u
                     title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
                 <progress id="scrub-progress" max={max.to_string()} value={value.min(max).to_string()}
                     aria-label={format!("replaying from action {} to action {}", far.from, far.to)} />
+                // As "▶| to end" says: the step and the clock above go with the replay, the views
+                // below keep where the move started (trial 23: "two moments").
+                <span class="hint">{ "replaying: the views below catch up when it stops" }</span>
             </span>
         }
     });

@@ -209,6 +209,13 @@ async fn bookmarks_list_seed_001_s_timer_firing_and_jump_there_keeping_the_step_
     // A click on a bookmark of the list goes there too (here: where the page already is).
     page.click("#bookmarks li.row-stale .bm-jump").await;
     assert_eq!(page.text("#progress"), "step 4 / 4");
+    assert!(page.find("#bm-straight").is_none(), "the page is on the straight run");
+    // Time advanced by hand: the bookmarks say they are the straight run's (trial 23).
+    for _ in 0..3 {
+        page.click("#step-back").await;
+    }
+    page.click("#next-timer").await;
+    assert!(page.text("#bm-straight").starts_with("These are the scenario's straight run"));
     drop(page);
     first_visitor();
 }

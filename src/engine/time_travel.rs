@@ -96,9 +96,12 @@ impl<E: Clone> Checkpoints<E> {
         }
     }
 
-    /// Whether a checkpoint or a planned rung is due after `position` actions.
+    /// Whether a checkpoint or a planned rung is due after `position` actions (or the ladder is
+    /// to be dropped there, [`LADDER_ZONE`]).
     pub fn due(&self, position: usize) -> bool {
-        self.periodic_due(position) || (self.enabled && self.planned.binary_search(&position).is_ok())
+        self.periodic_due(position)
+            || (self.enabled && self.planned.binary_search(&position).is_ok())
+            || self.ladder.last().is_some_and(|(top, _)| position > top + LADDER_ZONE)
     }
 
     fn periodic_due(&self, position: usize) -> bool {

@@ -53,11 +53,18 @@ impl AppState {
             Action::ToEndSlice if self.drive.to_end.is_some() => {
                 let started = wall_ms();
                 let mut next = self.drive(|s| {
+                    let mut first = true;
                     while wall_ms() - started < SLICE_MS {
                         for _ in 0..CLOCK_EVERY {
                             if !s.can_step() {
                                 return Ok(());
                             }
+                            // A step that copies the state (a checkpoint, a rung) starts a slice,
+                            // so the copy is not added to a slice's 12 ms of steps.
+                            if !first && s.copy_due_next() {
+                                return Ok(());
+                            }
+                            first = false;
                             s.step().map_err(|e| e.to_string())?;
                             // A step that thinned the checkpoints ends the slice: freeing them is
                             // the next task's ([`next_slice`]).

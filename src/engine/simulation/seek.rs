@@ -94,6 +94,13 @@ impl Simulation {
         }
     }
 
+    /// Whether the next action takes a checkpoint or a rung (a copy of the engine state: 5–10 ms
+    /// on `seed-000-topn-dedup`): a caller that works in slices ("▶| to end") starts a slice with
+    /// it rather than end one with it.
+    pub fn copy_due_next(&self) -> bool {
+        self.options.time_travel && self.checkpoints.due(self.engine.actions + 1)
+    }
+
     /// How many actions a move must carry out past here for the kept trace to hold the window
     /// the options ask for ([`super::SimOptions::keep_actions`]); 0 when it holds it. A part of
     /// [`Simulation::go_toward`] traces only what its target needs, so a far move stopped

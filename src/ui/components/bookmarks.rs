@@ -115,6 +115,12 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                     }) }
                 </ol>
             }
+            // The bookmarks are the straight run's: after time advanced by hand (`n`, advance by)
+            // this run's timers differ from them (trial 23: a firing listed at 11-23 16:00 while
+            // the page showed one at 11-22 15:00).
+            if props.here.is_none() && !marks.marks.is_empty() {
+                <p class="hint" id="bm-straight">{ "These are the scenario's straight run (one Step per input): time                     was advanced by hand here, so this run's timers may differ; a bookmark goes back to the straight                     run at its step." }</p>
+            }
             if let Some(why) = &marks.stopped {
                 <p class="hint">{ format!("The run stops before its end: {why}") }</p>
             }

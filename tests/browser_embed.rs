@@ -394,14 +394,14 @@ async fn a_bad_option_in_an_embed_link_keeps_its_scenario_and_says_why() {
     let page = from_query("?embed&preset=seed-004-device-status&step=1&heading=maybe").await;
     assert_eq!(
         page.text("#files-note"),
-        "link: heading: 'maybe' is not true or false — left at its default; the link's other options apply"
+        "link: heading: 'maybe' is not true or false — ignored; the link's other options apply"
     );
     assert!(page.text("#scenario-title").starts_with("Seed 004"), "{}", page.text("#scenario-title"));
     assert_eq!(page.text("#progress"), "step 1 / 2");
     drop(page);
     // The link's valid options apply beside a bad one (trial 23: one bad option dropped them all).
     let page = from_query("?embed&preset=seed-004-device-status&layout=compact&heading=maybe&panels=result").await;
-    assert!(page.text("#files-note").starts_with("link: heading: 'maybe' is not true or false — left at its default"));
+    assert!(page.text("#files-note").starts_with("link: heading: 'maybe' is not true or false — ignored"));
     let shown =
         page.root.query_selector_all("#timeline, #happened, .operators, #result, #flow, #charts, #inspector").unwrap();
     let ids: Vec<String> =
@@ -455,7 +455,7 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
             "link: heading: 'maybe' is not true or false",
             "link: 'stpe': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)",
             "link: layout: unknown layout `small`, expected `full` or `compact`",
-            "link: panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — these are left at their defaults; the link's other options apply",
+            "link: panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — these are ignored; the link's other options apply",
         ]
     );
     assert_eq!(page.text("#progress"), "step 1 / 2", "the position is kept");
@@ -470,7 +470,7 @@ async fn an_embed_link_says_every_problem_and_keeps_what_is_valid() {
             "link: step: 99 is past the scenario's last step (2 steps) — opened at its end",
             "link: layout: unknown layout `small`, expected `full` or `compact`",
             "link: panels[0]: unknown panel `clock`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`",
-            "link: panels[1]: unknown panel `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — these are left at their defaults; the link's other options apply",
+            "link: panels[1]: unknown panel `bogus`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector` — these are ignored; the link's other options apply",
         ]
     );
     assert_eq!(page.text("#progress"), "step 2 / 2", "opened at its end");

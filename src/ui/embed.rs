@@ -520,14 +520,14 @@ pub fn from_location() -> Option<Rc<Embed>> {
             AppState::default()
         }
     };
-    // A bad option is left at its default; the link's other options apply (trial 23: one bad
+    // A bad option is ignored (left at its default); the link's other options apply (trial 23: one bad
     // option dropped them all).
     let (options, errors) = read_link_options(&query);
     let count = errors.len();
     for (k, line) in errors.into_iter().enumerate() {
         problems.push(match k + 1 == count {
-            true if count == 1 => format!("{line} — left at its default; the link's other options apply"),
-            true => format!("{line} — these are left at their defaults; the link's other options apply"),
+            true if count == 1 => format!("{line} — ignored; the link's other options apply"),
+            true => format!("{line} — these are ignored; the link's other options apply"),
             false => line,
         });
     }

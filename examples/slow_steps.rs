@@ -33,6 +33,22 @@ fn main() {
         }
     }
     println!("{name}: {} actions in {:.0} ms", sim.action_count(), t0.elapsed().as_secs_f64() * 1000.0);
+    // WINDOW=N: the slowest runs of N actions in a row (a slice of the page's work is many
+    // actions: a pause spread over them is as long a task as one slow action).
+    if let Some(w) = std::env::var("WINDOW").ok().and_then(|w| w.parse::<usize>().ok()) {
+        let mut sums: Vec<(f64, usize)> = times.windows(w).map(|x| (x.iter().map(|t| t.0).sum(), x[0].1)).collect();
+        sums.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut shown: Vec<usize> = Vec::new();
+        for (ms, at) in sums {
+            if shown.iter().all(|s| s.abs_diff(at) >= w) {
+                println!("{ms:8.2} ms in the {w} actions from action {at}");
+                shown.push(at);
+                if shown.len() == 10 {
+                    break;
+                }
+            }
+        }
+    }
     times.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (ms, at) in times.iter().take(15) {
         println!("{ms:8.2} ms at action {at}");

@@ -11,14 +11,19 @@ use web_sys::{Event, EventInit, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Moves the shared scrubber to `to`, as dragging it does.
+/// Moves the shared scrubber to `to`, as dragging it does, and waits for the move to end.
 async fn scrub(page: &Page, to: u64) {
+    scrub_event(page, to);
+    settle().await;
+}
+
+/// The input event of a drag of the shared scrubber to `to`.
+fn scrub_event(page: &Page, to: u64) {
     let input = page.get("#cmp-scrubber").dyn_into::<HtmlInputElement>().unwrap();
     input.set_value(&to.to_string());
     let init = EventInit::new();
     init.set_bubbles(true);
     input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
-    settle().await;
 }
 
 #[wasm_bindgen_test]
@@ -83,11 +88,7 @@ async fn the_timer_churn_pair_shows_the_timers_it_is_about() {
     }
     // A far move goes in slices of 12 ms, the page answering between (trial 23: one 665 ms task
     // to this pair's end): 4 000 steps of both runs take many in this (debug) build.
-    let input = page.get("#cmp-scrubber").dyn_into::<HtmlInputElement>().unwrap();
-    input.set_value("4003");
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    scrub_event(&page, 4003);
     yew::scheduler::flush().await;
     assert_eq!(page.text("#cmp-position"), format!("going to step 4003 / {}…", page.attr("#cmp-scrubber", "max")));
     settle().await;
@@ -97,6 +98,65 @@ async fn the_timer_churn_pair_shows_the_timers_it_is_about() {
     // Back by 4 000 the same way, exactly where a straight run is.
     scrub(&page, 3).await;
     assert_eq!((rows("left"), rows("right")), (left, right));
+}
+
+/// A far move of the shared scrubber on the Top-N pair (trial 24: the left run went all the way
+/// while the right stayed at step 0 for 35 s, under metrics of two different steps, with no
+/// Cancel, the handle back at 0 and the page said settled; 93 s to the end): both runs go a part
+/// each in turn; the sides keep showing the step they were at, greyed, until both are there;
+/// the handle shows where the move goes; Cancel stops both at the same step.
+#[wasm_bindgen_test]
+async fn a_far_move_of_both_runs_goes_together_with_its_progress_and_cancel() {
+    let page = Page::open().await;
+    page.choose("#cmp-pair", "Top-N dedup with vs without idle state retention (seed 000)").await;
+    assert_eq!(page.text("#cmp-position"), "step 0 / 400006");
+    scrub_event(&page, 6000);
+    yew::scheduler::flush().await;
+    assert_eq!(page.text("#cmp-position"), "going to step 6000 / 400006…");
+    assert_eq!(page.input_value("#cmp-scrubber"), "6000", "the handle shows where the move goes");
+    assert!(!page.get(".fss").has_attribute("data-settled"), "not settled while the runs move");
+    assert!(page.get(".cmp-sides").class_list().contains("catching-up"));
+    for side in ["left", "right"] {
+        let time = page.text(&format!("#cmp-{side} .cmp-time"));
+        assert!(time.starts_with("step 0 / 400006"), "{side}: {time}");
+    }
+    assert!(page.text("#cmp-going").contains("the sides below show step 0 until both are at step 6000"));
+    // Both runs went their first part: neither waits for the other to finish.
+    assert_eq!(page.attr("#cmp-progress", "max"), "12000");
+    let done: u64 = page.attr("#cmp-progress", "value").parse().unwrap();
+    assert!((256..12_000).contains(&done), "{done}");
+    page.click_only("#cmp-cancel");
+    settle().await;
+    assert!(page.find("#cmp-going").is_none() && page.find("#cmp-cancel").is_none());
+    let position = page.text("#cmp-position");
+    let at: u64 = position.trim_start_matches("step ").split(' ').next().unwrap().parse().unwrap();
+    assert!((128..6000).contains(&at), "{position}");
+    assert_eq!(page.input_value("#cmp-scrubber"), at.to_string());
+    for side in ["left", "right"] {
+        let time = page.text(&format!("#cmp-{side} .cmp-time"));
+        assert!(time.starts_with(&format!("step {at} / 400006")), "{side}: {time}");
+    }
+    assert!(!page.get(".cmp-sides").class_list().contains("catching-up"));
+    // The rows on one side only are counted after the sides are drawn, in slices; settled once
+    // counted, as many as the engine's own runs to that step count.
+    let run = |name: &str| {
+        let scenario = flink_state_sim::engine::presets::load_preset(name).unwrap();
+        let mut sim = flink_state_sim::engine::Simulation::new(scenario);
+        sim.go_to(at as usize).unwrap();
+        sim
+    };
+    let (left, right) = (run("seed-000-topn-dedup"), run("seed-000-topn-dedup-no-retention"));
+    for (side, a, b) in [("left", &left, &right), ("right", &right, &left)] {
+        let (lacked, _) = a.result().count_lacked_by(b.result(), 0, usize::MAX);
+        let rows = a.result().len();
+        let summary = page.text(&format!("#cmp-{side} .cmp-summary"));
+        assert!(summary.starts_with(&format!("result: {rows} rows")), "{side}: {summary}");
+        assert!(summary.ends_with(&format!("; {lacked} not on the other side")), "{side}: {summary}");
+    }
+    // Step by step from there, both together.
+    page.click("#cmp-step").await;
+    assert_eq!(page.text("#cmp-position"), format!("step {} / 400006", at + 1));
+    assert!(page.text("#cmp-right .cmp-time").starts_with(&format!("step {} / 400006", at + 1)));
 }
 
 /// A view never shows another scenario's runs: the on-screen scenario against another version

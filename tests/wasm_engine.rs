@@ -40,6 +40,8 @@ mod results_and_lanes;
 mod scenario_errors;
 #[path = "see_views.rs"]
 mod see_views;
+#[path = "sharded_table.rs"]
+mod sharded_table;
 #[path = "sql.rs"]
 mod sql;
 #[path = "state_ttl.rs"]

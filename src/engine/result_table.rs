@@ -21,6 +21,7 @@ use smallvec::SmallVec;
 use std::hash::BuildHasher;
 use values::Values;
 
+mod difference;
 mod values;
 
 /// One row of the result.

@@ -39,8 +39,21 @@ impl<T: 'static> Default for ShardedTable<T> {
     }
 }
 
+/// The shard of `hash`: the top bits of its two halves folded and mixed (murmur3's `fmix32`, a
+/// bijection where every bit of the input moves every bit of the output), so the entries of a
+/// shard still spread over the bits hashbrown takes (the low ones for a bucket, the top 7 of a
+/// `usize` for a tag). The fold matters in wasm: `usize` is 32 bits there, so an FxHash is too
+/// (its high half is 0); shards picked by the high bits (as until 2026-12-04) put every entry in
+/// shard 0, and in the page a table grew and was copied after a checkpoint whole (trial 24's
+/// 107 ms task in a slice of Compare on the Top-N pair, 334 676 keys a side).
 fn shard_of(hash: u64) -> usize {
-    (hash >> 48) as usize & (SHARDS - 1)
+    let mut h = (hash as u32) ^ ((hash >> 32) as u32);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xC2B2_AE35);
+    h ^= h >> 16;
+    (h >> (32 - SHARDS.trailing_zeros())) as usize
 }
 
 impl<T: Clone + 'static> ShardedTable<T> {
@@ -90,5 +103,31 @@ mod tests {
         let shared = before.shards.iter().zip(&t.shards).filter(|(a, b)| Rc::ptr_eq(a, b)).count();
         assert_eq!(shared, SHARDS - 1);
         assert_eq!(t.iter().count(), 99_999);
+    }
+
+    /// A hash of 32 bits (an FxHash in wasm, where `usize` is 32 bits) spreads as well: the high
+    /// half is not what picks the shard (until 2026-12-04 every such entry went to shard 0).
+    #[test]
+    fn hashes_of_32_bits_spread_over_the_shards_too() {
+        use std::hash::BuildHasher;
+        let mut t: ShardedTable<u64> = ShardedTable::default();
+        let fx32 = |i: u64| {
+            // rustc-hash's FxHasher on a 32-bit target: one multiply-add per word, a rotate.
+            let h = (i as u32 ^ (i >> 32) as u32).wrapping_mul(0x93d7_65dd);
+            u64::from(h.rotate_left(15))
+        };
+        for i in 0..100_000u64 {
+            t.shard_mut(fx32(i)).insert_unique(fx32(i), i, |&v| fx32(v));
+        }
+        let sizes: Vec<usize> = t.shards.iter().map(|s| s.len()).collect();
+        assert!(sizes.iter().all(|&n| (250..=550).contains(&n)), "{sizes:?}");
+        // And the 64-bit FxHash of short strings, natively.
+        let mut t: ShardedTable<u64> = ShardedTable::default();
+        let fx = |i: u64| rustc_hash::FxBuildHasher.hash_one(format!("order-{i}"));
+        for i in 0..100_000u64 {
+            t.shard_mut(fx(i)).insert_unique(fx(i), i, |&v| fx(v));
+        }
+        let sizes: Vec<usize> = t.shards.iter().map(|s| s.len()).collect();
+        assert!(sizes.iter().all(|&n| (250..=550).contains(&n)), "{sizes:?}");
     }
 }

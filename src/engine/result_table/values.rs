@@ -165,6 +165,20 @@ impl Values {
         }
     }
 
+    /// How many rows equal `row`, and how many of them sit in slots before `slot`.
+    pub(super) fn count_before(&self, slots: &SharedVec<Option<Held>>, row: &Row, slot: u32) -> (usize, usize) {
+        let h = row_hash(row);
+        let Some(&w) = self.words.shard(spread(h)).find(spread(h), |&w| self.is(slots, w, h, row)) else {
+            return (0, 0);
+        };
+        let low = w as u32;
+        if low & MANY == 0 {
+            return (1, usize::from(low < slot));
+        }
+        let equal = &self.many[(low & !MANY) as usize].slots;
+        (equal.len(), equal.iter().filter(|&&s| s < slot).count())
+    }
+
     pub(super) fn clear(&mut self) {
         self.words.clear();
         self.many.clear();

@@ -4,17 +4,17 @@
 //! One shared scrubber moves both runs to the same step (exactly: forward by stepping, back by
 //! the engine's checkpoint + replay); result rows found on one side only are highlighted.
 
-use crate::engine::metrics::{OperatorSample, Sample};
+mod pair;
+mod sides;
+
 use crate::engine::presets::{preset_json, COMPARE_PAIRS};
-use crate::engine::scenario::{describe_retentions, with_flink};
-use crate::engine::{FlinkMode, Scenario, SimOptions, Simulation, TraceLevel};
+use crate::engine::scenario::with_flink;
+use crate::engine::{FlinkMode, Scenario};
+use crate::ui::settled::Pending;
+use pair::{Move, Pair};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
-
-/// How many result rows each side lists.
-const MAX_ROWS: usize = 100;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,178 +22,73 @@ pub struct Props {
     pub json: String,
 }
 
-/// The two runs, both at `position` steps.
-struct Pair {
-    sims: [Simulation; 2],
-    position: u64,
-}
-
-impl Pair {
-    fn new(left: &str, right: &str) -> Result<Pair, String> {
-        let sim = |side: &str, text: &str| {
-            let scenario = Scenario::from_json(text).map_err(|e| format!("{side}: {e}"))?;
-            let options = SimOptions { trace: TraceLevel::Metrics, keep_actions: None, time_travel: true };
-            Ok::<_, String>(Simulation::with_options(scenario, options))
-        };
-        Ok(Pair { sims: [sim("left", left)?, sim("right", right)?], position: 0 })
-    }
-
-    /// The steps of the longer run.
-    fn steps(&self) -> u64 {
-        self.sims.iter().map(Simulation::step_count).max().unwrap_or(0)
-    }
-
-    /// Moves both runs toward step `to` (a run with fewer steps stops at its last) until the
-    /// wall clock passes `until` (ms): back by checkpoint + replay, forward by stepping, in parts
-    /// of [`PART`] actions (`Simulation::go_toward`). True once both are there; the position
-    /// shown is `to` from then on.
-    fn go_toward(&mut self, to: u64, until: f64) -> Result<bool, String> {
-        for sim in &mut self.sims {
-            // Only Step actions were taken, so action i is step i.
-            let target = usize::try_from(to.min(sim.step_count())).unwrap_or(usize::MAX);
-            while sim.action_count() != target && (target < sim.action_count() || sim.can_step()) {
-                if wall_ms() > until {
-                    return Ok(false);
-                }
-                sim.go_toward(target, PART).map_err(|e| e.to_string())?;
-            }
-        }
-        self.position = to;
-        Ok(true)
-    }
-}
-
-/// Actions between two looks at the clock while moving both runs.
-const PART: usize = 128;
-
 fn wall_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// A move of the shared scrubber under way, and the page's pending work while it lasts: the
+/// page is settled only when both runs are there and the sides show them.
+struct Moving {
+    m: Move,
+    _busy: Pending,
+}
+
+/// The rows of each side's result the other lacks, counted in slices after the sides are drawn
+/// at a position (`of`: the panel's `version` then): the count of the Top-N pair's 334 676 rows
+/// a side is a long task at once.
+struct Count {
+    of: u64,
+    /// The slot each side's count goes on from, `None` once it is done.
+    next: [Option<usize>; 2],
+    lacked: [usize; 2],
+    /// The page's pending work until the count is done.
+    busy: Option<Pending>,
+}
+
+impl Count {
+    fn new(of: u64) -> Count {
+        Count { of, next: [Some(0); 2], lacked: [0; 2], busy: Some(crate::ui::settled::pending()) }
+    }
+
+    /// Both sides' counts once done.
+    fn done(&self) -> Option<[usize; 2]> {
+        (self.next == [None; 2]).then_some(self.lacked)
+    }
+
+    /// Counts on for [`crate::ui::to_end::SLICE_MS`] of work, in parts of [`COUNT_PART`] slots.
+    fn slice(&mut self, pair: &Pair) {
+        let until = wall_ms() + crate::ui::to_end::SLICE_MS;
+        for (i, (a, b)) in [(0, 1), (1, 0)].into_iter().enumerate() {
+            while let Some(from) = self.next[i] {
+                if wall_ms() > until {
+                    return;
+                }
+                let (n, next) = pair.sims[a].result().count_lacked_by(pair.sims[b].result(), from, COUNT_PART);
+                self.lacked[i] += n;
+                self.next[i] = next;
+            }
+        }
+        self.busy = None;
+    }
+}
+
+/// Result slots counted between two looks at the clock.
+const COUNT_PART: usize = 4096;
+
 /// One slice of the move under way (`moving`): both runs toward its step for
 /// [`crate::ui::to_end::SLICE_MS`] of work; the move ends there, or at an error.
-fn move_slice(pair: &RefCell<Option<Pair>>, moving: &RefCell<Option<u64>>, error: &UseStateHandle<Option<String>>) {
-    let Some(to) = *moving.borrow() else { return };
+fn move_slice(pair: &RefCell<Option<Pair>>, moving: &RefCell<Option<Moving>>, error: &UseStateHandle<Option<String>>) {
+    let mut going = moving.borrow_mut();
+    let Some(mv) = going.as_mut() else { return };
     let until = wall_ms() + crate::ui::to_end::SLICE_MS;
-    let outcome = pair.borrow_mut().as_mut().map(|p| p.go_toward(to, until));
+    let outcome = pair.borrow_mut().as_mut().map(|p| p.go_toward(&mut mv.m, until, wall_ms));
     match outcome {
         Some(Ok(false)) => {}
-        Some(Ok(true)) | None => *moving.borrow_mut() = None,
+        Some(Ok(true)) | None => *going = None,
         Some(Err(e)) => {
-            *moving.borrow_mut() = None;
+            *going = None;
             error.set(Some(e));
         }
-    }
-}
-
-/// The result rows of `sim` as text (stale ones flagged), each with whether the other side has
-/// the same row as many times (a multiset comparison; stale flags are not compared).
-fn rows_with_difference(sim: &Simulation, other: &Simulation) -> Vec<(String, bool, bool)> {
-    let mut others: HashMap<String, usize> = HashMap::new();
-    for r in other.result().rows() {
-        *others.entry(r.row.join(", ")).or_default() += 1;
-    }
-    sim.result()
-        .rows()
-        .map(|r| {
-            let text = r.row.join(", ");
-            let shared = others.get_mut(&text).is_some_and(|n| {
-                let found = *n > 0;
-                *n = n.saturating_sub(1);
-                found
-            });
-            (text, !shared, r.stale_since_ms.is_some())
-        })
-        .collect()
-}
-
-/// Every metric the engine samples per operator, as (label, value).
-const METRICS: &[(&str, crate::engine::chart::Measure)] = &[
-    ("keys", |o| o.keys),
-    ("keys visible", |o| o.keys_visible),
-    ("entries stored", |o| o.entries_stored),
-    ("… of them expired", |o| o.entries_expired),
-    ("rows in state lists", |o| o.list_rows),
-    ("timers now", |o| o.timers),
-    ("timers registered", |o| o.timers_registered),
-    ("timers deleted", |o| o.timers_deleted),
-    ("timers fired", |o| o.timers_fired),
-    ("emitted +I", |o| o.emitted.insert),
-    ("emitted -U", |o| o.emitted.update_before),
-    ("emitted +U", |o| o.emitted.update_after),
-    ("emitted -D", |o| o.emitted.delete),
-    ("emitted (true,..)", |o| o.emitted.accumulate),
-    ("emitted (false,..)", |o| o.emitted.retract),
-];
-
-/// Whether a metric row is shown: always but for a message kind neither side's Flink emits and
-/// the rows in state lists when neither side keeps any (only `SinkUpsertMaterializer` does).
-fn shown(label: &str, get: fn(&OperatorSample) -> u64, samples: [&Sample; 2]) -> bool {
-    let sometimes = label.starts_with("emitted") || label == "rows in state lists";
-    !sometimes || samples.iter().any(|s| s.operators.iter().any(|o| get(o) != 0))
-}
-
-/// The metrics table of one side: a column per operator, a row per metric, each cell marked
-/// where the other side's operator of the same id differs (or has no such operator).
-fn metrics_table(sim: &Simulation, other: &Simulation, samples: [&Sample; 2]) -> Html {
-    let ids: Vec<&str> = sim.scenario().operators.iter().map(|n| n.id.as_str()).collect();
-    let other_ids: Vec<&str> = other.scenario().operators.iter().map(|n| n.id.as_str()).collect();
-    let twin = |i: usize| other_ids.iter().position(|id| *id == ids[i]).and_then(|j| samples[1].operators.get(j));
-    let cell = |v: u64, o: Option<u64>| {
-        let differs = o != Some(v);
-        html! { <td class={classes!(differs.then_some("differs"))}>{ v }{ if differs { " ≠" } else { "" } }</td> }
-    };
-    html! {
-        <table class="state cmp-ops">
-            <thead><tr><th>{ "metric" }</th>{ for ids.iter().map(|id| html! { <th>{ *id }</th> }) }</tr></thead>
-            <tbody>
-                { for METRICS.iter().filter(|(l, get)| shown(l, *get, samples)).map(|(label, get)| html! {
-                    <tr><th scope="row">{ *label }</th>
-                        { for samples[0].operators.iter().enumerate().map(|(i, o)| cell(get(o), twin(i).map(get))) }
-                    </tr>
-                }) }
-            </tbody>
-        </table>
-    }
-}
-
-fn side(sim: &Simulation, other: &Simulation, id: &str) -> Html {
-    let sc = sim.scenario();
-    let tf = sim.time_format();
-    let rows = rows_with_difference(sim, other);
-    let differing = rows.iter().filter(|r| r.1).count();
-    let sample = sim.sample_now();
-    let other_sample = other.sample_now();
-    let mark = |v: u64, o: u64| if v == o { String::new() } else { " ≠".to_string() };
-    html! {
-        <div class="cmp-side" id={id.to_string()}>
-            <h3>{ if sc.title.is_empty() { sc.name.clone() } else { sc.title.clone() } }</h3>
-            <p class="hint">{ format!("{} — {}", sc.flink.label(), describe_retentions(sc)) }</p>
-            <p class="cmp-time">{ format!("step {} / {} · {}", sim.next_step(), sim.step_count(), tf.format(sim.now())) }</p>
-            <p class="cmp-inputs">{ format!("inputs processed: {}{}", sample.inputs, mark(sample.inputs, other_sample.inputs)) }</p>
-            { metrics_table(sim, other, [&sample, &other_sample]) }
-            <p class="cmp-summary">{ format!(
-                "result: {} rows{}, {} stale{}; {} not on the other side",
-                rows.len(), mark(sample.result_rows, other_sample.result_rows),
-                sim.result().stale_len(), mark(sample.stale_rows, other_sample.stale_rows), differing
-            ) }</p>
-            <table class="state cmp-result">
-                <thead><tr><th>{ sim.result().columns.join(", ") }</th></tr></thead>
-                <tbody>
-                    { for rows.iter().take(MAX_ROWS).map(|(text, differs, stale)| {
-                        let class = classes!(differs.then_some("differs"), stale.then_some("stale"));
-                        let mark = match (differs, stale) {
-                            (true, true) => " ≠ only here · ⚠ stale",
-                            (true, false) => " ≠ only here",
-                            (false, true) => " ⚠ stale",
-                            _ => "",
-                        };
-                        html! { <tr class={class}><td>{ text }<span class="cmp-mark">{ mark }</span></td></tr> }
-                    }) }
-                </tbody>
-            </table>
-            if rows.len() > MAX_ROWS { <p class="hint">{ format!("… {} more rows", rows.len() - MAX_ROWS) }</p> }
-        </div>
     }
 }
 
@@ -201,7 +96,15 @@ fn side(sim: &Simulation, other: &Simulation, id: &str) -> Html {
 pub fn ComparePanel(props: &Props) -> Html {
     let pair = use_mut_ref(|| None::<Pair>);
     // The step a move of the shared scrubber is going to, while it goes in slices.
-    let moving = use_mut_ref(|| None::<u64>);
+    let moving = use_mut_ref(|| None::<Moving>);
+    // The sides as last drawn, and the `version` they show: a move leaves them as they were
+    // (greyed) until both runs are there, so they never show two different steps, and the
+    // panel's render in each slice of a move costs nothing of the runs' size (trial 24: 334 676
+    // result rows a side on the Top-N pair made each slice's render a long task, 93 s in all).
+    let drawn = use_mut_ref(|| None::<(u64, Option<[usize; 2]>, Html)>);
+    let count = use_mut_ref(|| None::<Count>);
+    // Bumped by each slice of the count, so the panel re-renders.
+    let counted = use_state(|| 0u64);
     let error = use_state(|| None::<String>);
     // Bumped when the pair changes, so the panel re-renders.
     let version = use_state(|| 0u64);
@@ -215,11 +118,12 @@ pub fn ComparePanel(props: &Props) -> Html {
     let (pair_ref, flink_ref) = (use_node_ref(), use_node_ref());
     // Drops the pair on screen (a refused right side must not leave the previous runs showing).
     let clear = {
-        let (pair, origin, version, chosen, moving) =
-            (pair.clone(), origin.clone(), version.clone(), chosen.clone(), moving.clone());
+        let (pair, origin, version, chosen, moving, count) =
+            (pair.clone(), origin.clone(), version.clone(), chosen.clone(), moving.clone(), count.clone());
         Callback::from(move |()| {
             *pair.borrow_mut() = None;
             *moving.borrow_mut() = None;
+            *count.borrow_mut() = None;
             *origin.borrow_mut() = None;
             *chosen.borrow_mut() = (String::new(), String::new());
             version.set(*version + 1);
@@ -328,12 +232,26 @@ pub fn ComparePanel(props: &Props) -> Html {
     };
     // A move of the shared scrubber goes in slices (trial 23: to the end of the timer-churn pair
     // was one task of 665 ms): its first at once, the next one task each after a render; a newer
-    // move takes its place.
+    // move takes its place. The page is not settled until it ends.
     let go = {
-        let (pair, error, version, moving) = (pair.clone(), error.clone(), version.clone(), moving.clone());
+        let (pair, error, version, moving, count) =
+            (pair.clone(), error.clone(), version.clone(), moving.clone(), count.clone());
         Callback::from(move |to: u64| {
-            *moving.borrow_mut() = Some(to);
+            let Some(m) = pair.borrow().as_ref().map(|p| p.start(to)) else { return };
+            *moving.borrow_mut() = Some(Moving { m, _busy: crate::ui::settled::pending() });
+            *count.borrow_mut() = None;
             error.set(None);
+            move_slice(&pair, &moving, &error);
+            version.set(*version + 1);
+        })
+    };
+    // Cancel: both runs stop where the move got to (the one behind catches up a part at most).
+    let cancel = {
+        let (pair, error, version, moving) = (pair.clone(), error.clone(), version.clone(), moving.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let (Some(p), Some(mv)) = (pair.borrow().as_ref(), moving.borrow_mut().as_mut()) {
+                p.stop_where_it_got(&mut mv.m);
+            }
             move_slice(&pair, &moving, &error);
             version.set(*version + 1);
         })
@@ -343,9 +261,7 @@ pub fn ComparePanel(props: &Props) -> Html {
         let under_way = moving.borrow().is_some();
         use_effect_with((*version, under_way), move |&(at, under_way)| {
             let next = under_way.then(|| {
-                let busy = crate::ui::settled::pending();
                 gloo_timers::callback::Timeout::new(0, move || {
-                    let _busy = busy;
                     move_slice(&pair, &moving, &error);
                     version.set(at + 1);
                 })
@@ -354,8 +270,49 @@ pub fn ComparePanel(props: &Props) -> Html {
         });
     }
     let current = pair.borrow();
-    let going = *moving.borrow();
+    let going = moving.borrow().as_ref().map(|mv| mv.m.to);
     let (position, steps) = current.as_ref().map_or((0, 0), |p| (p.position, p.steps()));
+    // Where the scrubber's handle and the step buttons stand: the step a move goes to.
+    let at = going.unwrap_or(position);
+    let progress = current.as_ref().zip(moving.borrow().as_ref()).map(|(p, mv)| p.progress(&mv.m));
+    let sides = current.as_ref().map(|p| {
+        let mut drawn = drawn.borrow_mut();
+        if let (Some((_, _, html)), Some(_)) = (drawn.as_ref(), going) {
+            return html.clone();
+        }
+        let mut count = count.borrow_mut();
+        if count.as_ref().is_none_or(|c| c.of != *version) {
+            *count = Some(Count::new(*version));
+        }
+        let lacked = count.as_ref().and_then(Count::done);
+        match drawn.as_ref() {
+            Some((v, l, html)) if (*v, *l) == (*version, lacked) => html.clone(),
+            _ => {
+                let html = html! { <>
+                    { sides::side(&p.sims[0], &p.sims[1], "cmp-left", lacked.map(|l| l[0])) }
+                    { sides::side(&p.sims[1], &p.sims[0], "cmp-right", lacked.map(|l| l[1])) }
+                </> };
+                *drawn = Some((*version, lacked, html.clone()));
+                html
+            }
+        }
+    });
+    {
+        // The count goes on one slice per task until done (a move drops it).
+        let (pair, count, counted) = (pair.clone(), count.clone(), counted.clone());
+        let running = count.borrow().as_ref().is_some_and(|c| c.done().is_none()) && going.is_none();
+        use_effect_with((*counted, *version, running), move |&(tick, _, running)| {
+            let next = running.then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    if let (Some(p), Some(c)) = (pair.borrow().as_ref(), count.borrow_mut().as_mut()) {
+                        c.slice(p);
+                    }
+                    counted.set(tick + 1);
+                })
+            });
+            move || drop(next)
+        });
+    }
     let on_scrub = {
         let go = go.clone();
         Callback::from(move |e: InputEvent| {
@@ -396,23 +353,30 @@ pub fn ComparePanel(props: &Props) -> Html {
                     <span>{ &c.summary }</span>
                 </p>
             }
-            if let Some(p) = current.as_ref() {
+            if let Some(sides) = sides {
                 <div class="cmp-scrub">
-                    <button id="cmp-back" disabled={position == 0}
-                        onclick={Callback::from(move |_: MouseEvent| back.emit(position.saturating_sub(1)))}>{ "◀ step back" }</button>
-                    <input type="range" id="cmp-scrubber" min="0" max={steps.to_string()} value={position.to_string()}
+                    <button id="cmp-back" disabled={at == 0}
+                        onclick={Callback::from(move |_: MouseEvent| back.emit(at.saturating_sub(1)))}>{ "◀ step back" }</button>
+                    <input type="range" id="cmp-scrubber" min="0" max={steps.to_string()} value={at.to_string()}
                         oninput={on_scrub} aria-label="step of both runs" />
-                    <button id="cmp-step" disabled={position >= steps}
-                        onclick={Callback::from(move |_: MouseEvent| forward.emit(position + 1))}>{ "step ▶" }</button>
+                    <button id="cmp-step" disabled={at >= steps}
+                        onclick={Callback::from(move |_: MouseEvent| forward.emit(at + 1))}>{ "step ▶" }</button>
                     <span id="cmp-position">{ match going {
                         Some(to) => format!("going to step {to} / {steps}…"),
                         None => format!("step {position} / {steps}"),
                     } }</span>
                 </div>
-                <div class="cmp-sides">
-                    { side(&p.sims[0], &p.sims[1], "cmp-left") }
-                    { side(&p.sims[1], &p.sims[0], "cmp-right") }
-                </div>
+                if let Some((done, total)) = progress {
+                    <p class="cmp-going" id="cmp-going" role="status">
+                        <button id="cmp-cancel" onclick={cancel}>{ "Cancel" }</button>
+                        <progress id="cmp-progress" max={total.max(1).to_string()} value={done.min(total).to_string()}
+                            aria-label={format!("both runs going from step {position} to step {at}")} />
+                        <span class="hint">{ format!(
+                            "both runs are replaying: the sides below show step {position} until both are at step {at}"
+                        ) }</span>
+                    </p>
+                }
+                <div class={classes!("cmp-sides", going.is_some().then_some("catching-up"))}>{ sides }</div>
             }
         </details>
     }

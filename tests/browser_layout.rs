@@ -359,3 +359,22 @@ async fn at_1280_px_the_compact_controls_fit_one_line_and_the_skip_callout_cover
     drop(page);
     h.remove();
 }
+
+/// While "▶| to end" runs, its Cancel, bar and hint fit a 400 px simulator: the hint stacks under
+/// Cancel (trial 24: a note hanging right of the button reached x = 452 at 400 px).
+#[wasm_bindgen_test]
+async fn at_400_px_to_end_s_hint_stays_within_the_simulator() {
+    let h = host(400);
+    let (_sim, page) = mounted(&h, "what-if-100k-logins");
+    settle().await;
+    page.get("#run-all").unchecked_into::<web_sys::HtmlElement>().click();
+    common::browser::until("the run going", || page.find("#to-end-cancel").is_some()).await;
+    let fss = page.get(".fss");
+    assert_eq!(sticking_out(&page, &fss), Vec::<String>::new());
+    let hint = page.get(".to-end .hint").get_bounding_client_rect();
+    let cancel = page.get("#to-end-cancel").get_bounding_client_rect();
+    assert!(hint.top() >= cancel.bottom(), "under Cancel: {} < {}", hint.top(), cancel.bottom());
+    page.click("#to-end-cancel").await;
+    settle().await;
+    h.remove();
+}

@@ -51,7 +51,7 @@ fn metrics_table(sim: &Simulation, other: &Simulation, samples: [&Sample; 2]) ->
     let twin = |i: usize| other_ids.iter().position(|id| *id == ids[i]).and_then(|j| samples[1].operators.get(j));
     let cell = |v: u64, o: Option<u64>| {
         let differs = o != Some(v);
-        html! { <td class={classes!(differs.then_some("differs"))}>{ v }{ if differs { " ≠" } else { "" } }</td> }
+        html! { <td class={classes!(differs.then_some("differs"))}>{ crate::engine::digits::grouped(v) }{ if differs { " ≠" } else { "" } }</td> }
     };
     html! {
         <table class="state cmp-ops">
@@ -86,7 +86,7 @@ pub(super) fn side(sim: &Simulation, other: &Simulation, id: &str, only_here: Op
             <h3>{ if sc.title.is_empty() { sc.name.clone() } else { sc.title.clone() } }</h3>
             <p class="hint">{ format!("{} — {}", sc.flink.label(), describe_retentions(sc)) }</p>
             <p class="cmp-time">{ format!("step {} / {} · {}", sim.next_step(), sim.step_count(), tf.format(sim.now())) }</p>
-            <p class="cmp-inputs">{ format!("inputs processed: {}{}", sample.inputs, mark(sample.inputs, other_sample.inputs)) }</p>
+            <p class="cmp-inputs">{ format!("inputs processed: {}{}", crate::engine::digits::grouped(sample.inputs), mark(sample.inputs, other_sample.inputs)) }</p>
             { metrics_table(sim, other, [&sample, &other_sample]) }
             <p class="cmp-summary">{ format!(
                 "result: {} rows{}, {} stale{}; {only_here}",

@@ -371,6 +371,19 @@ async fn export_to_flink_sql_downloads_the_script_or_says_why_not() {
             && title.contains("Flink 2.3 has no legacy planner"),
         "{title}"
     );
+    // Refusals that only the export itself finds disable it too (trial 24: enabled, then a
+    // click refused): a user-defined aggregate, a sink with a PRIMARY KEY.
+    for (preset, why) in [
+        ("seed-004-device-status-flink-2.3", "LATEST_BY_TIME is seed 004's user-defined function (latestTimeUdf)"),
+        ("upsert-sink-on-conflict", "the sink has a PRIMARY KEY"),
+    ] {
+        page.choose("#preset-select", preset).await;
+        assert!(page.is_disabled("#export-sql"), "{preset}");
+        let title = page.attr("#export-sql", "title");
+        assert!(title.starts_with("Cannot export to Flink SQL: ") && title.contains(why), "{preset}: {title}");
+    }
+    page.choose("#preset-select", "sql-device-status-two-level-ttl").await;
+    assert!(!page.is_disabled("#export-sql"));
 }
 
 /// A preset edited on the page is exported under another name, so the file is not taken for the

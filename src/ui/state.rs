@@ -19,13 +19,17 @@ mod files;
 /// chips show them); anything older is produced again by replay when needed.
 pub const TRACE_WINDOW_ACTIONS: usize = 400;
 
+/// The longest scenario text [`SimHandle::sql_refusal`] exports whole to find out whether "⤓ Flink
+/// SQL" can: 256 KiB, about 3 000 steps, a few ms of export.
+pub const SQL_CHECK_MAX_BYTES: usize = 256 * 1024;
+
 /// How many steps "run ×1000" runs.
 pub const RUN_MANY: u64 = 1000;
 
 /// The page's simulation: shared, and changed in place by the reducer (an action never copies
 /// the simulation or its history).
 #[derive(Clone)]
-pub struct SimHandle(Rc<RefCell<Simulation>>);
+pub struct SimHandle(Rc<RefCell<Simulation>>, Rc<std::cell::OnceCell<Option<String>>>);
 
 impl PartialEq for SimHandle {
     /// The same simulation (it changes in place: compare the state's version for its changes).
@@ -44,7 +48,27 @@ impl SimHandle {
     pub(super) fn new(scenario: Scenario) -> Self {
         let options =
             SimOptions { trace: TraceLevel::Full, keep_actions: Some(TRACE_WINDOW_ACTIONS), time_travel: true };
-        SimHandle(Rc::new(RefCell::new(Simulation::with_options(scenario, options))))
+        SimHandle(Rc::new(RefCell::new(Simulation::with_options(scenario, options))), Rc::default())
+    }
+
+    /// Why "⤓ Flink SQL" cannot export this simulation's scenario, `json` (the text it was loaded
+    /// from), worked out once per simulation: the settings Flink 2.3 has no way to express
+    /// ([`crate::engine::export_sql::check_expressible`]), then the whole export of a text up to
+    /// [`SQL_CHECK_MAX_BYTES`] (trial 24: a `LATEST_BY_TIME` aggregate or a sink's `PRIMARY KEY`
+    /// left the button enabled, and a click refused). A longer text is exported on click only.
+    pub fn sql_refusal(&self, json: &str) -> Option<String> {
+        self.1
+            .get_or_init(|| {
+                let expressible = crate::engine::export_sql::check_expressible(self.get().scenario());
+                match expressible {
+                    Err(why) => Some(why.to_string()),
+                    Ok(()) if json.len() <= SQL_CHECK_MAX_BYTES => {
+                        crate::engine::export_sql::export(json).err().map(|why| why.to_string())
+                    }
+                    Ok(()) => None,
+                }
+            })
+            .clone()
     }
     /// The simulation, to read.
     pub fn get(&self) -> Ref<'_, Simulation> {

@@ -147,8 +147,7 @@ fn files_bar(state: &UseReducerHandle<AppState>, dispatch: &Callback<Action>) ->
         let dispatch = dispatch.clone();
         Callback::from(move |e: Event| persist::import(e.target_unchecked_into::<HtmlInputElement>(), dispatch.clone()))
     };
-    let refused =
-        state.sim.as_ref().and_then(|s| crate::engine::export_sql::check_expressible(s.get().scenario()).err());
+    let refused = state.sim.as_ref().and_then(|s| s.sql_refusal(&state.json));
     let sql_refused = refused.is_some();
     let sql_title = match refused {
         Some(why) => format!("Cannot export to Flink SQL: {why}"),

@@ -73,3 +73,38 @@ fn lanes_are_per_key_value() {
     );
     assert_eq!(sim.operator_views()[0].keys.len(), 5);
 }
+
+/// A timer registered before the kept trace began (a long run keeps its last actions' only) is
+/// drawn where it fires, with the state it cleared (trial 24, at step 219 679 of the Top-N
+/// preset: a "cleaned up" label with no ✸ beside it) — and where it is deleted.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_timer_registered_before_the_kept_trace_is_drawn_where_it_fires_or_is_deleted() {
+    use flink_state_sim::engine::timeline::{ClearMark, TimerStatus};
+    use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
+    let json = r#"{"name": "w", "flink": "1.10-legacy",
+        "idle_state_retention": {"min": 5, "max": 10, "test_harness": true},
+        "source": {"name": "s", "schema": [["k", "STRING"]]},
+        "pipeline": [{"operator": "GroupAggregate", "id": "agg", "group_by": ["k"],
+                      "aggregates": [{"function": "COUNT", "args": ["*"], "as": "c"}]}],
+        "steps": [{"at": 0, "row": ["a"]}, {"at": 1, "row": ["b"]}, {"at": 7, "row": ["b"]}]}"#;
+    let options = SimOptions { trace: TraceLevel::Full, keep_actions: Some(1), time_travel: true };
+    let mut sim = Simulation::with_options(Scenario::from_json(json).unwrap(), options);
+    sim.run_to_end().unwrap();
+    // b's second record (7 + 5 > 11) moved its timer: 11 deleted, 17 registered, in the kept action.
+    let lanes = timeline(&sim).lanes;
+    let b = lanes.iter().find(|l| l.key == "b").unwrap();
+    let timers: Vec<_> = b.timers.iter().map(|t| (t.timestamp_ms, t.status, t.registered_at_ms)).collect();
+    assert!(timers.contains(&(11, TimerStatus::Deleted { at_ms: 7 }, None)), "{timers:?}");
+    assert!(timers.contains(&(17, TimerStatus::Live, Some(7))), "{timers:?}");
+    // a's timer (0 + 10) fires at 10, registered 3 actions back.
+    sim.advance_to_next_timer().unwrap();
+    assert_eq!(sim.now(), 10);
+    let lanes = timeline(&sim).lanes;
+    let a = lanes.iter().find(|l| l.key == "a").expect("a's lane: its timer fired in the kept action");
+    assert_eq!(
+        a.timers.iter().map(|t| (t.timestamp_ms, t.status, t.registered_at_ms)).collect::<Vec<_>>(),
+        [(10, TimerStatus::Fired, None)]
+    );
+    assert!(a.timers[0].changed_last);
+    assert_eq!(a.cleared, [ClearMark::CleanedUp { at_ms: 10 }]);
+}

@@ -210,11 +210,26 @@ pub fn timeline_filtered(sim: &Simulation, filter: &str) -> Timeline {
             }),
             TraceEvent::TimerDeleted { timer_ms } | TraceEvent::TimerFired { timer_ms } => {
                 let deleted = matches!(e.event, TraceEvent::TimerDeleted { .. });
-                if let Some(t) =
-                    lane.timers.iter_mut().rev().find(|t| t.timestamp_ms == *timer_ms && t.status == TimerStatus::Live)
+                let status = if deleted { TimerStatus::Deleted { at_ms: e.time_ms } } else { TimerStatus::Fired };
+                match lane
+                    .timers
+                    .iter_mut()
+                    .rev()
+                    .find(|t| t.timestamp_ms == *timer_ms && t.status == TimerStatus::Live)
                 {
-                    t.status = if deleted { TimerStatus::Deleted { at_ms: e.time_ms } } else { TimerStatus::Fired };
-                    t.changed_last |= latest;
+                    Some(t) => {
+                        t.status = status;
+                        t.changed_last |= latest;
+                    }
+                    // Registered before the kept trace began (a long run keeps the last 400
+                    // actions'): drawn all the same, where it fired or was deleted (trial 24: a
+                    // "cleaned up" label with no ✸ beside it).
+                    None => lane.timers.push(TimerMark {
+                        timestamp_ms: *timer_ms,
+                        registered_at_ms: None,
+                        status,
+                        changed_last: latest,
+                    }),
                 }
             }
             TraceEvent::StateCleared { cause: ClearCause::CleanupTimer, .. } => {

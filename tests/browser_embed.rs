@@ -146,7 +146,14 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
         mount_error(el(), preset(), options(r#"{"stpe": 2, "panels": ["timelin"], "heading": "yes"}"#)),
         "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`\n\
          options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
-         options.heading: expected a boolean, found the string \"yes\""
+         options.heading: expected true or false, found the string \"yes\""
+    );
+    // A panel or layout that is not a name says which names there are (trial 24: serde's
+    // "expected string or map").
+    assert_eq!(
+        mount_error(el(), preset(), options(r#"{"panels": ["timeline", 3], "layout": 2}"#)),
+        "mount: options.panels[1]: expected the name of a panel, one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`, found the number 3\n\
+         options.layout: expected the name of a layout, `full` or `compact`, found the number 2"
     );
     // Every unknown panel, and a step past the end alongside another option's error (trial 21:
     // only the first unknown panel was named, and the step's error hid behind the others).
@@ -326,8 +333,8 @@ async fn a_bad_attribute_is_shown_in_the_element() {
              <flink-state-sim>: attribute t: the range must end after it starts (1 is not after 9)",
         ),
         (
-            r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="99" heading="no"></flink-state-sim>"#,
-            "<flink-state-sim>: attribute heading: 'no' is not true or false\n\
+            r#"<flink-state-sim scenario="seed-001-one-day-two-days" step="99" heading="nope"></flink-state-sim>"#,
+            "<flink-state-sim>: attribute heading: 'nope' is not true or false\n\
              <flink-state-sim>: attribute step: 99 is past the scenario's last step (4 steps)",
         ),
         (
@@ -354,6 +361,11 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
         link("?embed&preset=seed-001-one-day-two-days&step=3&panels=timeline,result&heading=false").unwrap();
     assert_eq!(opts.panels, [Panel::Timeline, Panel::Result]);
     assert!(!opts.heading);
+    // Yes or no in words too (trial 24: `heading=no` was refused).
+    for (word, on) in [("no", false), ("OFF", false), ("0", false), ("yes", true), ("on", true), ("", true)] {
+        let (_, opts) = link(&format!("?embed&preset=seed-001-one-day-two-days&heading={word}")).unwrap();
+        assert_eq!(opts.heading, on, "heading={word}");
+    }
     let root = host("");
     let embed = Embed::new(AppState::open(&position.unwrap(), "link"), opts);
     common::browser::render(&root, AppProps { persist: false, embed: Some(embed) });
@@ -367,7 +379,7 @@ async fn an_embed_link_opens_its_scenario_position_and_panels() {
         link("?embed&preset=seed-001-one-day-two-days&stp=3").unwrap_err(),
         "'stp': not a parameter of an embed link (embed, preset, s, step, actions, panels, layout, heading, t)"
     );
-    assert_eq!(link("?embed&heading=no").unwrap_err(), "heading: 'no' is not true or false");
+    assert_eq!(link("?embed&heading=nope").unwrap_err(), "heading: 'nope' is not true or false");
     assert_eq!(
         link("?embed&panels=").unwrap_err(),
         "panels: name at least one of timeline, happened, operators, result, flow, charts, inspector"

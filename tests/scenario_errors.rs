@@ -62,7 +62,7 @@ fn names_the_field_and_the_rule() {
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "aggregates": [{"function": "COUNT", "args": ["*"]}]}]"#),
             "pipeline[0].aggregates[0]: missing field `as`"),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a", "generate_update_before": "yes"}]"#),
-            "pipeline[0].generate_update_before: expected a boolean, found the string \"yes\""),
+            "pipeline[0].generate_update_before: expected true or false, found the string \"yes\""),
         (with("pipeline", r#"[{"operator": "GroupAggregate", "id": "a"}]"#),
             "pipeline[0]: a GroupAggregate needs at least one group_by column or one aggregate"),
         (with("state_ttl", "9223372036854775807"), "state_ttl: duration 9223372036854775807 ms is longer than a scenario's whole time range (1970 to 9999, about 8,000 years)"),
@@ -203,6 +203,11 @@ fn not_an_object_or_duplicate_keys() {
     assert_eq!(error("[1, 2]"), "scenario: expected a JSON object: { \"name\": ..., \"flink\": ..., ... }");
     assert_eq!(error(r#"{"name": "a", "name": "b"}"#), "scenario: duplicate field `name` at line 1 column 20");
     assert!(error(&format!("{BASE} x")).starts_with("scenario: invalid JSON: trailing characters"));
+    // A text cut short is said to be cut short, not refused for a field before its end (trial
+    // 24: `{"a":[` was "unknown field `a`").
+    assert_eq!(error(r#"{"a":["#), "scenario: invalid JSON: EOF while parsing a list at line 1 column 6");
+    assert_eq!(error(r#"{"a":[1}"#), "scenario: invalid JSON: expected `,` or `]` at line 1 column 8");
+    assert!(error(r#"{"a":[1]}"#).starts_with("scenario: unknown field `a`, expected one of `$schema`"));
     assert!(error(r#"{"name": 5}"#).starts_with("name: expected a string, found the number 5"));
     assert_eq!(error(r#"{"name": "x", "source": 5}"#), "source: expected a source object {\"name\", \"schema\", \"changelog\", \"primary_key\", \"proctime\", \"watermark\"}, found the number 5 at line 1 column 25");
 }

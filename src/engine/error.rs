@@ -302,8 +302,14 @@ fn requote_serde_text(message: &str) -> String {
 /// `invalid type: string "3", expected a whole number` → `expected a whole number, found the
 /// string "3"`, a sequence → a list, a map → an object.
 fn in_plain_words(message: &str) -> String {
-    let json_words =
-        |t: &str| t.replace("a sequence", "a list").replace("a map", "an object").replace("struct ", "an object ");
+    // serde's words for JSON's: an enum of names (serde's "string or map") takes a name.
+    let json_words = |t: &str| {
+        t.replace("a sequence", "a list")
+            .replace("a map", "an object")
+            .replace("struct ", "an object ")
+            .replace("a boolean", "true or false")
+            .replace("string or map", "a name")
+    };
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         return format!("unknown value {rest}");
     }
@@ -495,7 +501,7 @@ mod tests {
         );
         assert_eq!(
             serde_error::<Small>(r#"{"flag": "a\"\u2066\n"}"#),
-            "expected a boolean, found the string \"a\\\"\\u{2066}\\n\" at line 1 column 22"
+            "expected true or false, found the string \"a\\\"\\u{2066}\\n\" at line 1 column 22"
         );
         let long = format!(r#"{{"{}": 1}}"#, "k".repeat(1_000_000));
         let message = serde_error::<Small>(&long);
@@ -505,7 +511,7 @@ mod tests {
         );
         assert_eq!(
             serde_error::<Small>(r#"{"flag": 1}"#),
-            "expected a boolean, found the number 1 at line 1 column 10"
+            "expected true or false, found the number 1 at line 1 column 10"
         );
     }
 

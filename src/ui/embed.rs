@@ -218,6 +218,17 @@ impl EmbedOptions {
     }
 }
 
+/// A yes-or-no parameter or attribute (`heading`): empty (present) or `true` / `yes` / `on` /
+/// `1` for yes, `false` / `no` / `off` / `0` for no, in any case (trial 24: `heading=no` was
+/// refused).
+pub fn flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" | "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
 /// The options' names, as [`EmbedOptions`]' fields.
 const OPTION_NAMES: [&str; 5] = ["step", "heading", "panels", "layout", "t"];
 
@@ -236,9 +247,20 @@ fn option<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T,
 }
 
 /// "unknown value `clock`, expected …" as "unknown panel `clock`, expected …": the option's
-/// own noun (trial 22: `panels=bogus`).
+/// own noun (trial 22: `panels=bogus`); "expected a name, found the number 3" with the names
+/// (trial 24: it was serde's "expected string or map").
 fn name_variant(message: &str, noun: &str) -> String {
-    message.replacen("unknown value", &format!("unknown {noun}"), 1)
+    let names = match noun {
+        "panel" => {
+            format!("one of {}", Panel::NAMES.split(", ").map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+        }
+        _ => "`full` or `compact`".to_string(),
+    };
+    message.replacen("unknown value", &format!("unknown {noun}"), 1).replacen(
+        "expected a name,",
+        &format!("expected the name of a {noun}, {names},"),
+        1,
+    )
 }
 
 /// "a string", "an array", … for messages.
@@ -584,10 +606,9 @@ fn read_link_options(query: &str) -> (EmbedOptions, Vec<String>) {
                 options.insert("t".into(), value.into());
             }
             "heading" => {
-                let on = match value.as_str() {
-                    "true" | "1" | "" => true,
-                    "false" | "0" => false,
-                    _ => {
+                let on = match flag(&value) {
+                    Some(on) => on,
+                    None => {
                         errors.push(format!("heading: {} is not true or false", crate::engine::error::quote(&value)));
                         continue;
                     }

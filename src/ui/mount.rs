@@ -442,14 +442,11 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
             "t" => {
                 options.insert("t".into(), value.trim().into());
             }
-            "heading" => match value.trim() {
-                "" | "true" => {
-                    options.insert("heading".into(), true.into());
+            "heading" => match super::embed::flag(&value) {
+                Some(on) => {
+                    options.insert("heading".into(), on.into());
                 }
-                "false" => {
-                    options.insert("heading".into(), false.into());
-                }
-                other => errors.push(format!("attribute heading: {} is not true or false", quote(other))),
+                None => errors.push(format!("attribute heading: {} is not true or false", quote(value.trim()))),
             },
             n if GLOBAL_ATTRIBUTES.contains(&n) || ["data-", "aria-", "on"].iter().any(|p| n.starts_with(p)) => {}
             n => errors.push(format!("attribute {n}: not an attribute of this element ({ATTRIBUTES})")),

@@ -296,6 +296,13 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
     if let Ok(raw) = serde_json::from_str::<raw::RawScenario>(text) {
         return Ok(raw);
     }
+    // A text that is not whole JSON says so first: read as a scenario, `{"a":[` is refused for
+    // its unknown field `a` before its end is reached (trial 24).
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        if e.is_syntax() || e.is_eof() {
+            return Err(ScenarioError::new("scenario", format!("invalid JSON: {e}")));
+        }
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
     de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;

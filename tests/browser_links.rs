@@ -459,3 +459,44 @@ async fn a_scenario_text_too_long_to_compress_copies_no_link_and_says_why() {
     drop(page);
     clean();
 }
+
+/// A far scrub goes through many positions in slices; the address is written once, where it
+/// ends, as one history entry (trial 24: `step=` showed the positions it passed).
+#[wasm_bindgen_test]
+async fn a_far_scrub_writes_the_address_once_where_it_ends() {
+    let (page, _) = open_link("");
+    settle().await;
+    let json = flink_state_sim::engine::presets::preset_json("what-if-100k-logins").unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 70_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    page.click("#run-all").await;
+    common::browser::until("the end of the run", || page.text("#progress") == "step 70000 / 70000").await;
+    settle().await;
+    let search = || window().location().search().unwrap();
+    let before = search();
+    assert!(before.contains("step=70000"), "{before}");
+    let entries = window().history().unwrap().length().unwrap();
+    // Checkpoints every 4 096 actions there: 4 000 actions of replay, many slices in this build.
+    let to = 7 * 4096 + 4000;
+    let input = page.get("#scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(&to.to_string());
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    assert!(page.find("#scrub-going").is_some(), "a far move: {}", page.text("#scrub-position"));
+    let mut slices = 0;
+    while page.find("#scrub-going").is_some() {
+        assert_eq!(search(), before, "the address while the move goes on ({})", page.text("#scrub-position"));
+        common::browser::tick().await;
+        slices += 1;
+    }
+    assert!(slices > 1, "the move went in slices");
+    settle().await;
+    assert_eq!(page.text("#progress"), format!("step {to} / 70000"));
+    assert!(search().contains(&format!("step={to}")), "{}", search());
+    assert_eq!(window().history().unwrap().length().unwrap(), entries + 1, "one entry for the move");
+    clean();
+}

@@ -425,6 +425,11 @@ pub fn use_persistence(state: &UseReducerHandle<AppState>, enabled: bool, range:
 /// several ms each.
 fn sync(state: &UseReducerHandle<AppState>, memory: &Rc<RefCell<Memory>>, leaving: bool) {
     let Some(position) = state.persisted_position() else { return };
+    // A far move going in slices is written once, where it ends (trial 24: the address showed
+    // the positions it passed); when the page is left, where it got to.
+    if state.drive.scrub_to.is_some() && !leaving {
+        return;
+    }
     let mut m = memory.borrow_mut();
     // A run to the end is written like Play: at its first slice, then where it stops.
     let playing = state.playing || state.drive.to_end.is_some();

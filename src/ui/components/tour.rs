@@ -48,7 +48,11 @@ fn scroll_to(target: &Element, timeline: Option<&Element>, dialog: Option<&Eleme
     match (above, window) {
         // The part's first 160 px (its heading and first lines) at least.
         (Some(t), Some(w)) if rect.top() + rect.height().min(160.0) - t.top() + 16.0 <= card_top.min(height) => {
-            w.scroll_by_with_x_and_y(0.0, t.top() - 8.0);
+            // The whole part above the dialog when it fits there, though the timeline's top
+            // (its heading, its legend) goes out of view for it.
+            let room = card_top.min(height) - 8.0;
+            let whole = if rect.height() + 16.0 <= room { rect.bottom() - room } else { f64::MIN };
+            w.scroll_by_with_x_and_y(0.0, (t.top() - 8.0).max(whole));
         }
         _ => target.scroll_into_view_with_bool(true),
     }
@@ -96,12 +100,28 @@ pub fn Tour(props: &TourProps) -> Html {
             let dialog_el = dialog_ref.cast::<Element>();
             let document = web_sys::window().and_then(|w| w.document());
             let target = document.as_ref().and_then(|d| d.query_selector(selector(part)).ok().flatten());
+            let timeline = document.as_ref().and_then(|d| d.query_selector("#timeline").ok().flatten());
             if let Some(t) = &target {
                 let _ = t.class_list().add_1(TARGET_CLASS);
-                let timeline = document.as_ref().and_then(|d| d.query_selector("#timeline").ok().flatten());
                 scroll_to(t, timeline.as_ref(), dialog_el.as_ref());
             }
+            // Once more when the page has settled at the step: the sections below the timeline
+            // catch up after it, and "What just happened" grows (trial 24: at 400 x 900 the card
+            // hid the bottom of step 4's, measured before it grew).
+            let again = target.clone().map(|t| {
+                let done = std::cell::Cell::new(false);
+                gloo_timers::callback::Interval::new(16, move || {
+                    let settled = web_sys::window()
+                        .and_then(|w| w.document())
+                        .and_then(|d| d.query_selector(".fss[data-settled]").ok().flatten())
+                        .is_some();
+                    if settled && !done.replace(true) {
+                        scroll_to(&t, timeline.as_ref(), dialog_el.as_ref());
+                    }
+                })
+            });
             Box::new(move || {
+                drop(again);
                 if let Some(t) = target {
                     let _ = t.class_list().remove_1(TARGET_CLASS);
                 }

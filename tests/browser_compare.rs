@@ -53,6 +53,14 @@ async fn the_scenario_on_screen_against_a_version_that_refuses_it_says_why() {
     // seed-001 sets idle state retention, which Flink 2.3 no longer has.
     page.choose("#cmp-flink", "2.3").await;
     assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
+    // The refusal and its conversion are the scenario on screen's: another preset drops them
+    // (trial 25: they stayed, and the conversion then compared that preset with seed 001).
+    page.choose("#preset-select", "sql-min-max-distinct").await;
+    assert!(page.find("#cmp-error").is_none() && page.find("#cmp-convert").is_none());
+    assert_eq!(page.select_value("#cmp-flink"), "");
+    page.choose("#preset-select", "seed-001-one-day-two-days").await;
+    page.choose("#cmp-flink", "2.3").await;
+    assert!(page.text("#cmp-error").starts_with("right: "), "{}", page.text("#cmp-error"));
     // The engine's conversion is offered, as the page's own Flink chooser offers it.
     page.click("#cmp-convert").await;
     assert!(page.find("#cmp-error").is_none());

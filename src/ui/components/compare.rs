@@ -144,13 +144,21 @@ pub fn ComparePanel(props: &Props) -> Html {
             }
         });
     }
+    // The engine's conversion for a Flink version that refuses the scenario's settings, offered
+    // (never applied unasked), as the page's own Flink chooser does.
+    let conversion = use_state(|| None::<crate::engine::scenario::RetentionConversion>);
     {
-        let (origin, clear, error, json) = (origin.clone(), clear.clone(), error.clone(), props.json.clone());
+        // A pair, or a refusal and its conversion, of another scenario than the one on screen
+        // is dropped (trial 25: seed 001's refusal and its conversion stayed under another
+        // preset, and the conversion compared that preset with seed 001).
+        let (origin, clear, error, json, conversion) =
+            (origin.clone(), clear.clone(), error.clone(), props.json.clone(), conversion.clone());
         use_effect_with(json, move |json| {
             let stale = origin.borrow().as_ref().is_some_and(|o| o != json);
             if stale {
                 clear.emit(());
                 error.set(None);
+                conversion.set(None);
             }
         });
     }
@@ -183,12 +191,16 @@ pub fn ComparePanel(props: &Props) -> Html {
             }
         })
     };
-    // The engine's conversion for a Flink version that refuses the scenario's settings, offered
-    // (never applied unasked), as the page's own Flink chooser does.
-    let conversion = use_state(|| None::<crate::engine::scenario::RetentionConversion>);
     let on_flink = {
-        let (load, error, json, conversion, clear, chosen) =
-            (load.clone(), error.clone(), props.json.clone(), conversion.clone(), clear.clone(), chosen.clone());
+        let (load, error, json, conversion, clear, chosen, origin) = (
+            load.clone(),
+            error.clone(),
+            props.json.clone(),
+            conversion.clone(),
+            clear.clone(),
+            chosen.clone(),
+            origin.clone(),
+        );
         Callback::from(move |e: Event| {
             let id = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
             let Some(mode) = id.as_deref().and_then(FlinkMode::parse) else { return };
@@ -200,7 +212,9 @@ pub fn ComparePanel(props: &Props) -> Html {
                 }
                 Err(e) => {
                     clear.emit(());
-                    // The refusal is about the version chosen: the chooser keeps naming it.
+                    // The refusal is about the scenario on screen and the version chosen: the
+                    // chooser keeps naming it, and another scenario drops it.
+                    *origin.borrow_mut() = Some(json.clone());
                     *chosen.borrow_mut() = (String::new(), mode.id().to_string());
                     let offered =
                         crate::engine::scenario::idle_state_retention_as_state_ttl(&json, mode).ok().flatten();

@@ -157,6 +157,10 @@ pub(super) fn release_in_tasks(sim: super::state::SimHandle) {
 }
 
 /// The button, or while running: the progress of this run and Cancel.
+/// What the box says while the run goes on (under Cancel; its title where the page is too narrow
+/// for it beside the controls).
+const HINT: &str = "running to the end: the views below catch up when it stops";
+
 pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) -> Html {
     let (Some(to_end), Some(handle)) = (&state.drive.to_end, &state.sim) else {
         return html! {
@@ -168,12 +172,12 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) 
     let (done, total) = (sim.next_step() - to_end.from_step, sim.step_count() - to_end.from_step);
     html! {
         // As wide as the button it replaces (style.css): the controls do not move while it runs.
-        <span id="to-end" class="to-end" role="status">
+        <span id="to-end" class="to-end" role="status" title={HINT}>
             <button id="to-end-cancel" onclick={dispatch.reform(|_| Action::CancelToEnd)}
                 title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
             <progress id="to-end-progress" max={total.to_string()} value={done.to_string()}
                 aria-label="progress to the end of the run" />
-            <span class="hint">{ "running to the end: the views below catch up when it stops" }</span>
+            <span class="hint">{ HINT }</span>
         </span>
     }
 }

@@ -155,11 +155,33 @@ async fn a_far_move_of_both_runs_goes_together_with_its_progress_and_cancel() {
     };
     let (left, right) = (run("seed-000-topn-dedup"), run("seed-000-topn-dedup-no-retention"));
     for (side, a, b) in [("left", &left, &right), ("right", &right, &left)] {
-        let (lacked, _) = a.result().count_lacked_by(b.result(), 0, usize::MAX);
+        let mut found = flink_state_sim::engine::result_table::Lacked::default();
+        a.result().count_lacked_by(b.result(), 0, usize::MAX, &mut found, 0);
+        let lacked = found.count;
         let rows = a.result().len();
         let summary = page.text(&format!("#cmp-{side} .cmp-summary"));
         assert!(summary.starts_with(&format!("result: {rows} rows")), "{side}: {summary}");
-        assert!(summary.ends_with(&format!("; {lacked} not on the other side")), "{side}: {summary}");
+        let said = if lacked == 0 {
+            "; 0 not on the other side".to_string()
+        } else {
+            format!("; {lacked} not on the other side, listed first")
+        };
+        assert!(summary.ends_with(&said), "{side}: {summary}");
+        // The rows the other side lacks head the list, wherever they stand in the result.
+        let classes: Vec<bool> =
+            (0..page.root.query_selector_all(&format!("#cmp-{side} .cmp-result tbody tr")).unwrap().length())
+                .map(|i| {
+                    let row = page
+                        .root
+                        .query_selector_all(&format!("#cmp-{side} .cmp-result tbody tr"))
+                        .unwrap()
+                        .item(i)
+                        .unwrap();
+                    row.unchecked_into::<web_sys::Element>().class_list().contains("differs")
+                })
+                .collect();
+        assert_eq!(classes.iter().take_while(|&&d| d).count(), lacked.min(100), "{side}: {classes:?}");
+        assert_eq!(classes.iter().filter(|&&d| d).count(), lacked.min(100), "{side}");
     }
     // Step by step from there, both together.
     page.click("#cmp-step").await;

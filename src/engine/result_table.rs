@@ -24,6 +24,8 @@ use values::Values;
 mod difference;
 mod values;
 
+pub use difference::Lacked;
+
 /// One row of the result.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ResultRow {

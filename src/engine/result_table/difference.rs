@@ -33,21 +33,41 @@ impl ResultTable {
         held.take(n).map(|(slot, row)| self.lacks(other, slot, row)).collect()
     }
 
-    /// How many of the rows in the `max` slots from slot `from` on `other` lacks (as
-    /// [`ResultTable::lacked_by`]), and the slot to go on from, `None` past the last. Two
-    /// lookups by hash a row, no copy of either result; in parts, as the Top-N pair has 334 676
-    /// rows a side at its end: 87 ms natively for the rows of one side, a long task in a page
-    /// (trial 24: a map of every row's text was a 270 ms task in each render of Compare).
-    pub fn count_lacked_by(&self, other: &ResultTable, from: usize, max: usize) -> (usize, Option<usize>) {
+    /// Counts on, in `lacked`, the rows in the `max` slots from slot `from` on that `other`
+    /// lacks (as [`ResultTable::lacked_by`]), keeping the slots of the first `keep` of them;
+    /// returns the slot to go on from, `None` past the last. Two lookups by hash a row, no copy
+    /// of either result; in parts, as the Top-N pair has 334 676 rows a side at its end: 68–78
+    /// ms natively for the rows of one side, a long task in a page (trial 24: a map of every
+    /// row's text was a 270 ms task in each render of Compare).
+    pub fn count_lacked_by(
+        &self,
+        other: &ResultTable,
+        from: usize,
+        max: usize,
+        lacked: &mut Lacked,
+        keep: usize,
+    ) -> Option<usize> {
         let end = from.saturating_add(max).min(self.slots.len());
-        let mut lacked = 0;
         for slot in from..end {
             if let Some(held) = &self.slots[slot] {
-                lacked += usize::from(self.lacks(other, slot as u32, &held.row.row));
+                if self.lacks(other, slot as u32, &held.row.row) {
+                    lacked.count += 1;
+                    if lacked.slots.len() < keep {
+                        lacked.slots.push(slot as u32);
+                    }
+                }
             }
         }
-        (lacked, (end < self.slots.len()).then_some(end))
+        (end < self.slots.len()).then_some(end)
     }
+}
+
+/// The rows of a result another lacks, as [`ResultTable::count_lacked_by`] counts them: how
+/// many, and the slots of the first ones ([`ResultTable::in_slot`]), in the result's order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lacked {
+    pub count: usize,
+    pub slots: Vec<u32>,
 }
 
 #[cfg(test)]
@@ -68,18 +88,21 @@ mod tests {
     }
 
     /// Both of what Compare asks, checked against each other: the flags of every row, and the
-    /// count in parts of `part` slots.
+    /// count in parts of `part` slots with the first lacked rows.
     fn difference(a: &ResultTable, b: &ResultTable, part: usize) -> (usize, Vec<bool>) {
         let flags = a.lacked_by(b, usize::MAX);
-        let (mut count, mut from) = (0, Some(0));
+        let (mut lacked, mut from) = (Lacked::default(), Some(0));
         while let Some(f) = from {
-            let (n, next) = a.count_lacked_by(b, f, part);
-            count += n;
-            from = next;
+            from = a.count_lacked_by(b, f, part, &mut lacked, 1);
         }
-        assert_eq!(count, flags.iter().filter(|&&f| f).count());
+        assert_eq!(lacked.count, flags.iter().filter(|&&f| f).count());
         assert_eq!(a.lacked_by(b, 2), flags[..2.min(flags.len())]);
-        (count, flags)
+        // The first lacked row kept is the first flagged one.
+        let first = flags.iter().position(|&f| f);
+        let kept =
+            lacked.slots.first().map(|&s| a.rows().position(|r| std::ptr::eq(r, a.in_slot(s).unwrap())).unwrap());
+        assert_eq!(kept, first);
+        (lacked.count, flags)
     }
 
     #[test]

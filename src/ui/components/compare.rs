@@ -8,6 +8,7 @@ mod pair;
 mod sides;
 
 use crate::engine::presets::{preset_json, COMPARE_PAIRS};
+use crate::engine::result_table::Lacked;
 use crate::engine::scenario::with_flink;
 use crate::engine::{FlinkMode, Scenario, Simulation};
 use crate::ui::settled::Pending;
@@ -40,19 +41,19 @@ struct Count {
     of: u64,
     /// The slot each side's count goes on from, `None` once it is done.
     next: [Option<usize>; 2],
-    lacked: [usize; 2],
+    lacked: [Lacked; 2],
     /// The page's pending work until the count is done.
     busy: Option<Pending>,
 }
 
 impl Count {
     fn new(of: u64) -> Count {
-        Count { of, next: [Some(0); 2], lacked: [0; 2], busy: Some(crate::ui::settled::pending()) }
+        Count { of, next: [Some(0); 2], lacked: Default::default(), busy: Some(crate::ui::settled::pending()) }
     }
 
-    /// Both sides' counts once done.
-    fn done(&self) -> Option<[usize; 2]> {
-        (self.next == [None; 2]).then_some(self.lacked)
+    /// Both sides' rows the other lacks, once counted.
+    fn done(&self) -> Option<&[Lacked; 2]> {
+        (self.next == [None; 2]).then_some(&self.lacked)
     }
 
     /// Counts on for [`crate::ui::to_end::SLICE_MS`] of work, in parts of [`COUNT_PART`] slots.
@@ -63,9 +64,8 @@ impl Count {
                 if wall_ms() > until {
                     return;
                 }
-                let (n, next) = pair.sims[a].result().count_lacked_by(pair.sims[b].result(), from, COUNT_PART);
-                self.lacked[i] += n;
-                self.next[i] = next;
+                let (mine, theirs) = (pair.sims[a].result(), pair.sims[b].result());
+                self.next[i] = mine.count_lacked_by(theirs, from, COUNT_PART, &mut self.lacked[i], sides::MAX_ROWS);
             }
         }
         self.busy = None;
@@ -324,14 +324,15 @@ pub fn ComparePanel(props: &Props) -> Html {
             *count = Some(Count::new(*version));
         }
         let lacked = count.as_ref().and_then(Count::done);
+        let counts = lacked.map(|l| [l[0].count, l[1].count]);
         match drawn.as_ref() {
-            Some((v, l, html)) if (*v, *l) == (*version, lacked) => html.clone(),
+            Some((v, c, html)) if (*v, *c) == (*version, counts) => html.clone(),
             _ => {
                 let html = html! { <>
-                    { sides::side(&p.sims[0], &p.sims[1], "cmp-left", lacked.map(|l| l[0])) }
-                    { sides::side(&p.sims[1], &p.sims[0], "cmp-right", lacked.map(|l| l[1])) }
+                    { sides::side(&p.sims[0], &p.sims[1], "cmp-left", lacked.map(|l| [&l[0], &l[1]])) }
+                    { sides::side(&p.sims[1], &p.sims[0], "cmp-right", lacked.map(|l| [&l[1], &l[0]])) }
                 </> };
-                *drawn = Some((*version, lacked, html.clone()));
+                *drawn = Some((*version, counts, html.clone()));
                 html
             }
         }

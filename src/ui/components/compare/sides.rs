@@ -2,19 +2,32 @@
 //! and its result rows, each marked where the other side differs.
 
 use crate::engine::metrics::{OperatorSample, Sample};
+use crate::engine::result_table::Lacked;
 use crate::engine::scenario::describe_retentions;
 use crate::engine::Simulation;
 use yew::prelude::*;
 
 /// How many result rows each side lists.
-const MAX_ROWS: usize = 100;
+pub(super) const MAX_ROWS: usize = 100;
 
-/// The first [`MAX_ROWS`] rows of `sim`'s result as text, each with whether `other`'s result
-/// lacks it and whether it is stale.
-fn first_rows(sim: &Simulation, other: &Simulation) -> Vec<(String, bool, bool)> {
-    let lacked = sim.result().lacked_by(other.result(), MAX_ROWS);
-    let rows = sim.result().rows().zip(lacked);
-    rows.map(|(r, only)| (super::super::shown(r.row.join(", ")), only, r.stale_since_ms.is_some())).collect()
+/// The rows of `sim`'s result a side lists, as text, each with whether `other`'s result lacks
+/// it and whether it is stale: once counted (`lacked`), the rows the other side lacks first (up
+/// to [`MAX_ROWS`]: at depth they may lie anywhere in 334 676 rows), then its first rows the
+/// other side has too; before, its first rows.
+fn listed_rows(sim: &Simulation, other: &Simulation, lacked: Option<&Lacked>) -> Vec<(String, bool, bool)> {
+    let text = |r: &crate::engine::result_table::ResultRow, only: bool| {
+        (super::super::shown(r.row.join(", ")), only, r.stale_since_ms.is_some())
+    };
+    let result = sim.result();
+    let Some(lacked) = lacked else {
+        let flags = result.lacked_by(other.result(), MAX_ROWS);
+        return result.rows().zip(flags).map(|(r, only)| text(r, only)).collect();
+    };
+    let mut listed: Vec<_> = lacked.slots.iter().filter_map(|&s| result.in_slot(s)).map(|r| text(r, true)).collect();
+    let shared = MAX_ROWS.saturating_sub(listed.len());
+    let flags = result.lacked_by(other.result(), shared + lacked.slots.len());
+    listed.extend(result.rows().zip(flags).filter(|(_, only)| !only).take(shared).map(|(r, _)| text(r, false)));
+    listed
 }
 
 /// Every metric the engine samples per operator, as (label, value).
@@ -67,16 +80,22 @@ fn metrics_table(sim: &Simulation, other: &Simulation, samples: [&Sample; 2]) ->
     }
 }
 
-/// One side of the comparison, `id` `cmp-left` or `cmp-right`; `only_here`: how many of its
-/// result rows the other side lacks, once counted (it is counted in slices after the sides are
+/// One side of the comparison, `id` `cmp-left` or `cmp-right`; `lacked`: its result rows the
+/// other side lacks and the other side's it lacks, once counted (in slices after the sides are
 /// drawn: [`crate::engine::result_table::ResultTable::count_lacked_by`]).
-pub(super) fn side(sim: &Simulation, other: &Simulation, id: &str, only_here: Option<usize>) -> Html {
+pub(super) fn side(sim: &Simulation, other: &Simulation, id: &str, lacked: Option<[&Lacked; 2]>) -> Html {
+    // Under the other side's rows found there only, as many empty rows: the rows both have
+    // stand level with each other (trial 25: offset by one after a row one side had).
+    let gap = lacked
+        .map_or(0, |[mine, theirs]| theirs.slots.len().min(MAX_ROWS).saturating_sub(mine.slots.len().min(MAX_ROWS)));
+    let lacked = lacked.map(|[mine, _]| mine);
     let sc = sim.scenario();
     let tf = sim.time_format();
-    let shown = first_rows(sim, other);
+    let shown = listed_rows(sim, other, lacked);
     let rows = sim.result().len();
-    let only_here = only_here.map_or("counting the rows not on the other side…".to_string(), |n| {
-        format!("{} not on the other side", crate::engine::digits::grouped(n))
+    let only_here = lacked.map_or("counting the rows not on the other side…".to_string(), |l| match l.count {
+        0 => "0 not on the other side".to_string(),
+        n => format!("{} not on the other side, listed first", crate::engine::digits::grouped(n)),
     });
     let sample = sim.sample_now();
     let other_sample = other.sample_now();
@@ -96,6 +115,9 @@ pub(super) fn side(sim: &Simulation, other: &Simulation, id: &str, only_here: Op
             <table class="state cmp-result">
                 <thead><tr><th>{ sim.result().columns.join(", ") }</th></tr></thead>
                 <tbody>
+                    { for (0..gap).map(|_| html! {
+                        <tr class="gap"><td><span class="cmp-mark">{ "— only on the other side —" }</span></td></tr>
+                    }) }
                     { for shown.iter().map(|(text, differs, stale)| {
                         let class = classes!(differs.then_some("differs"), stale.then_some("stale"));
                         let mark = match (differs, stale) {
@@ -108,7 +130,7 @@ pub(super) fn side(sim: &Simulation, other: &Simulation, id: &str, only_here: Op
                     }) }
                 </tbody>
             </table>
-            if rows > MAX_ROWS { <p class="hint">{ format!("… {} more rows", rows - MAX_ROWS) }</p> }
+            if rows > shown.len() { <p class="hint">{ format!("… {} more rows", crate::engine::digits::grouped(rows - shown.len())) }</p> }
         </div>
     }
 }

@@ -68,6 +68,10 @@ fn refusals_name_line_and_column() {
     assert!(e.contains("Encountered \"value\" at line 1, column 13"), "{e}");
     assert_eq!(at, Some((1, 13)));
     assert!(Scenario::from_json(&scenario("SELECT k AS `value` FROM src;", json!({}))).is_ok());
+    // Any other parse error in the form of Flink's (trial 25: sqlparser's "Expected: ), found: v").
+    let (e, at) = refusal("SELECT k FROM src WHERE (v > 1 v;");
+    assert!(e.contains("SQL parse failed. Encountered \"v\" at line 1, column 32. Was expecting )"), "{e}");
+    assert_eq!(at, Some((1, 32)));
     // Flink's own message where Flink refuses: ROW_NUMBER without a rank filter.
     let (e, _) = refusal("SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src;");
     assert!(e.contains("The window can only be ordered in ASCENDING mode."), "{e}");

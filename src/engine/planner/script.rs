@@ -461,7 +461,15 @@ fn parse_error(e: &sqlparser::parser::ParserError, fallback: Location) -> SqlErr
         let (message, position) = text.split_at(i);
         let mut numbers = position.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
         if let (Some(Ok(line)), Some(Ok(column))) = (numbers.next().map(str::parse), numbers.next().map(str::parse)) {
-            return SqlError { line, column, message: capped(message) };
+            // "Expected: X, found: Y" in the form of Flink's own parse error (`encountered`),
+            // as the SQL client prints it (trial 25: sqlparser's wording was shown as is).
+            let message = match message.strip_prefix("Expected: ").and_then(|m| m.rsplit_once(", found: ")) {
+                Some((expected, found)) => format!(
+                    "SQL parse failed. Encountered \"{found}\" at line {line}, column {column}. Was expecting {expected}"
+                ),
+                None => message.to_string(),
+            };
+            return SqlError { line, column, message: capped(&message) };
         }
     }
     err(fallback, capped(&text))

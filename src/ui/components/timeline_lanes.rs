@@ -85,7 +85,10 @@ pub fn lane_view(
     inspect: Option<Callback<()>>,
 ) -> Html {
     let mid = y + layout.mid;
-    let class = if lane.changed_last { "lane changed" } else { "lane" };
+    // Every other lane is shaded, so a lane's marks and labels read as its own where lanes are
+    // dense (trial 25: a time label sat just above the next lane's "cleaned up").
+    let odd = (y / layout.lane_h).round() as u64 % 2 == 1;
+    let class = classes!("lane", lane.changed_last.then_some("changed"), odd.then_some("odd"));
     let (key_text, key_tip) = if lane.global_key {
         ("· all rows".to_string(), format!("operator {}, no GROUP BY: one key for all rows", lane.op))
     } else {

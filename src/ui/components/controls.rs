@@ -62,7 +62,10 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
     let at_start = sim.action_count() == 0;
     html! {
         <div class="controls" role="toolbar" aria-label="Drive the simulation">
-            <div class="clock">
+            // The clock and the step count as wide as their longest text from the start, so the
+            // controls after them never move as the run goes on (trial 26: "▶| to end" moved the
+            // row 107 px right under the pointer, and a second click hit ▶▶ ×1000).
+            <div class="clock" data-widest={widest_time(&sim)}>
                 <span class="label">{ "processing time" }</span>
                 <span id="now" aria-live="polite">{ state.now_text() }</span>
             </div>
@@ -73,7 +76,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                     aria-keyshortcuts="ArrowRight" title={step_title}>{ "▶ Step" }</button>
                 // The step count over the quiet-steps box: a column as tall as the clock, so the
                 // row is no wider with the box than without.
-                <span class="progress-col">
+                <span class="progress-col" data-widest={format!("step {0} / {0}", sim.step_count())}>
                     <span id="progress" class="progress">{ format!("step {} / {}", sim.next_step(), sim.step_count()) }</span>
                     <label class="hide-quiet" title="Step (→) and Back (←) pass the steps that changed nothing: no state written or cleared, no timer, no expiry, nothing emitted to the result (q)">
                         <input type="checkbox" id="hide-quiet" checked={state.drive.hide_quiet} aria-keyshortcuts="Q" aria-label="hide quiet steps"
@@ -99,7 +102,8 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
             // without, so the row keeps to one line at 1280 px and the scrubber stays put.
             <span class="group nt-group">
                 <button id="next-timer" class="next-timer" onclick={dispatch.reform(|_| Action::NextTimer)} disabled={next_timer.is_none()}
-                    aria-keyshortcuts="N" title={next_timer_title} aria-describedby={skip_said.map(|_| "next-timer-skips")}>
+                    aria-keyshortcuts="N" title={next_timer_title} aria-describedby={skip_said.map(|_| "next-timer-skips")}
+                    data-widest={format!(" ({})", widest_time(&sim))}>
                     <span class="nt-label">{ "⇥ next timer" }</span>
                     if let Some(t) = &next_timer { <span class="nt-time">{ format!(" ({t})") }</span> }
                 </button>
@@ -143,4 +147,19 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 aria-expanded={state.drive.show_keys.to_string()} title="Keyboard keys (?)">{ "⌨ keys" }</button>
         </div>
     }
+}
+
+/// The clock's longest text over the run: a generated workload's times run into
+/// milliseconds, so its time format with them at the scenario's end; explicit steps, the longer
+/// of now and the end (a time the user advances to by hand may still be longer). Drawn hidden
+/// (`data-widest`, style.css) under the clock and the next timer's time to keep them that wide
+/// from the start.
+fn widest_time(sim: &crate::engine::Simulation) -> String {
+    let tf = sim.time_format();
+    let end = sim.scenario().end_ms().max(sim.now());
+    let mut times = vec![sim.now(), end];
+    if sim.scenario().workload.is_some() {
+        times.extend([end.saturating_add(1), end.saturating_add(999)]);
+    }
+    times.into_iter().map(|t| tf.format(t)).max_by_key(|t| t.chars().count()).unwrap_or_default()
 }

@@ -143,10 +143,23 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
     // Every bad option at once, one per line, in the object's order (trial 19: the first hid the
     // others).
     assert_eq!(
-        mount_error(el(), preset(), options(r#"{"stpe": 2, "panels": ["timelin"], "heading": "yes"}"#)),
+        mount_error(el(), preset(), options(r#"{"stpe": 2, "panels": ["timelin"], "heading": "sure"}"#)),
         "mount: options.stpe: unknown field `stpe`, expected one of `step`, `heading`, `panels`, `layout`, `t`\n\
          options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
-         options.heading: expected true or false, found the string \"yes\""
+         options.heading: expected true or false, found the string \"sure\""
+    );
+    // heading in words, as a link and an attribute take it (trial 26: refused by mount()).
+    let h2 = host("");
+    let sim = flink_state_sim::ui::mount::mount(js(h2.clone()), preset(), options(r#"{"heading": "no"}"#));
+    assert!(sim.is_ok(), "heading: 'no' accepted");
+    settle().await;
+    let root = h2.shadow_root().unwrap();
+    assert!(root.query_selector("#scenario-title").unwrap().is_none(), "no heading");
+    drop(sim);
+    h2.remove();
+    assert_eq!(
+        mount_error(el(), preset(), options(r#"{"heading": "maybe"}"#)),
+        "mount: options.heading: expected true or false, found the string \"maybe\""
     );
     // A panel or layout that is not a name says which names there are (trial 24: serde's
     // "expected string or map").

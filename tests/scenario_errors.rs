@@ -205,7 +205,14 @@ fn not_an_object_or_duplicate_keys() {
     assert!(error(&format!("{BASE} x")).starts_with("scenario: invalid JSON: trailing characters"));
     // A text cut short is said to be cut short, not refused for a field before its end (trial
     // 24: `{"a":[` was "unknown field `a`").
-    assert_eq!(error(r#"{"a":["#), "scenario: invalid JSON: EOF while parsing a list at line 1 column 6");
+    assert_eq!(
+        error(r#"{"a":["#),
+        "scenario: invalid JSON: the text ends inside a list, at line 1 column 6 — is it cut short?"
+    );
+    assert_eq!(
+        error(r#"{"name": "x""#),
+        "scenario: invalid JSON: the text ends inside an object, at line 1 column 12 — is it cut short?"
+    );
     assert_eq!(error(r#"{"a":[1}"#), "scenario: invalid JSON: expected `,` or `]` at line 1 column 8");
     assert!(error(r#"{"a":[1]}"#).starts_with("scenario: unknown field `a`, expected one of `$schema`"));
     assert!(error(r#"{"name": 5}"#).starts_with("name: expected a string, found the number 5"));

@@ -166,7 +166,14 @@ impl EmbedOptions {
         for (name, value) in fields {
             let outcome = match name.as_str() {
                 "step" => option(value).map(|v| options.step = v),
-                "heading" => option(value).map(|v| options.heading = v),
+                // As a link and an attribute take it: "no", "off", … too (trial 26).
+                "heading" => match value {
+                    serde_json::Value::String(word) if flag(&word).is_some() => {
+                        options.heading = flag(&word).unwrap_or(true);
+                        Ok(())
+                    }
+                    other => option(other).map(|v| options.heading = v),
+                },
                 // Each panel on its own: every unknown name is said, not only the first.
                 "panels" => match value {
                     serde_json::Value::Array(items) => {

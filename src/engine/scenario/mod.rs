@@ -299,7 +299,10 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
     // A text that is not whole JSON says so first: read as a scenario, `{"a":[` is refused for
     // its unknown field `a` before its end is reached (trial 24).
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        if e.is_syntax() || e.is_eof() {
+        if e.is_eof() {
+            return Err(ScenarioError::new("scenario", cut_short(&e)));
+        }
+        if e.is_syntax() {
             return Err(ScenarioError::new("scenario", format!("invalid JSON: {e}")));
         }
     }
@@ -307,6 +310,17 @@ fn parse_raw(text: &str) -> Result<raw::RawScenario, ScenarioError> {
     let raw: raw::RawScenario = serde_path_to_error::deserialize(&mut de).map_err(path_error)?;
     de.end().map_err(|e| ScenarioError::new("scenario", format!("invalid JSON: {e}")))?;
     Ok(raw)
+}
+
+/// A JSON text that ends too soon, said so (trial 26: serde's "EOF while parsing a list").
+fn cut_short(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let inside = text.strip_prefix("EOF while parsing ").and_then(|t| t.split(" at line ").next()).unwrap_or("a value");
+    format!(
+        "invalid JSON: the text ends inside {inside}, at line {} column {} — is it cut short?",
+        e.line(),
+        e.column()
+    )
 }
 
 /// A serde error with the path of the field it happened in; JSON syntax errors say so.

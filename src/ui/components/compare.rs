@@ -253,7 +253,7 @@ pub fn ComparePanel(props: &Props) -> Html {
         let (pair, error, version, moving, count) =
             (pair.clone(), error.clone(), version.clone(), moving.clone(), count.clone());
         Callback::from(move |to: u64| {
-            let Some(m) = pair.borrow().as_ref().map(|p| p.start(to)) else { return };
+            let Some(m) = pair.borrow_mut().as_mut().map(|p| p.start(to)) else { return };
             *moving.borrow_mut() = Some(Moving { m, _busy: crate::ui::settled::pending() });
             *count.borrow_mut() = None;
             error.set(None);

@@ -148,6 +148,11 @@ async fn bad_arguments_throw_naming_the_argument_and_the_rule() {
          options.panels[0]: unknown panel `timelin`, expected one of `timeline`, `happened`, `operators`, `result`, `flow`, `charts`, `inspector`\n\
          options.heading: expected true or false, found the string \"sure\""
     );
+    // An empty name between commas is said (trial 26: taken without a word).
+    assert_eq!(
+        mount_error(el(), preset(), options(r#"{"panels": "timeline,,result"}"#)),
+        "mount: options.panels: 'timeline,,result' has an empty name between commas"
+    );
     // heading in words, as a link and an attribute take it (trial 26: refused by mount()).
     let h2 = host("");
     let sim = flink_state_sim::ui::mount::mount(js(h2.clone()), preset(), options(r#"{"heading": "no"}"#));

@@ -160,7 +160,10 @@ impl EmbedOptions {
         let mut fields = fields;
         // Panels as a list, or as the element's attribute and a link take them: "timeline,result".
         if let Some(serde_json::Value::String(names)) = fields.get("panels") {
-            let items = names.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+            let (items, empty) = panel_names(names);
+            if let Some(e) = empty {
+                errors.push(format!("{}: {e}", at("panels")));
+            }
             fields.insert("panels".into(), serde_json::Value::Array(items));
         }
         for (name, value) in fields {
@@ -234,6 +237,16 @@ pub fn flag(value: &str) -> Option<bool> {
         "false" | "no" | "off" | "0" => Some(false),
         _ => None,
     }
+}
+
+/// Panel names as a link, an attribute and `options.panels` take them in one text:
+/// `timeline,result` or `timeline result`; and what is wrong with it when a name between two
+/// commas is empty (trial 26: `timeline,,result` was taken without a word).
+pub fn panel_names(text: &str) -> (Vec<serde_json::Value>, Option<String>) {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let empty = parts.len() > 1 && parts.iter().any(|p| p.is_empty());
+    let names = parts.iter().flat_map(|p| p.split_whitespace()).map(|n| n.into()).collect();
+    (names, empty.then(|| format!("{} has an empty name between commas", crate::engine::error::quote(text))))
 }
 
 /// The options' names, as [`EmbedOptions`]' fields.
@@ -603,7 +616,10 @@ fn read_link_options(query: &str) -> (EmbedOptions, Vec<String>) {
         match key {
             "embed" | "preset" | "s" | "step" | "actions" => {}
             "panels" => {
-                let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+                let (names, empty) = panel_names(&value);
+                if let Some(e) = empty {
+                    errors.push(format!("panels: {e}"));
+                }
                 options.insert("panels".into(), serde_json::Value::Array(names));
             }
             "layout" => {

@@ -433,7 +433,10 @@ fn mount_element(el: &Element) -> Result<Simulator, String> {
                 Err(_) => errors.push(format!("attribute step: {} is not a whole number of steps", quote(&value))),
             },
             "panels" => {
-                let names = value.split([',', ' ']).filter(|n| !n.is_empty()).map(|n| n.into()).collect();
+                let (names, empty) = super::embed::panel_names(&value);
+                if let Some(e) = empty {
+                    errors.push(format!("attribute panels: {e}"));
+                }
                 options.insert("panels".into(), serde_json::Value::Array(names));
             }
             "layout" => {

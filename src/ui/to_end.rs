@@ -147,13 +147,19 @@ pub(super) fn next_slice(
 /// per task, from the next task on.
 pub(super) fn release_in_tasks(sim: super::state::SimHandle) {
     if sim.get().has_retired() {
-        gloo_timers::callback::Timeout::new(0, move || {
-            if sim.release_retired() {
-                release_in_tasks(sim);
-            }
-        })
-        .forget();
+        in_tasks(move || sim.release_retired());
     }
+}
+
+/// Calls `free_one` once per task, from the next task on, while it says more is left: what a
+/// run left to free ([`crate::engine::Simulation::release_retired`]) goes a part per task.
+pub(crate) fn in_tasks(mut free_one: impl FnMut() -> bool + 'static) {
+    gloo_timers::callback::Timeout::new(0, move || {
+        if free_one() {
+            in_tasks(free_one);
+        }
+    })
+    .forget();
 }
 
 /// The button, or while running: the progress of this run and Cancel.

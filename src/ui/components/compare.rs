@@ -10,10 +10,11 @@ mod sides;
 use crate::engine::presets::{preset_json, COMPARE_PAIRS};
 use crate::engine::result_table::Lacked;
 use crate::engine::scenario::with_flink;
-use crate::engine::{FlinkMode, Scenario, Simulation};
+use crate::engine::{FlinkMode, Scenario};
 use crate::ui::settled::Pending;
 use pair::{Move, Pair};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -77,19 +78,31 @@ const COUNT_PART: usize = 4096;
 
 /// One slice of the move under way (`moving`): both runs toward its step for
 /// [`crate::ui::to_end::SLICE_MS`] of work; the move ends there, or at an error.
-fn move_slice(pair: &RefCell<Option<Pair>>, moving: &RefCell<Option<Moving>>, error: &UseStateHandle<Option<String>>) {
+///
+/// Once the move is over, what the runs' moves left to free goes a part per task, as the page
+/// frees its own run's (a Top-N state freed within the next move was a 165–196 ms task: trial
+/// 25); a new move stops it (its end starts it again).
+fn move_slice(
+    pair: &Rc<RefCell<Option<Pair>>>,
+    moving: &Rc<RefCell<Option<Moving>>>,
+    error: &UseStateHandle<Option<String>>,
+) {
     let mut going = moving.borrow_mut();
     let Some(mv) = going.as_mut() else { return };
     let until = wall_ms() + crate::ui::to_end::SLICE_MS;
     let outcome = pair.borrow_mut().as_mut().map(|p| p.go_toward(&mut mv.m, until, wall_ms));
     match outcome {
-        Some(Ok(false)) => {}
+        Some(Ok(false)) => return,
         Some(Ok(true)) | None => *going = None,
         Some(Err(e)) => {
             *going = None;
             error.set(Some(e));
         }
     }
+    let (pair, moving) = (pair.clone(), moving.clone());
+    crate::ui::to_end::in_tasks(move || {
+        moving.borrow().is_none() && pair.borrow_mut().as_mut().is_some_and(Pair::release_retired)
+    });
 }
 
 #[component]
@@ -105,8 +118,6 @@ pub fn ComparePanel(props: &Props) -> Html {
     let count = use_mut_ref(|| None::<Count>);
     // Bumped by each slice of the count, so the panel re-renders.
     let counted = use_state(|| 0u64);
-    // Bumped by each part of what the runs left to free.
-    let freed = use_state(|| 0u64);
     let error = use_state(|| None::<String>);
     // Bumped when the pair changes, so the panel re-renders.
     let version = use_state(|| 0u64);
@@ -280,29 +291,6 @@ pub fn ComparePanel(props: &Props) -> Html {
                 gloo_timers::callback::Timeout::new(0, move || {
                     move_slice(&pair, &moving, &error);
                     version.set(at + 1);
-                })
-            });
-            move || drop(next)
-        });
-    }
-    {
-        // What the runs' moves left to free (the state a move replaced, thinned checkpoints) is
-        // freed one part per task once the move is over, as the page frees its own run's (a
-        // Top-N state freed within the next move was a 165–196 ms task: trial 25).
-        let (pair, moving, freed) = (pair.clone(), moving.clone(), freed.clone());
-        let left = moving.borrow().is_none()
-            && pair.borrow().as_ref().is_some_and(|p| p.sims.iter().any(Simulation::has_retired));
-        use_effect_with((*version, *counted, *freed, left), move |&(_, _, at, left)| {
-            let next = left.then(|| {
-                gloo_timers::callback::Timeout::new(0, move || {
-                    if moving.borrow().is_none() {
-                        if let Some(p) = pair.borrow_mut().as_mut() {
-                            if let Some(sim) = p.sims.iter_mut().find(|s| s.has_retired()) {
-                                sim.release_retired();
-                            }
-                        }
-                    }
-                    freed.set(at + 1);
                 })
             });
             move || drop(next)

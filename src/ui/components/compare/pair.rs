@@ -104,6 +104,15 @@ impl Pair {
         done_total
     }
 
+    /// Frees one part of what the runs' moves left to free (the state a move replaced, thinned
+    /// checkpoints: [`Simulation::release_retired`]); true while more is left.
+    pub fn release_retired(&mut self) -> bool {
+        if let Some(sim) = self.sims.iter_mut().find(|s| s.has_retired()) {
+            sim.release_retired();
+        }
+        self.sims.iter().any(Simulation::has_retired)
+    }
+
     /// Cancel: the move ends where it got to, the step the run ahead has reached (the other is
     /// at most a part behind it: both go the same way, a part each in turn).
     pub fn stop_where_it_got(&self, m: &mut Move) {

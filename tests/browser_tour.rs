@@ -220,6 +220,85 @@ async fn bookmarks_list_seed_001_s_timer_firing_and_jump_there_keeping_the_step_
     first_visitor();
 }
 
+/// A long run is looked through whole while the page is idle, beyond the first 2 000 steps and
+/// the 500 bookmarks listed in words: the page counts what the engine's scan of the whole run
+/// counts, "counted as new again" alone is chosen, and `[` from the run's end goes to its last
+/// key counted as new again, far past the listed ones, with the step in the address.
+#[wasm_bindgen_test]
+async fn bookmarks_look_through_the_whole_run_and_previous_from_its_end_reaches_the_last_new_again() {
+    use flink_state_sim::engine::bookmarks::{scan, BookmarkKind};
+    use flink_state_sim::engine::digits::grouped;
+    // 8 000 logins with cleanup timers min 10 min / max 20 min: a user idle for 20 min is lost.
+    let json = flink_state_sim::engine::presets::preset_json("what-if-100k-logins")
+        .unwrap()
+        .replace(r#""events": 100000"#, r#""events": 8000"#)
+        .replace(r#""min": "6 h", "max": "12 h""#, r#""min": "10 min", "max": "20 min""#);
+    let expected = scan(&flink_state_sim::engine::Scenario::from_json(&json).unwrap(), u64::MAX);
+    assert_eq!(expected.scanned, 8_000);
+    let last = expected.previous_before(8_000, Some(BookmarkKind::NewAgain)).unwrap();
+    assert!(!expected.all_described() && last > expected.marks.last().unwrap().step, "past the listed ones");
+    first_visitor();
+    storage().set_item(TOUR_KEY, "1").unwrap();
+    set_query(&format!("?s={}", lz_str::compress_to_encoded_uri_component(&json)));
+    let page = open_page().await;
+    until("the run to be looked through", || page.attr("#bookmarks", "data-scanning") == "false").await;
+    settle().await;
+    assert_eq!(page.text("#bm-count"), format!("{} in the run", grouped(expected.count(None))));
+    let chips: Vec<String> = [BookmarkKind::TimerFired, BookmarkKind::RowStale, BookmarkKind::NewAgain]
+        .iter()
+        .map(|&k| format!("{} {}", k.label(), grouped(expected.count(Some(k)))))
+        .collect();
+    assert_eq!(page.texts(".bm-kind-filter"), chips);
+    assert!(page.text("#bm-more").starts_with("The first 500 are listed"), "{}", page.text("#bm-more"));
+    // Only the keys counted as new again: the chip is pressed and the list shows only them.
+    page.click(".bm-kind-filter.new-again").await;
+    assert_eq!(page.attr(".bm-kind-filter.new-again", "aria-pressed"), "true");
+    let listed = page.texts("#bookmarks .bm-kind");
+    assert!(!listed.is_empty() && listed.iter().all(|k| k == "counted as new again"), "{listed:?}");
+    page.click("#run-all").await;
+    until("the run to reach its end", || page.text("#progress") == "step 8000 / 8000").await;
+    settle().await;
+    press(&page, None, "[", false).await;
+    until("the page to reach the last new-again step", || page.text("#progress") == format!("step {last} / 8000"))
+        .await;
+    settle().await;
+    let (kinds, nth) = expected.at(last).unwrap();
+    assert!(kinds.contains(&BookmarkKind::NewAgain));
+    assert!(
+        page.text("#bm-here").starts_with(&format!(
+            "Here, step {}: bookmark {} of {}",
+            grouped(last),
+            grouped(nth),
+            grouped(expected.count(None))
+        )),
+        "{}",
+        page.text("#bm-here")
+    );
+    assert!(page.is_disabled("#bm-next"), "no key counted as new again after the last");
+    let search = window().location().search().unwrap();
+    assert!(search.ends_with(&format!("&step={last}")), "{search}");
+    drop(page);
+    first_visitor();
+}
+
+/// Stop ends the look through a long run where it got to, and says so.
+#[wasm_bindgen_test]
+async fn bookmarks_stop_looking_through_a_long_run_on_stop() {
+    first_visitor();
+    storage().set_item(TOUR_KEY, "1").unwrap();
+    let page = open_page().await;
+    page.choose("#preset-select", "what-if-100k-logins").await;
+    assert_eq!(page.attr("#bookmarks", "data-scanning"), "true", "100 000 steps are not looked through at once");
+    assert!(page.text("#bm-count").contains("looking through the run"), "{}", page.text("#bm-count"));
+    page.click("#bm-stop").await;
+    assert_eq!(page.attr("#bookmarks", "data-scanning"), "false");
+    let said = page.text("#bm-count");
+    assert!(said.contains(" of 100,000 steps (stopped)"), "{said}");
+    assert!(page.find("#bm-stop").is_none());
+    drop(page);
+    first_visitor();
+}
+
 /// `element.focus()` for a test.
 trait DynHtml {
     fn dyn_ref_html(&self) -> &HtmlElement;

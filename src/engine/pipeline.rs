@@ -93,6 +93,9 @@ pub struct Pipeline {
     assigner: Option<ProcTimeMiniBatchAssigner>,
     /// Messages that reached the result table so far ([`Pipeline::effects`]).
     delivered: u64,
+    /// When asked for ([`Pipeline::log_invisible`]): (operator, key, expiry) of every held key
+    /// whose state became invisible by TTL since [`Pipeline::take_invisible`] last ran.
+    invisible_log: Option<Vec<(usize, Row, Millis)>>,
 }
 
 /// A source as the pipeline feeds it.
@@ -211,6 +214,7 @@ impl Pipeline {
             nodes,
             result: ResultTable::new(columns, &key_columns, &upsert_extra, upsert),
             lost: Vec::new(),
+            invisible_log: None,
             buffers: Vec::new(),
             assigner: scenario
                 .mini_batch
@@ -339,15 +343,40 @@ impl Pipeline {
     /// remove the entry. Called before anything happens at a later time (a timer, a record, a
     /// metrics sample).
     pub fn settle_expiry(&mut self, now: Millis) {
-        let Pipeline { nodes, result, .. } = self;
+        let Pipeline { nodes, result, invisible_log, .. } = self;
+        let n = nodes.len();
+        if let Some(log) = invisible_log {
+            for (i, node) in nodes.iter_mut().enumerate().take(n.saturating_sub(1)) {
+                node.op.backend_mut().keys.drain_invisible(now, |key, at| log.push((i, key.clone(), at)));
+            }
+        }
         if let Some(last) = nodes.last_mut() {
             let stale = loss_makes_rows_stale(last);
             last.op.backend_mut().keys.drain_invisible(now, |key, at| {
                 if stale {
                     result.mark_stale(key, at);
                 }
+                if let Some(log) = invisible_log.as_mut() {
+                    log.push((n - 1, key.clone(), at));
+                }
             });
         }
+    }
+
+    /// From now on, names the keys whose state becomes invisible by TTL in every operator, not
+    /// only the last ([`Pipeline::take_invisible`]): for a run that reports them as they happen
+    /// ([`super::bookmarks`]), at the cost of a queue per operator that follows its keys.
+    pub fn log_invisible(&mut self) {
+        for node in &mut self.nodes {
+            node.op.backend_mut().keys.track_invisible();
+        }
+        self.invisible_log.get_or_insert_with(Vec::new);
+    }
+
+    /// (operator, key, expiry) of the keys whose state became invisible by TTL since the last
+    /// call, in the order time reached them, once per write; only after [`Pipeline::log_invisible`].
+    pub fn take_invisible(&mut self) -> Vec<(usize, Row, Millis)> {
+        self.invisible_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Whether any operator holds records in a mini-batch bundle.

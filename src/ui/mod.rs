@@ -10,6 +10,7 @@ pub mod embed;
 pub mod far;
 pub mod files;
 pub mod files_state;
+pub mod idle;
 pub mod mount;
 pub mod persist;
 pub mod scrub_far;

@@ -7,7 +7,8 @@
 //!
 //! Not counted: Play (it goes on until paused; its beats are awaited by what they show), a
 //! what-if run, "▶| to end" and "Go there" of a far link (they show their progress; the views
-//! below wait for their end, `super::far`), and a render Yew has queued (it
+//! below wait for their end, `super::far`), the bookmarks' look through a long run (it goes on
+//! while the page is idle and says how far it got, `data-scanning`), and a render Yew has queued (it
 //! runs in a microtask after the event that queued it; tests flush it with
 //! `yew::scheduler::flush`).
 //!

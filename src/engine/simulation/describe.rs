@@ -43,6 +43,20 @@ impl Simulation {
         self.engine.pipeline.expired_between(last.from_ms, last.to_ms)
     }
 
+    /// From now on, keeps the keys whose state becomes invisible by state TTL, in every operator,
+    /// for [`Simulation::take_invisible`]: what [`Simulation::expired_in_last_action`] tells by
+    /// looking at every key, told as it happens (for a run over millions of steps). Call it before
+    /// the first step; it changes nothing the run computes.
+    pub fn log_invisible(&mut self) {
+        self.engine.pipeline.log_invisible();
+    }
+
+    /// (operator index, key, expiry time ms) of the keys whose state became invisible by TTL
+    /// since the last call, in the order time reached them: after [`Simulation::log_invisible`].
+    pub fn take_invisible(&mut self) -> Vec<(usize, crate::engine::row::Row, Millis)> {
+        self.engine.pipeline.take_invisible()
+    }
+
     /// Every operator's keys with their state entries and timers, the result's rows, the
     /// metrics and the time, as text: two simulations are in the same state exactly when their
     /// dumps are equal (the property tests compare them).

@@ -2,17 +2,30 @@
 //! result row went stale or a key counted as new again ([`crate::engine::bookmarks`] finds them;
 //! nothing is decided here). A click, or `[` / `]` (previous / next), goes there through the
 //! page's time travel (`Action::GoTo`, the permalink's path), so the address keeps the step.
+//!
+//! The whole run is looked through: its first [`MAX_SCAN_STEPS`] steps at once (a preset's whole
+//! run), the rest in slices while the page is idle ([`crate::ui::idle`]), with how far it got
+//! shown and a Stop. Next and previous reach every bookmark found, of every kind or of the one
+//! chosen; the first ones are also listed in words.
 
-use crate::engine::bookmarks::{scan, Bookmarks, MAX_SCAN_STEPS};
+use crate::engine::bookmarks::{BookmarkKind, BookmarkScan, Bookmarks, MAX_SCAN_STEPS};
+use crate::engine::digits::grouped;
 use crate::engine::error;
 use crate::engine::time::TimeFormat;
 use crate::engine::Scenario;
 use crate::ui::components::keys::typed_into_target;
+use crate::ui::idle::idle_slice;
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The most characters of a bookmark's line shown (it names keys, which are anyone's).
 const MAX_WHAT_CHARS: usize = 300;
+/// Steps between two looks at the clock inside an idle slice.
+const CLOCK_EVERY: u32 = 32;
+/// The least wall-clock ms between two redraws of the panel while the scan goes on.
+const REDRAW_EVERY_MS: f64 = 250.0;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BookmarksProps {
@@ -25,31 +38,107 @@ pub struct BookmarksProps {
     pub on_jump: Callback<u64>,
 }
 
-/// The bookmarks of `json`'s run, with its time format (`None` when the text does not load: the
-/// page says why elsewhere).
-fn find(json: &str) -> Option<(Bookmarks, TimeFormat)> {
-    let scenario = Scenario::from_json(json).ok()?;
-    let tf = scenario.time_format;
-    Some((scan(&scenario, MAX_SCAN_STEPS), tf))
+/// The scan of the scenario on screen.
+struct Scan {
+    scan: BookmarkScan,
+    time_format: TimeFormat,
+    /// Stopped by the user before the run's end.
+    stopped: bool,
 }
 
-/// The step `]` (`forward`) or `[` goes to from `here`.
-fn neighbour(marks: &Bookmarks, here: Option<u64>, forward: bool) -> Option<u64> {
+impl Scan {
+    fn going(&self) -> bool {
+        !self.stopped && !self.scan.is_finished()
+    }
+}
+
+type Shared = Rc<RefCell<Option<Scan>>>;
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// The step `]` (`forward`) or `[` goes to from `here`, among the bookmarks of `kind` (any: `None`).
+fn neighbour(marks: &Bookmarks, here: Option<u64>, forward: bool, kind: Option<BookmarkKind>) -> Option<u64> {
     let at = here.unwrap_or(0);
     if forward {
-        marks.next_after(at).map(|m| m.step)
+        marks.next_after(at, kind)
     } else {
-        marks.previous_before(at).map(|m| m.step)
+        marks.previous_before(at, kind)
     }
+}
+
+/// Scans `json`'s run into `shared`: the first steps now, the rest while the page is idle, until
+/// the run ends, the user stops it or `generation` moves on (a new scenario).
+fn start(json: &str, shared: &Shared, generation: &Rc<RefCell<u64>>, redraw: UseForceUpdateHandle) {
+    let mine = {
+        let mut g = generation.borrow_mut();
+        *g += 1;
+        *g
+    };
+    let Ok(scenario) = Scenario::from_json(json) else {
+        *shared.borrow_mut() = None;
+        return;
+    };
+    let mut scan = BookmarkScan::new(&scenario);
+    while scan.bookmarks().scanned < MAX_SCAN_STEPS && scan.step() {}
+    let going = !scan.is_finished();
+    *shared.borrow_mut() = Some(Scan { scan, time_format: scenario.time_format, stopped: false });
+    if !going {
+        return;
+    }
+    let (shared, generation) = (shared.clone(), generation.clone());
+    yew::platform::spawn_local(async move {
+        let mut drawn = now_ms();
+        loop {
+            let budget = idle_slice().await;
+            if *generation.borrow() != mine {
+                return;
+            }
+            let started = now_ms();
+            let going = {
+                let mut guard = shared.borrow_mut();
+                let Some(s) = guard.as_mut().filter(|s| s.going()) else { return };
+                'slice: while now_ms() - started < budget {
+                    for _ in 0..CLOCK_EVERY {
+                        if !s.scan.step() {
+                            break 'slice;
+                        }
+                    }
+                }
+                s.going()
+            };
+            if !going || now_ms() - drawn >= REDRAW_EVERY_MS {
+                drawn = now_ms();
+                redraw.force_update();
+            }
+            if !going {
+                return;
+            }
+        }
+    });
 }
 
 #[component]
 pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
-    let found = use_memo(props.json.clone(), |json| find(json));
+    let shared: Shared = use_mut_ref(|| None::<Scan>);
+    let generation = use_mut_ref(|| 0u64);
+    let redraw = use_force_update();
+    // Next and previous go through the bookmarks of this kind (any: `None`).
+    let kind = use_state(|| None::<BookmarkKind>);
+    {
+        let (shared, generation, redraw) = (shared.clone(), generation.clone(), redraw.clone());
+        use_effect_with(props.json.clone(), move |json| {
+            start(json, &shared, &generation, redraw.clone());
+            redraw.force_update();
+            // A scan in progress ends with the panel (its generation is no longer current).
+            move || *generation.borrow_mut() += 1
+        });
+    }
     {
         // `[` and `]` on the page (not in a field, a list or the tour).
-        let (found, on_jump, here) = (found.clone(), props.on_jump.clone(), props.here);
-        use_effect_with((found.clone(), here), move |_| {
+        let (shared, on_jump, here, kind) = (shared.clone(), props.on_jump.clone(), props.here, *kind);
+        use_effect_with((here, kind), move |_| {
             let document = web_sys::window().and_then(|w| w.document());
             let listener = document.map(|doc| {
                 gloo_events::EventListener::new(&doc, "keydown", move |e| {
@@ -62,7 +151,8 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                     if e.ctrl_key() || e.alt_key() || e.meta_key() || typed_into_target(e) {
                         return;
                     }
-                    if let Some(step) = (*found).as_ref().and_then(|(b, _)| neighbour(b, here, forward)) {
+                    let to = shared.borrow().as_ref().and_then(|s| neighbour(s.scan.bookmarks(), here, forward, kind));
+                    if let Some(step) = to {
                         on_jump.emit(step);
                     }
                 })
@@ -70,8 +160,10 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
             move || drop(listener)
         });
     }
-    let Some((marks, tf)) = (*found).as_ref() else { return html! {} };
-    let (prev, next) = (neighbour(marks, props.here, false), neighbour(marks, props.here, true));
+    let guard = shared.borrow();
+    let Some(scan) = guard.as_ref() else { return html! {} };
+    let (marks, tf, going) = (scan.scan.bookmarks(), scan.time_format, scan.going());
+    let (prev, next) = (neighbour(marks, props.here, false, *kind), neighbour(marks, props.here, true, *kind));
     let jump = |step: Option<u64>| {
         let on_jump = props.on_jump.clone();
         Callback::from(move |_: MouseEvent| {
@@ -80,27 +172,95 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
             }
         })
     };
-    let cut = (marks.scanned < marks.total).then(|| format!(" (the first {} of {} steps)", marks.scanned, marks.total));
+    let on_stop = {
+        let (shared, redraw) = (shared.clone(), redraw.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(s) = shared.borrow_mut().as_mut() {
+                s.stopped = true;
+            }
+            redraw.force_update();
+        })
+    };
+    let total = marks.count(None);
+    let how_far = if going {
+        let pct = marks.scanned as f64 * 100.0 / marks.total.max(1) as f64;
+        format!(
+            "{} so far · looking through the run: {} of {} steps ({pct:.0} %)",
+            grouped(total),
+            grouped(marks.scanned),
+            grouped(marks.total)
+        )
+    } else if marks.scanned < marks.total && marks.stopped.is_none() {
+        format!(
+            "{} in the first {} of {} steps (stopped)",
+            grouped(total),
+            grouped(marks.scanned),
+            grouped(marks.total)
+        )
+    } else {
+        format!("{} in the run", grouped(total))
+    };
+    let which = match *kind {
+        Some(k) => format!(" {}", k.label()),
+        None => String::new(),
+    };
+    let none_yet = if going { " (not found yet: the run is still being looked through)" } else { "" };
+    let kinds = BookmarkKind::ALL.iter().filter(|k| marks.count(Some(**k)) > 0).map(|&k| {
+        let pressed = *kind == Some(k);
+        let onclick = {
+            let chosen = kind.clone();
+            Callback::from(move |_: MouseEvent| chosen.set(if pressed { None } else { Some(k) }))
+        };
+        let (steps, events) = (marks.count(Some(k)), marks.events(k));
+        let title = format!(
+            "{events} time{} at {steps} step{} — next and previous go to these only (click again for every kind)",
+            if events == 1 { "" } else { "s" },
+            if steps == 1 { "" } else { "s" }
+        );
+        html! {
+            <button class={classes!("bm-kind-filter", k.id())} aria-pressed={pressed.to_string()} {onclick} {title}>
+                { format!("{} {}", k.label(), grouped(steps)) }
+            </button>
+        }
+    });
+    // Where the page stands, when it is a bookmark the list does not describe.
+    let here_line = props
+        .here
+        .and_then(|h| marks.at(h).filter(|_| !marks.marks.iter().any(|m| m.step == h)).map(|(k, nth)| (h, k, nth)));
     html! {
-        <nav class="bookmarks" id="bookmarks" aria-label="Bookmarks">
+        <nav class="bookmarks" id="bookmarks" aria-label="Bookmarks" data-scanning={going.to_string()}>
             <div class="bm-head">
                 <h2>{ "Bookmarks" }</h2>
                 <button id="bm-prev" onclick={jump(prev)} disabled={prev.is_none()}
-                    title="The previous bookmark ([)">{ "◀ previous" }</button>
+                    title={format!("The previous{which} bookmark ([){}", if prev.is_none() { none_yet } else { "" })}>{ "◀ previous" }</button>
                 <button id="bm-next" onclick={jump(next)} disabled={next.is_none()}
-                    title="The next bookmark (])">{ "next ▶" }</button>
-                <span class="hint">{ format!("{} in the run{}", marks.marks.len(), cut.unwrap_or_default()) }</span>
+                    title={format!("The next{which} bookmark (]){}", if next.is_none() { none_yet } else { "" })}>{ "next ▶" }</button>
+                <span class="hint" id="bm-count">{ how_far }</span>
+                if going {
+                    <button id="bm-stop" onclick={on_stop} title="Stop looking through the run (the bookmarks found so far stay)">{ "Stop" }</button>
+                }
             </div>
-            if marks.marks.is_empty() {
-                <p class="hint">{ if marks.scanned < marks.total {
+            if total > 0 {
+                <div class="bm-kinds" role="group" aria-label="Go through one kind of bookmark">{ for kinds }</div>
+            }
+            if let Some((h, k, nth)) = here_line {
+                <p class="hint" id="bm-here">{ format!(
+                    "Here, step {}: bookmark {} of {} — {} (What just happened says where).",
+                    grouped(h), grouped(nth), grouped(total), k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+                ) }</p>
+            }
+            if total == 0 {
+                <p class="hint">{ if going {
+                    format!("No timer fired, no state expired, no row went stale and no key counted as new again in the first {} steps; looking further.", grouped(marks.scanned))
+                } else if marks.scanned < marks.total {
                     format!("In the first {} steps no timer fired, no state expired, no row went stale and no key \
-                             counted as new again; the bookmarks do not look further.", marks.scanned)
+                             counted as new again.", grouped(marks.scanned))
                 } else {
                     "No timer fired, no state expired, no row went stale and no key counted as new again.".to_string()
                 } }</p>
             } else {
                 <ol class="bm-list">
-                    { for marks.marks.iter().map(|m| {
+                    { for marks.marks.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).map(|m| {
                         let current = props.here == Some(m.step);
                         html! {
                             <li class={classes!("bm", m.kind.id())}>
@@ -114,11 +274,17 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                         }
                     }) }
                 </ol>
+                if !marks.all_described() {
+                    <p class="hint" id="bm-more">{ format!(
+                        "The first {} are listed; previous and next go through all {} bookmarked steps{}.",
+                        marks.marks.len(), grouped(total), if going { " found so far" } else { "" }
+                    ) }</p>
+                }
             }
             // The bookmarks are the straight run's: after time advanced by hand (`n`, advance by)
             // this run's timers differ from them (trial 23: a firing listed at 11-23 16:00 while
             // the page showed one at 11-22 15:00).
-            if props.here.is_none() && !marks.marks.is_empty() {
+            if props.here.is_none() && total > 0 {
                 <p class="hint" id="bm-straight">{ "These are the scenario's straight run (one Step per input): time                     was advanced by hand here, so this run's timers may differ; a bookmark goes back to the straight                     run at its step." }</p>
             }
             if let Some(why) = &marks.stopped {

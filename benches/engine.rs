@@ -11,7 +11,10 @@
 //! `scripts/bench-wasm.sh`. (p) what the page asks of the engine at each render, on the preset
 //! `what-if-100k-logins` stepped 10 k times with the page's options (full trace of the last 400
 //! actions, time travel): the timeline's lanes, the retraction flow's provenance, the operator
-//! cards' keys, the charts' series.
+//! cards' keys, the charts' series. (k) the bookmarks' look through a whole run
+//! (`BookmarkScan`: full trace, every expiry told as it happens) of the preset
+//! `what-if-100k-logins` made 1 M logins long (cleanup timers fire, users count as new again)
+//! and of (c) (state TTL).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
@@ -64,6 +67,21 @@ fn workloads(c: &mut Criterion) {
     g.finish();
 }
 
+/// (k): the bookmarks of a whole run, as the page finds them (`BookmarkScan`, step by step).
+fn bookmarks(c: &mut Criterion) {
+    use flink_state_sim::engine::bookmarks::scan;
+    let mut g = c.benchmark_group("bookmarks");
+    g.sample_size(10).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(2));
+    let logins =
+        include_str!("../scenarios/what-if-100k-logins.json").replace("\"events\": 100000", "\"events\": 1000000");
+    for (name, json) in [("k_bookmarks_1m_logins", logins.as_str()), ("k_bookmarks_c_two_level_ttl", C)] {
+        let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
+        g.throughput(Throughput::Elements(scenario.step_count()));
+        g.bench_function(name, |b| b.iter(|| scan(&scenario, u64::MAX).count(None)));
+    }
+    g.finish();
+}
+
 /// (d): a 100 k-event run of (a)'s shape, then seeks to pseudo-random actions (a fixed LCG, so
 /// every run measures the same positions).
 fn seek(c: &mut Criterion) {
@@ -108,5 +126,5 @@ fn page(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workloads, seek, page);
+criterion_group!(benches, workloads, seek, page, bookmarks);
 criterion_main!(benches);

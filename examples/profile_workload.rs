@@ -1,10 +1,11 @@
 //! Runs one scenario to its end and prints inputs/s: a target for `perf record` and
 //! `valgrind --tool=callgrind`.
 //!
-//! `cargo run --release --example profile_workload -- [SCENARIO.json] [metrics|full|page]`
+//! `cargo run --release --example profile_workload -- [SCENARIO.json] [metrics|full|page|bookmarks]`
 //! (default: benchmark workload (a) at the `metrics` level). At `full`, the trace is drained
 //! after every step, as the CLI streams it; `page` keeps a window of it and records for time
-//! travel, as the page does. With `PHASE=N` in the environment it also prints the time per event
+//! travel, as the page does; `bookmarks` runs the bookmarks' look through the run
+//! (`BookmarkScan`, full trace, expiries told as they happen). With `PHASE=N` in the environment it also prints the time per event
 //! of every N inputs (wall clock, and on Linux this process's CPU time, which another process's
 //! load on the machine changes less): whether a run slows down as it goes.
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
@@ -28,6 +29,18 @@ fn main() {
     } else {
         SimOptions { trace: level, keep_actions: None, time_travel: false }
     };
+    if mode.as_deref() == Some("bookmarks") {
+        let started = std::time::Instant::now();
+        let b = flink_state_sim::engine::bookmarks::scan(&scenario, u64::MAX);
+        let secs = started.elapsed().as_secs_f64();
+        println!(
+            "{path} (bookmarks): {} steps in {secs:.3} s = {:.2} M steps/s ({} bookmarked steps)",
+            b.scanned,
+            b.scanned as f64 / secs / 1e6,
+            b.count(None)
+        );
+        return;
+    }
     let started = std::time::Instant::now();
     let mut sim = Simulation::with_options(scenario, options);
     let mut entries = 0usize;

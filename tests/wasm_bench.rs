@@ -18,7 +18,8 @@
 //! (e) and (f), Top-N; (j) Flink 2.3 `orders LEFT JOIN users` with state TTL, 1 M events;
 //! each at the `metrics` trace level, and (a) at the `full` level (trace drained after every
 //! step, as the bench and the CLI do); (d) `seek` to pseudo-random actions of a 100 k-event run
-//! of (a)'s shape, the positions drawn by the bench's LCG.
+//! of (a)'s shape, the positions drawn by the bench's LCG; (k) the bookmarks' look through the
+//! whole run of `what-if-100k-logins` made 1 M logins long and of (c).
 
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 use gloo_timers::future::TimeoutFuture;
@@ -189,6 +190,58 @@ async fn f_top_n_retract_metrics() {
 async fn j_left_join_ttl_metrics() {
     // 25–35 s a run: in chunks, or ChromeDriver gives up on the busy renderer.
     timed_workload("j_left_join_ttl_metrics", J, TraceLevel::Metrics, true).await;
+}
+
+/// (k): the bookmarks' look through a whole run (`BookmarkScan`) of the preset
+/// `what-if-100k-logins` made 1 M logins long and of (c), in chunks as the page runs it (the
+/// browser's turns not counted).
+async fn bookmarks(name: &str, json: &str) {
+    use flink_state_sim::engine::bookmarks::BookmarkScan;
+    let scenario = Scenario::from_json(json).expect("benchmark scenario is valid");
+    let events = scenario.step_count();
+    let mut secs = Vec::with_capacity(RUNS);
+    let mut check = None;
+    for i in 0..RUNS {
+        yield_to_browser().await;
+        let mut ms = 0.0;
+        let mut scan = BookmarkScan::new(&scenario);
+        while !scan.is_finished() {
+            yield_to_browser().await;
+            let start = performance_now();
+            for _ in 0..CHUNK_STEPS {
+                if !scan.step() {
+                    break;
+                }
+            }
+            ms += performance_now() - start;
+        }
+        let out = scan.bookmarks().count(None);
+        assert_eq!(*check.get_or_insert(out), out, "{name}: run {i} differs");
+        console_log!("bench-progress {name} run={} secs={:.3}", i + 1, ms / 1000.0);
+        secs.push(ms / 1000.0);
+    }
+    let all = secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(",");
+    let by_time = sorted(secs);
+    let (best, med) = (by_time[0], median(&by_time));
+    console_log!(
+        "BENCH {name} events={events} runs={RUNS} best_secs={best:.3} median_secs={med:.3} \
+         best_events_per_sec={:.0} median_events_per_sec={:.0} all_secs={all} work={}",
+        events as f64 / best,
+        events as f64 / med,
+        check.expect("at least one run"),
+    );
+}
+
+#[wasm_bindgen_test]
+async fn k_bookmarks_1m_logins() {
+    let json =
+        include_str!("../scenarios/what-if-100k-logins.json").replace("\"events\": 100000", "\"events\": 1000000");
+    bookmarks("k_bookmarks_1m_logins", &json).await;
+}
+
+#[wasm_bindgen_test]
+async fn k_bookmarks_c_two_level_ttl() {
+    bookmarks("k_bookmarks_c_two_level_ttl", C).await;
 }
 
 /// (d): a 100 k-event run of (a)'s shape with time travel, then seeks to pseudo-random actions

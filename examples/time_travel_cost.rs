@@ -65,10 +65,16 @@ fn main() {
     if let Some(n) = std::env::var("BACKS").ok().and_then(|n| n.parse::<usize>().ok()) {
         sim.step_back().unwrap();
         let t = Instant::now();
+        let mut replayed = 0;
         for _ in 0..n {
             sim.step_back().unwrap();
+            replayed += sim.last_replay_len();
         }
-        println!("{n} step backs: {:.2} ms each", ms(t) / n as f64);
+        println!(
+            "{n} step backs: {:.2} ms each, {:.1} actions replayed each",
+            ms(t) / n as f64,
+            replayed as f64 / n as f64
+        );
         return;
     }
     let t = Instant::now();

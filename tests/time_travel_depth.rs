@@ -81,15 +81,17 @@ fn backs_replay_a_bounded_number_of_actions_whatever_the_depth() {
 
 #[test]
 fn a_back_from_a_rung_gives_a_straight_runs_state_and_trace() {
-    // 20 k actions: checkpoints every 2048. A Back to 18 430 (its trace from 18 030) replays from
-    // 16 384 and lays a rung at 17 006; a Back to 17 905 replays from that rung.
+    // 20 k actions: checkpoints every 2048. A Back to 18 430 (its trace from 18 030: the trace a
+    // seek to 18 431 kept starts at 18 031) replays from 16 384 and lays a rung below its own
+    // target, at 17 406; a Back to 17 905 (trace from 17 505, after a seek that kept it from
+    // 17 506) replays from that rung.
     let mut sim = ran(20_000);
     sim.go_to(18_431).unwrap();
     sim.step_back().unwrap();
     assert_eq!(sim.last_replay_len(), 18_430 - 16_384);
     sim.go_to(17_906).unwrap();
     sim.step_back().unwrap();
-    assert_eq!(sim.last_replay_len(), 17_905 - 17_006);
+    assert_eq!(sim.last_replay_len(), 17_905 - 17_406);
     let mut straight = Simulation::with_options(logins(20_000), options());
     while straight.action_count() < 17_905 {
         straight.step().unwrap();
@@ -100,6 +102,39 @@ fn a_back_from_a_rung_gives_a_straight_runs_state_and_trace() {
     assert_eq!(sim.now(), straight.now());
     assert!(sim.result().rows().eq(straight.result().rows()));
     assert_eq!(sim.sample_now(), straight.sample_now());
+}
+
+/// Backs one after another keep the trace they need: a Back that must trace (its window starts
+/// before the kept trace) traces up to a window more, from the checkpoint it restores anyway,
+/// and the Backs after it drop the entries of the actions undone and replay untraced from the
+/// rung below their own target (at most a ladder's spacing, not a spacing and a window). Each
+/// position's trace, state and metrics are a straight run's.
+#[test]
+fn backs_one_after_another_keep_the_trace_and_replay_untraced_from_the_rung_below() {
+    let mut sim = ran(20_000);
+    sim.step_back().unwrap();
+    let first = sim.last_replay_len();
+    let mut replays = Vec::new();
+    for _ in 0..300 {
+        sim.step_back().unwrap();
+        replays.push(sim.last_replay_len());
+    }
+    assert!(first > LADDER_SPACING, "the first Back replays from a checkpoint: {first}");
+    // From 19 998 down to 19 699, every Back within the trace the first one kept: the rung laid
+    // at 19 999 − 1 024 = 18 975 is below each of them.
+    assert_eq!(replays, (19_699..=19_998).rev().map(|n| n - 18_975).collect::<Vec<_>>());
+    let mut straight = Simulation::with_options(logins(20_000), options());
+    straight.go_to(19_699).unwrap();
+    assert_eq!(sim.trace(), straight.trace());
+    assert_eq!(sim.metrics(), straight.metrics());
+    assert!(sim.result().rows().eq(straight.result().rows()));
+    assert_eq!(sim.sample_now(), straight.sample_now());
+    // Steps forward again append to the kept trace as a straight run does.
+    for _ in 0..150 {
+        sim.step().unwrap();
+    }
+    straight.go_to(19_849).unwrap();
+    assert_eq!(sim.trace(), straight.trace());
 }
 
 #[test]

@@ -464,14 +464,17 @@ impl Simulation {
         (i, input)
     }
 
-    /// Drops trace entries older than the kept window.
+    /// Drops trace entries of actions older than twice the kept window ([`Simulation::trace`]
+    /// shows the window): the entries of the window's `keep` actions before it stay, so that a
+    /// step back finds its position's window in them and replays without tracing
+    /// (`seek_traced`). Amortized: the vector is cut when half of it is older.
     fn trim_trace(&mut self) {
         let Some(keep) = self.options.keep_actions else { return };
-        let oldest = self.engine.actions.saturating_sub(keep);
-        self.trace_from = self.trace_from.max(oldest);
+        let oldest = self.engine.actions.saturating_sub(keep.saturating_mul(2));
         let cut = self.trace.partition_point(|e| e.action < oldest);
         if cut > 0 && cut * 2 >= self.trace.len() {
             self.trace.drain(..cut);
+            self.trace_from = self.trace_from.max(oldest);
         }
     }
 

@@ -137,13 +137,37 @@ impl Simulation {
             return Err(StepError(format!("cannot go to action {n}: {} were recorded", self.history.len())));
         }
         let here = self.engine.actions;
+        // Back within the kept trace (it holds a window more than it shows, `trim_trace`): the
+        // entries of the actions before `n` are the same whichever run made them, so they stay,
+        // those from `n` on go, and the replay from the nearest checkpoint before `n` traces
+        // nothing. A step back's replay is then at most a ladder's spacing of untraced actions.
+        let keep_trace = n < here && self.trace_from <= needed && self.options.keep_actions.is_some();
+        // A step back (a move of a scrub one action back is one too) lays its ladder below its
+        // own target: the Backs after it keep the trace and restore the rung below theirs.
+        let back = ladder && n + 1 == here && self.options.keep_actions.is_some();
+        let ladder_target = if back { n } else { needed };
+        // Otherwise a step back traces up to a window more than it needs, from the checkpoint it
+        // restores anyway, so that the Backs after it keep the trace ([`Simulation::trim_trace`]
+        // keeps as much).
+        let needed = match (keep_trace, back, self.options.keep_actions) {
+            (true, _, _) => n,
+            (false, true, Some(keep)) if self.options.trace == TraceLevel::Full => {
+                needed.saturating_sub(keep).max(self.checkpoints.nearest_position(needed))
+            }
+            _ => needed,
+        };
         // The checkpoint to restore: the nearest at or before what the trace needs (and before
         // `n`). Replaying forward from here gives the same, when the trace kept so far covers
         // what is needed.
         let anchor = needed.min(n);
         let from = self.checkpoints.nearest_position(anchor);
         let forward = here <= n && here >= from && self.trace_from <= needed;
-        if !forward {
+        if keep_trace {
+            let (_, engine) = self.checkpoints.nearest(anchor);
+            self.retired.replace([std::mem::replace(&mut self.engine, engine)]);
+            let cut = self.trace.partition_point(|e| e.action < n);
+            self.trace.truncate(cut);
+        } else if !forward {
             let (from, engine) = self.checkpoints.nearest(anchor);
             self.retired.replace([std::mem::replace(&mut self.engine, engine)]);
             self.trace.clear();
@@ -151,7 +175,7 @@ impl Simulation {
         }
         let bytes = self.engine.pipeline.approx_bytes();
         if ladder {
-            self.checkpoints.lay_ladder(self.engine.actions, needed, bytes);
+            self.checkpoints.lay_ladder(self.engine.actions, ladder_target, bytes);
         }
         let history = std::mem::take(&mut self.history);
         let level = self.options.trace;
@@ -162,7 +186,7 @@ impl Simulation {
             let i = self.engine.actions;
             self.checkpoints.take_planned(i, &self.engine, bytes);
             self.options.trace = if i >= needed { level } else { TraceLevel::Metrics };
-            if i < needed {
+            if i < needed && !keep_trace {
                 self.trace_from = i + 1;
             }
             let result = self.act(history[i]);

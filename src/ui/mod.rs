@@ -305,7 +305,9 @@ pub fn App(props: &AppProps) -> Html {
                 <Tour dispatch={dispatch.clone()} here={here_in_tour} on_close={on_tour_close} />
             }
             if state.sim.is_some() {
-                <BookmarksPanel json={state.json.clone()} here={here} on_jump={on_jump} />
+                <BookmarksPanel json={state.json.clone()} here={here} on_jump={on_jump}
+                    busy={state.playing || state.drive.to_end.is_some() || state.drive.scrub_to.is_some() || state.drive.dragging
+                        || state.files.far.as_ref().is_some_and(|f| f.running)} />
             }
             if let Some(err) = state.step_error.as_ref().filter(|_| !state.drive.error_from_advance) {
                 <div class="error" id="step-error" role="alert">{ err }</div>

@@ -4,7 +4,8 @@
 //! page's time travel (`Action::GoTo`, the permalink's path), so the address keeps the step.
 //!
 //! The whole run is looked through: its first [`MAX_SCAN_STEPS`] steps at once (a preset's whole
-//! run), the rest in slices while the page is idle ([`crate::ui::idle`]), with how far it got
+//! run), the rest in slices while the page is idle ([`crate::ui::idle`]) and has been left
+//! alone for [`QUIET_MS`] (a Back or a scrub never waits for a slice of it), with how far it got
 //! shown and a Stop. Next and previous reach every bookmark found, of every kind or of the one
 //! chosen; the first ones are also listed in words.
 
@@ -26,6 +27,9 @@ const MAX_WHAT_CHARS: usize = 300;
 const CLOCK_EVERY: u32 = 32;
 /// The least wall-clock ms between two redraws of the panel while the scan goes on.
 const REDRAW_EVERY_MS: f64 = 250.0;
+/// How long the page must have been left alone (no move, nothing under way) before the scan
+/// goes on: a Back, a scrub or "▶| to end" never shares a frame with it.
+const QUIET_MS: f64 = 500.0;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BookmarksProps {
@@ -36,6 +40,28 @@ pub struct BookmarksProps {
     pub here: Option<u64>,
     /// Goes to the position after this many steps.
     pub on_jump: Callback<u64>,
+    /// Whether the page has work under way ("▶| to end", a far move, views catching up): the
+    /// scan waits for it.
+    #[prop_or_default]
+    pub busy: bool,
+}
+
+/// When the page last moved or was busy (`now_ms`), for the scan to wait until it is left alone.
+#[derive(Default)]
+struct Activity {
+    last_ms: f64,
+    busy: bool,
+}
+
+impl Activity {
+    /// How long the scan should wait before going on, ms (0: go on).
+    fn wait_ms(&self, now: f64) -> f64 {
+        if self.busy || !crate::ui::settled::is_settled() {
+            QUIET_MS
+        } else {
+            (self.last_ms + QUIET_MS - now).max(0.0)
+        }
+    }
 }
 
 /// The scan of the scenario on screen.
@@ -70,7 +96,13 @@ fn neighbour(marks: &Bookmarks, here: Option<u64>, forward: bool, kind: Option<B
 
 /// Scans `json`'s run into `shared`: the first steps now, the rest while the page is idle, until
 /// the run ends, the user stops it or `generation` moves on (a new scenario).
-fn start(json: &str, shared: &Shared, generation: &Rc<RefCell<u64>>, redraw: UseForceUpdateHandle) {
+fn start(
+    json: &str,
+    shared: &Shared,
+    generation: &Rc<RefCell<u64>>,
+    activity: &Rc<RefCell<Activity>>,
+    redraw: UseForceUpdateHandle,
+) {
     let mine = {
         let mut g = generation.borrow_mut();
         *g += 1;
@@ -87,13 +119,21 @@ fn start(json: &str, shared: &Shared, generation: &Rc<RefCell<u64>>, redraw: Use
     if !going {
         return;
     }
-    let (shared, generation) = (shared.clone(), generation.clone());
+    let (shared, generation, activity) = (shared.clone(), generation.clone(), activity.clone());
     yew::platform::spawn_local(async move {
         let mut drawn = now_ms();
         loop {
+            let wait = activity.borrow().wait_ms(now_ms());
+            if wait > 0.0 {
+                gloo_timers::future::TimeoutFuture::new(wait.ceil() as u32).await;
+                continue;
+            }
             let budget = idle_slice().await;
             if *generation.borrow() != mine {
                 return;
+            }
+            if activity.borrow().wait_ms(now_ms()) > 0.0 {
+                continue;
             }
             let started = now_ms();
             let going = {
@@ -123,13 +163,26 @@ fn start(json: &str, shared: &Shared, generation: &Rc<RefCell<u64>>, redraw: Use
 pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
     let shared: Shared = use_mut_ref(|| None::<Scan>);
     let generation = use_mut_ref(|| 0u64);
+    let activity = use_mut_ref(Activity::default);
     let redraw = use_force_update();
+    {
+        // Each move of the page and each render while it is busy puts the scan off.
+        let mut a = activity.borrow_mut();
+        a.busy = props.busy;
+    }
+    {
+        let activity = activity.clone();
+        use_effect_with((props.here, props.busy), move |_| {
+            activity.borrow_mut().last_ms = now_ms();
+        });
+    }
     // Next and previous go through the bookmarks of this kind (any: `None`).
     let kind = use_state(|| None::<BookmarkKind>);
     {
-        let (shared, generation, redraw) = (shared.clone(), generation.clone(), redraw.clone());
+        let (shared, generation, redraw, activity) =
+            (shared.clone(), generation.clone(), redraw.clone(), activity.clone());
         use_effect_with(props.json.clone(), move |json| {
-            start(json, &shared, &generation, redraw.clone());
+            start(json, &shared, &generation, &activity, redraw.clone());
             redraw.force_update();
             // A scan in progress ends with the panel (its generation is no longer current).
             move || *generation.borrow_mut() += 1

@@ -311,6 +311,12 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                 } else {
                     "No timer fired, no state expired, no row went stale and no key counted as new again.".to_string()
                 } }</p>
+            } else if kind.is_some_and(|k| !marks.marks.iter().any(|m| m.kind == k)) {
+                // The chosen kind happens only past the bookmarks described in words.
+                <p class="hint" id="bm-none-listed">{ format!(
+                    "None of the first {} bookmarks listed is \"{}\": previous and next (or [ and ]) go to the {} steps where it happens.",
+                    marks.marks.len(), kind.map_or("", |k| k.label()), grouped(marks.count(*kind))
+                ) }</p>
             } else {
                 <ol class="bm-list">
                     { for marks.marks.iter().filter(|m| kind.is_none_or(|k| m.kind == k)).map(|m| {
@@ -327,12 +333,12 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                         }
                     }) }
                 </ol>
-                if !marks.all_described() {
-                    <p class="hint" id="bm-more">{ format!(
-                        "The first {} are listed; previous and next go through all {} bookmarked steps{}.",
-                        marks.marks.len(), grouped(total), if going { " found so far" } else { "" }
-                    ) }</p>
-                }
+            }
+            if total > 0 && !marks.all_described() {
+                <p class="hint" id="bm-more">{ format!(
+                    "The first {} are listed; previous and next go through all {} bookmarked steps{}.",
+                    marks.marks.len(), grouped(total), if going { " found so far" } else { "" }
+                ) }</p>
             }
             // The bookmarks are the straight run's: after time advanced by hand (`n`, advance by)
             // this run's timers differ from them (trial 23: a firing listed at 11-23 16:00 while

@@ -243,7 +243,7 @@ async fn bookmarks_look_through_the_whole_run_and_previous_from_its_end_reaches_
     let page = open_page().await;
     until("the run to be looked through", || page.attr("#bookmarks", "data-scanning") == "false").await;
     settle().await;
-    assert_eq!(page.text("#bm-count"), format!("{} in the run", grouped(expected.count(None))));
+    assert_eq!(page.text("#bm-count"), format!("{} bookmarked steps in the run", grouped(expected.count(None))));
     let chips: Vec<String> = [BookmarkKind::TimerFired, BookmarkKind::RowStale, BookmarkKind::NewAgain]
         .iter()
         .map(|&k| format!("{} {}", k.label(), grouped(expected.count(Some(k)))))
@@ -274,6 +274,12 @@ async fn bookmarks_look_through_the_whole_run_and_previous_from_its_end_reaches_
         "{}",
         page.text("#bm-here")
     );
+    let new_again = grouped(expected.count(Some(BookmarkKind::NewAgain)));
+    assert!(
+        page.text("#bm-here").contains(&format!("; \"counted as new again\" {new_again} of {new_again}")),
+        "the last of its kind: {}",
+        page.text("#bm-here")
+    );
     assert!(page.is_disabled("#bm-next"), "no key counted as new again after the last");
     let search = window().location().search().unwrap();
     assert!(search.ends_with(&format!("&step={last}")), "{search}");
@@ -281,7 +287,7 @@ async fn bookmarks_look_through_the_whole_run_and_previous_from_its_end_reaches_
     first_visitor();
 }
 
-/// Stop ends the look through a long run where it got to, and says so.
+/// Stop ends the look through a long run where it got to, and says so; Go on takes it up again.
 #[wasm_bindgen_test]
 async fn bookmarks_stop_looking_through_a_long_run_on_stop() {
     first_visitor();
@@ -295,6 +301,10 @@ async fn bookmarks_stop_looking_through_a_long_run_on_stop() {
     let said = page.text("#bm-count");
     assert!(said.contains(" of 100,000 steps (stopped)"), "{said}");
     assert!(page.find("#bm-stop").is_none());
+    // Go on takes it up where it stopped.
+    page.click("#bm-resume").await;
+    assert_eq!(page.attr("#bookmarks", "data-scanning"), "true");
+    assert!(page.find("#bm-resume").is_none() && page.find("#bm-stop").is_some());
     drop(page);
     first_visitor();
 }

@@ -361,6 +361,12 @@ impl Bookmarks {
         })
     }
 
+    /// Which step of `kind` `step` is (1 for the first), if it has a bookmark of that kind.
+    pub fn rank_of(&self, step: u64, kind: BookmarkKind) -> Option<u64> {
+        let steps = &self.steps[kind.index()];
+        steps.contains(step).then(|| steps.rank(step))
+    }
+
     /// Whether every bookmark found is described in [`Bookmarks::marks`].
     pub fn all_described(&self) -> bool {
         self.marks.len() as u64 == self.steps.iter().map(RoaringTreemap::len).sum::<u64>()
@@ -423,6 +429,12 @@ mod tests {
         assert!(kinds.contains(&BookmarkKind::TimerFired), "{kinds:?}");
         let last = b.previous_before(u64::MAX, None).unwrap();
         assert_eq!(b.next_after(last, None), None);
+        let last_new_again = b.previous_before(u64::MAX, Some(BookmarkKind::NewAgain)).unwrap();
+        assert_eq!(b.rank_of(last_new_again, BookmarkKind::NewAgain), Some(2_122));
+        assert_eq!(
+            b.rank_of(last_new_again - 1, BookmarkKind::NewAgain).is_some(),
+            b.at(last_new_again - 1).is_some_and(|(k, _)| k.contains(&BookmarkKind::NewAgain))
+        );
         assert_eq!(b.at(last).unwrap().1, b.count(None));
         assert_eq!(b.previous_before(beyond, None), Some(described));
         let described_steps = b.marks.iter().map(|m| m.step).collect::<HashSet<_>>().len() as u64;

@@ -116,9 +116,19 @@ fn start(
     while scan.bookmarks().scanned < MAX_SCAN_STEPS && scan.step() {}
     let going = !scan.is_finished();
     *shared.borrow_mut() = Some(Scan { scan, time_format: scenario.time_format, stopped: false });
-    if !going {
-        return;
+    if going {
+        go_on(shared, generation, activity, redraw, mine);
     }
+}
+
+/// Goes on with the scan in `shared` while the page is idle, as long as `generation` is `mine`.
+fn go_on(
+    shared: &Shared,
+    generation: &Rc<RefCell<u64>>,
+    activity: &Rc<RefCell<Activity>>,
+    redraw: UseForceUpdateHandle,
+    mine: u64,
+) {
     let (shared, generation, activity) = (shared.clone(), generation.clone(), activity.clone());
     yew::platform::spawn_local(async move {
         let mut drawn = now_ms();
@@ -234,24 +244,43 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
             redraw.force_update();
         })
     };
+    let on_resume = {
+        let (shared, generation, activity, redraw) =
+            (shared.clone(), generation.clone(), activity.clone(), redraw.clone());
+        Callback::from(move |_: MouseEvent| {
+            let resumed = match shared.borrow_mut().as_mut() {
+                Some(s) if s.stopped => {
+                    s.stopped = false;
+                    true
+                }
+                _ => false,
+            };
+            if resumed {
+                let mine = *generation.borrow();
+                go_on(&shared, &generation, &activity, redraw.clone(), mine);
+            }
+            redraw.force_update();
+        })
+    };
+    let resumable = scan.stopped && !scan.scan.is_finished();
     let total = marks.count(None);
     let how_far = if going {
         let pct = marks.scanned as f64 * 100.0 / marks.total.max(1) as f64;
         format!(
-            "{} so far · looking through the run: {} of {} steps ({pct:.0} %)",
+            "{} bookmarked steps so far · looking through the run: {} of {} steps ({pct:.0} %)",
             grouped(total),
             grouped(marks.scanned),
             grouped(marks.total)
         )
     } else if marks.scanned < marks.total && marks.stopped.is_none() {
         format!(
-            "{} in the first {} of {} steps (stopped)",
+            "{} bookmarked steps in the first {} of {} steps (stopped)",
             grouped(total),
             grouped(marks.scanned),
             grouped(marks.total)
         )
     } else {
-        format!("{} in the run", grouped(total))
+        format!("{} bookmarked steps in the run", grouped(total))
     };
     let which = match *kind {
         Some(k) => format!(" {}", k.label()),
@@ -292,14 +321,19 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
                 if going {
                     <button id="bm-stop" onclick={on_stop} title="Stop looking through the run (the bookmarks found so far stay)">{ "Stop" }</button>
                 }
+                if resumable {
+                    <button id="bm-resume" onclick={on_resume} title="Look through the rest of the run">{ "Go on" }</button>
+                }
             </div>
             if total > 0 {
                 <div class="bm-kinds" role="group" aria-label="Go through one kind of bookmark">{ for kinds }</div>
             }
             if let Some((h, k, nth)) = here_line {
                 <p class="hint" id="bm-here">{ format!(
-                    "Here, step {}: bookmark {} of {} — {} (What just happened says where).",
-                    grouped(h), grouped(nth), grouped(total), k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+                    "Here, step {}: bookmark {} of {}{} — {} (the panel \"What just happened\" below says where).",
+                    grouped(h), grouped(nth), grouped(total),
+                    kind.and_then(|k| marks.rank_of(h, k).map(|r| format!("; \"{}\" {} of {}", k.label(), grouped(r), grouped(marks.count(Some(k)))))).unwrap_or_default(),
+                    k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
                 ) }</p>
             }
             if total == 0 {

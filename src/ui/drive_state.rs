@@ -11,6 +11,7 @@ use crate::engine::simulation::QuietStop;
 use crate::engine::time::{Millis, TimeFormat};
 use crate::engine::Action as EngineAction;
 use crate::engine::Simulation;
+use crate::ui::clock::wall_ms;
 
 /// One of Play's speeds: a beat every `interval_ms` of wall-clock time runs `steps_per_beat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,10 +136,6 @@ pub fn time_text(tf: TimeFormat, t: Millis) -> String {
 /// The actions carried out (not those recorded after a step back).
 fn done_actions(sim: &Simulation) -> Vec<EngineAction> {
     sim.history()[..sim.action_count().min(sim.history().len())].to_vec()
-}
-
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 impl AppState {

@@ -12,6 +12,7 @@
 use super::files_state::{Note, Position};
 use super::state::{Action, AppState};
 use crate::engine::Action as EngineAction;
+use crate::ui::clock::wall_ms;
 use yew::prelude::*;
 
 /// The most actions a link or the autosave replays when the page opens; beyond, it opens at the
@@ -77,10 +78,6 @@ pub fn spaced(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 impl AppState {

@@ -2,6 +2,7 @@
 //! rule is decided here.
 
 mod autosave;
+pub mod clock;
 pub mod components;
 pub mod crash;
 pub mod deferred;

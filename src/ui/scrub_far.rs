@@ -13,6 +13,7 @@
 
 use super::state::{Action, AppState};
 use super::to_end::SLICE_MS;
+use crate::ui::clock::wall_ms;
 use yew::prelude::*;
 
 /// Actions replayed between two looks at the clock inside a slice: a slice overruns
@@ -25,10 +26,6 @@ const PART: usize = 128;
 pub struct ScrubFar {
     pub to: usize,
     pub from: usize,
-}
-
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 impl AppState {

@@ -8,6 +8,7 @@
 //! sections below it keep the run's starting position until it stops (`super::App`).
 
 use super::state::{Action, AppState};
+use crate::ui::clock::wall_ms;
 use yew::prelude::*;
 
 /// Wall-clock ms of steps between two renders while running to the end.
@@ -20,10 +21,6 @@ const CLOCK_EVERY: u64 = 32;
 pub struct ToEnd {
     /// The scenario step the run started at (for the progress of this run).
     pub from_step: u64,
-}
-
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 impl AppState {

@@ -14,6 +14,7 @@ use crate::engine::digits::grouped;
 use crate::engine::error;
 use crate::engine::time::TimeFormat;
 use crate::engine::Scenario;
+use crate::ui::clock::wall_ms;
 use crate::ui::components::keys::typed_into_target;
 use crate::ui::idle::idle_slice;
 use std::cell::RefCell;
@@ -80,10 +81,6 @@ impl Scan {
 
 type Shared = Rc<RefCell<Option<Scan>>>;
 
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
-
 /// The step `]` (`forward`) or `[` goes to from `here`, among the bookmarks of `kind` (any: `None`).
 fn neighbour(marks: &Bookmarks, here: Option<u64>, forward: bool, kind: Option<BookmarkKind>) -> Option<u64> {
     let at = here.unwrap_or(0);
@@ -131,9 +128,9 @@ fn go_on(
 ) {
     let (shared, generation, activity) = (shared.clone(), generation.clone(), activity.clone());
     yew::platform::spawn_local(async move {
-        let mut drawn = now_ms();
+        let mut drawn = wall_ms();
         loop {
-            let wait = activity.borrow().wait_ms(now_ms());
+            let wait = activity.borrow().wait_ms(wall_ms());
             if wait > 0.0 {
                 gloo_timers::future::TimeoutFuture::new(wait.ceil() as u32).await;
                 continue;
@@ -142,14 +139,14 @@ fn go_on(
             if *generation.borrow() != mine {
                 return;
             }
-            if activity.borrow().wait_ms(now_ms()) > 0.0 {
+            if activity.borrow().wait_ms(wall_ms()) > 0.0 {
                 continue;
             }
-            let started = now_ms();
+            let started = wall_ms();
             let going = {
                 let mut guard = shared.borrow_mut();
                 let Some(s) = guard.as_mut().filter(|s| s.going()) else { return };
-                'slice: while now_ms() - started < budget {
+                'slice: while wall_ms() - started < budget {
                     for _ in 0..CLOCK_EVERY {
                         if !s.scan.step() {
                             break 'slice;
@@ -158,8 +155,8 @@ fn go_on(
                 }
                 s.going()
             };
-            if !going || now_ms() - drawn >= REDRAW_EVERY_MS {
-                drawn = now_ms();
+            if !going || wall_ms() - drawn >= REDRAW_EVERY_MS {
+                drawn = wall_ms();
                 redraw.force_update();
             }
             if !going {
@@ -183,7 +180,7 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
     {
         let activity = activity.clone();
         use_effect_with((props.here, props.busy), move |_| {
-            activity.borrow_mut().last_ms = now_ms();
+            activity.borrow_mut().last_ms = wall_ms();
         });
     }
     // Next and previous go through the bookmarks of this kind (any: `None`).

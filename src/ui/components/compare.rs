@@ -11,6 +11,7 @@ use crate::engine::presets::{preset_json, COMPARE_PAIRS};
 use crate::engine::result_table::Lacked;
 use crate::engine::scenario::with_flink;
 use crate::engine::{FlinkMode, Scenario};
+use crate::ui::clock::wall_ms;
 use crate::ui::settled::Pending;
 use pair::{Move, Pair};
 use std::cell::RefCell;
@@ -22,10 +23,6 @@ use yew::prelude::*;
 pub struct Props {
     /// The scenario on screen (the left side unless a pair is chosen).
     pub json: String,
-}
-
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 /// A move of the shared scrubber under way, and the page's pending work while it lasts: the

@@ -6,6 +6,7 @@
 use crate::engine::scenario::what_if::{what_if_scenario, WhatIf};
 use crate::engine::summary::run_summary;
 use crate::engine::{Scenario, SimOptions, Simulation, TraceLevel};
+use crate::ui::clock::wall_ms;
 use crate::ui::components::charts::ChartsPanel;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
@@ -68,11 +69,6 @@ impl WhatIfCharts {
             to_ms: sim.now().max(scenario.start_ms + 1),
         }
     }
-}
-
-/// Wall-clock ms, to report how long the run took (the page's clock, never the engine's).
-fn wall_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn input_value(e: &Event) -> String {

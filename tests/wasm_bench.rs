@@ -119,6 +119,26 @@ async fn run_yielding(scenario: &Scenario, options: SimOptions) -> (u64, f64) {
     (sim.result().len() as u64, ms / 1000.0)
 }
 
+/// Notes run `i`'s seconds, checking that every run did the same work `out`.
+fn record(name: &str, i: usize, out: u64, secs: f64, check: &mut Option<u64>, all: &mut Vec<f64>) {
+    assert_eq!(*check.get_or_insert(out), out, "{name}: run {i} differs");
+    console_log!("bench-progress {name} run={} secs={secs:.3}", i + 1);
+    all.push(secs);
+}
+
+/// The `BENCH` line of a workload's runs.
+fn report(name: &str, events: u64, secs: Vec<f64>, work: u64) {
+    let all = secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(",");
+    let by_time = sorted(secs);
+    let (best, med) = (by_time[0], median(&by_time));
+    console_log!(
+        "BENCH {name} events={events} runs={RUNS} best_secs={best:.3} median_secs={med:.3} \
+         best_events_per_sec={:.0} median_events_per_sec={:.0} all_secs={all} work={work}",
+        events as f64 / best,
+        events as f64 / med,
+    );
+}
+
 async fn workload(name: &str, json: &str, level: TraceLevel) {
     timed_workload(name, json, level, false).await;
 }
@@ -139,21 +159,9 @@ async fn timed_workload(name: &str, json: &str, level: TraceLevel, chunked: bool
             let out = run(&scenario, one_way(level));
             (out, (performance_now() - start) / 1000.0)
         };
-        // Every run does the same work.
-        assert_eq!(*check.get_or_insert(out), out, "{name}: run {i} differs");
-        console_log!("bench-progress {name} run={} secs={s:.3}", i + 1);
-        secs.push(s);
+        record(name, i, out, s, &mut check, &mut secs);
     }
-    let all = secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(",");
-    let by_time = sorted(secs);
-    let (best, med) = (by_time[0], median(&by_time));
-    console_log!(
-        "BENCH {name} events={events} runs={RUNS} best_secs={best:.3} median_secs={med:.3} \
-         best_events_per_sec={:.0} median_events_per_sec={:.0} all_secs={all} work={}",
-        events as f64 / best,
-        events as f64 / med,
-        check.expect("at least one run"),
-    );
+    report(name, events, secs, check.expect("at least one run"));
 }
 
 #[wasm_bindgen_test]
@@ -215,21 +223,9 @@ async fn bookmarks(name: &str, json: &str) {
             }
             ms += performance_now() - start;
         }
-        let out = scan.bookmarks().count(None);
-        assert_eq!(*check.get_or_insert(out), out, "{name}: run {i} differs");
-        console_log!("bench-progress {name} run={} secs={:.3}", i + 1, ms / 1000.0);
-        secs.push(ms / 1000.0);
+        record(name, i, scan.bookmarks().count(None), ms / 1000.0, &mut check, &mut secs);
     }
-    let all = secs.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join(",");
-    let by_time = sorted(secs);
-    let (best, med) = (by_time[0], median(&by_time));
-    console_log!(
-        "BENCH {name} events={events} runs={RUNS} best_secs={best:.3} median_secs={med:.3} \
-         best_events_per_sec={:.0} median_events_per_sec={:.0} all_secs={all} work={}",
-        events as f64 / best,
-        events as f64 / med,
-        check.expect("at least one run"),
-    );
+    report(name, events, secs, check.expect("at least one run"));
 }
 
 #[wasm_bindgen_test]

@@ -207,7 +207,7 @@ impl BookmarkScan {
         let index_of = |op: &Rc<str>| ops.iter().position(|o| Rc::ptr_eq(o, op) || **o == **op);
         // Entries a read or the background cleanup removed in this step: their expiry is told
         // with the removal, not again as "still stored".
-        let mut removed: Vec<(Rc<str>, Row)> = Vec::new();
+        let mut removed: Vec<(usize, Row)> = Vec::new();
         let place = |op: &str, key: &Option<Row>| match key {
             Some(k) => format!("{op} [{}]", k.key_label()),
             None => op.to_string(),
@@ -233,7 +233,7 @@ impl BookmarkScan {
                 TraceEvent::StateExpired { state, .. } | TraceEvent::StateCleanedUp { state, .. } => {
                     if let (Some(k), Some(i)) = (&e.key, index_of(&e.op)) {
                         lost[i].insert(k.clone());
-                        removed.push((e.op.clone(), k.clone()));
+                        removed.push((i, k.clone()));
                     }
                     note(&mut found, BookmarkKind::StateExpired, e.time_ms, || {
                         format!("{} {state} removed", place(&e.op, &e.key))
@@ -254,7 +254,7 @@ impl BookmarkScan {
             if went_stale && i + 1 == ops.len() {
                 touched_last.push(key.clone());
             }
-            if removed.iter().any(|(o, k)| o == op && *k == key) {
+            if removed.iter().any(|(o, k)| *o == i && *k == key) {
                 continue;
             }
             note(&mut found, BookmarkKind::StateExpired, at, || format!("{op} [{}] (still stored)", key.key_label()));

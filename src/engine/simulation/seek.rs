@@ -149,9 +149,9 @@ impl Simulation {
         // Otherwise a step back traces up to a window more than it needs, from the checkpoint it
         // restores anyway, so that the Backs after it keep the trace ([`Simulation::trim_trace`]
         // keeps as much).
-        let needed = match (keep_trace, back, self.options.keep_actions) {
-            (true, _, _) => n,
-            (false, true, Some(keep)) if self.options.trace == TraceLevel::Full => {
+        let needed = match self.options.keep_actions {
+            _ if keep_trace => n,
+            Some(keep) if back && self.options.trace == TraceLevel::Full => {
                 needed.saturating_sub(keep).max(self.checkpoints.nearest_position(needed))
             }
             _ => needed,

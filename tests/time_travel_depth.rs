@@ -1,10 +1,11 @@
 //! What a step back costs at depth, counted in actions replayed (not in wall-clock time, which
 //! depends on the machine): of `b` consecutive Backs at most `1 + b / LADDER_SPACING` replay more
 //! than [`LADDER_SPACING`] actions (the ladder, `engine/time_travel.rs`), at 50 k actions as at
-//! 200 k, where the run's own checkpoints are 4× further apart. The state after a Back from a
-//! rung is exactly a straight run's.
+//! 200 k, where the run's own checkpoints are 4× further apart; between two rungs, the Backs
+//! replay from the fine rungs the Backs before them laid, a few actions each. The state after a
+//! Back from a rung is exactly a straight run's.
 use flink_state_sim::engine::presets::PRESETS;
-use flink_state_sim::engine::time_travel::{LADDER_SPACING, SCRUB_LADDER_AFTER};
+use flink_state_sim::engine::time_travel::{FINE_MAX, LADDER_SPACING, SCRUB_LADDER_AFTER};
 use flink_state_sim::engine::{Scenario, SimOptions, Simulation, TraceLevel};
 
 /// The page's trace window (`ui::state::TRACE_WINDOW_ACTIONS`, compiled for wasm only).
@@ -120,9 +121,15 @@ fn backs_one_after_another_keep_the_trace_and_replay_untraced_from_the_rung_belo
         replays.push(sim.last_replay_len());
     }
     assert!(first > LADDER_SPACING, "the first Back replays from a checkpoint: {first}");
-    // From 19 998 down to 19 699, every Back within the trace the first one kept: the rung laid
-    // at 19 999 − 1 024 = 18 975 is below each of them.
-    assert_eq!(replays, (19_699..=19_998).rev().map(|n| n - 18_975).collect::<Vec<_>>());
+    // From 19 998 down to 19 699, every Back within the trace the first one kept: each replays
+    // from the nearest of the rung laid at 19 999 − 1 024 = 18 975 and the fine rungs the Backs
+    // before it laid (the first one's at 19 999 − 8, − 16, …, − 512).
+    assert_eq!(replays, fine_rung_replays(18_975, 19_999, (19_699..=19_998).rev()));
+    assert_eq!(&replays[..17], [7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 15]);
+    let mut sorted = replays.clone();
+    sorted.sort_unstable();
+    assert_eq!((sorted[150], sorted[270], sorted[299]), (4, 7, 255), "median, p90, the longest");
+    assert!(sim.fine_rungs().len() <= FINE_MAX && sim.fine_rungs().iter().all(|p| *p <= 19_699));
     let mut straight = Simulation::with_options(logins(20_000), options());
     straight.go_to(19_699).unwrap();
     assert_eq!(sim.trace(), straight.trace());
@@ -135,6 +142,31 @@ fn backs_one_after_another_keep_the_trace_and_replay_untraced_from_the_rung_belo
     }
     straight.go_to(19_849).unwrap();
     assert_eq!(sim.trace(), straight.trace());
+}
+
+/// What each Back to `targets` (descending) replays under the fine rungs' rule
+/// (`time_travel`'s docs), after a first Back to `first` that replayed from below all its fine
+/// rungs: from the nearest of `rung` and the fine rungs at or below its target; it then drops
+/// the fine rungs above its target and lays `target − 2^k` (8 ≤ 2^k < 1 024) above where it
+/// replayed from, the lowest dropped past [`FINE_MAX`].
+fn fine_rung_replays(rung: usize, first: usize, targets: impl Iterator<Item = usize>) -> Vec<usize> {
+    let lay = |fine: &mut Vec<usize>, from: usize, target: usize| {
+        fine.retain(|p| *p <= target);
+        fine.extend((3..10).map(|k| target - (1 << k)).filter(|p| *p > from));
+        fine.sort_unstable();
+        while fine.len() > FINE_MAX {
+            fine.remove(0);
+        }
+    };
+    let mut fine = Vec::new();
+    lay(&mut fine, 0, first);
+    targets
+        .map(|t| {
+            let from = fine.iter().copied().filter(|p| *p <= t).max().unwrap_or(rung).max(rung);
+            lay(&mut fine, from, t);
+            t - from
+        })
+        .collect()
 }
 
 #[test]

@@ -177,6 +177,10 @@ impl Simulation {
         if ladder {
             self.checkpoints.lay_ladder(self.engine.actions, ladder_target, bytes);
         }
+        // And the fine rungs just below its target, so the Backs after it replay a few actions.
+        if back {
+            self.checkpoints.lay_fine_rungs(self.engine.actions, n);
+        }
         let history = std::mem::take(&mut self.history);
         let level = self.options.trace;
         self.options.time_travel = false;
@@ -240,6 +244,10 @@ impl Simulation {
     /// The positions of the rungs of the step back's ladder ([`crate::engine::time_travel`]).
     pub fn ladder_rungs(&self) -> Vec<usize> {
         self.checkpoints.rungs()
+    }
+    /// The positions of the fine rungs the last Backs laid ([`crate::engine::time_travel`]).
+    pub fn fine_rungs(&self) -> Vec<usize> {
+        self.checkpoints.fine_rungs()
     }
     /// How many actions the last seek (a step back, a `go_to` back) replayed: what its time
     /// grows with.

@@ -478,3 +478,41 @@ async fn a_back_that_replays_far_goes_in_slices_and_lays_the_ladder() {
         page.text("#scrub-position")
     );
 }
+
+/// A double-click on "▶| to end": its second click lands on the Cancel that took the button's
+/// place and is not taken for it (trial 28: the run stopped at action 0, with nothing said); a
+/// single click on Cancel stops the run.
+#[wasm_bindgen_test]
+async fn a_double_click_on_to_end_runs_to_the_end() {
+    let page = Page::open().await;
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 20_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    let click = |selector: &str, detail: i32| {
+        let init = web_sys::MouseEventInit::new();
+        init.set_bubbles(true);
+        init.set_detail(detail);
+        let event = web_sys::MouseEvent::new_with_mouse_event_init_dict("click", &init).unwrap();
+        page.get(selector).dispatch_event(&event).unwrap();
+    };
+    click("#run-all", 1);
+    yew::scheduler::flush().await;
+    click("#to-end-cancel", 2);
+    yew::scheduler::flush().await;
+    assert!(page.find("#to-end-cancel").is_some(), "the second click of a double-click cancelled the run");
+    until("the end of the run", || page.text("#progress") == "step 20000 / 20000").await;
+    settle().await;
+    // A single click on Cancel stops it.
+    page.click("#reset").await;
+    click("#run-all", 1);
+    yew::scheduler::flush().await;
+    click("#to-end-cancel", 1);
+    settle().await;
+    assert!(
+        page.find("#to-end-cancel").is_none() && page.text("#progress") != "step 20000 / 20000",
+        "{}",
+        page.text("#progress")
+    );
+}

@@ -405,3 +405,16 @@ async fn at_400_px_to_end_s_hint_stays_within_the_simulator() {
     settle().await;
     h.remove();
 }
+
+/// At 320 px the header's preset list (as wide as its longest option) fits the page (trial 28:
+/// 4 px of sideways scroll and the list cut off at the right edge).
+#[wasm_bindgen_test]
+async fn at_320_px_the_preset_list_fits_the_page() {
+    let page = styled_page(320).await;
+    let fss = page.get(".fss");
+    let right = fss.get_bounding_client_rect().right() + 0.5;
+    for part in ["#preset-select", "#flink-select"] {
+        let r = page.get(part).get_bounding_client_rect();
+        assert!(r.width() > 100.0 && r.right() <= right, "{part}: {} > {right}", r.right());
+    }
+}

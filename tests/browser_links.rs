@@ -99,6 +99,22 @@ async fn a_decompression_bomb_link_is_refused_with_a_note_and_the_page_works() {
     clean();
 }
 
+/// A step past a long scenario's end is too far to replay on load: its end is offered (trial 28:
+/// the note said "opened at its end" above the banner saying it opened at the start).
+#[wasm_bindgen_test]
+async fn a_step_past_a_long_runs_end_offers_its_end_and_says_so() {
+    let (page, _) = open_link("?preset=what-if-100k-logins&step=10000000");
+    wait_for("the link's note", 10_000.0, || page.find("#far-note").is_some()).await;
+    assert_eq!(
+        page.text("#files-note").trim_end_matches('×'),
+        "link: step: 10000000 is past the scenario's last step (100000 steps) — its end is offered below"
+    );
+    let far = page.text("#far-note");
+    assert!(far.contains("This link asks for step 100 000; it opened at the start"), "{far}");
+    assert_eq!(page.text("#progress"), "step 0 / 100000");
+    clean();
+}
+
 #[wasm_bindgen_test]
 async fn a_link_to_step_ten_million_opens_at_the_start_and_goes_there_only_when_asked() {
     let link = include_str!("fixtures/repro/more/ten-million-link.txt").trim();

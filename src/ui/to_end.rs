@@ -159,6 +159,19 @@ pub(crate) fn in_tasks(mut free_one: impl FnMut() -> bool + 'static) {
     .forget();
 }
 
+/// The click of a Cancel that takes the place of the button that started the run: the second
+/// click of a double-click on that button lands on Cancel, and is not taken for it (trial 28: a
+/// double-click on "▶| to end" stopped the run at action 0, with nothing said). A click from the
+/// keyboard (`detail` 0) or a single one cancels.
+pub(crate) fn cancel_click(dispatch: &Callback<Action>, cancel: Action) -> Callback<MouseEvent> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |e: MouseEvent| {
+        if e.detail() < 2 {
+            dispatch.emit(cancel.clone());
+        }
+    })
+}
+
 /// The button, or while running: the progress of this run and Cancel.
 /// What the box says while the run goes on (under Cancel; its title where the page is too narrow
 /// for it beside the controls).
@@ -176,7 +189,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) 
     html! {
         // As wide as the button it replaces (style.css): the controls do not move while it runs.
         <span id="to-end" class="to-end" role="status" title={HINT}>
-            <button id="to-end-cancel" onclick={dispatch.reform(|_| Action::CancelToEnd)}
+            <button id="to-end-cancel" onclick={cancel_click(dispatch, Action::CancelToEnd)}
                 title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
             <progress id="to-end-progress" max={total.to_string()} value={done.to_string()}
                 aria-label="progress to the end of the run" />

@@ -277,7 +277,7 @@ pub fn BookmarksPanel(props: &BookmarksProps) -> Html {
             grouped(marks.total)
         )
     } else {
-        format!("{} bookmarked steps in the run", grouped(total))
+        format!("{} bookmarked step{} in the run", grouped(total), if total == 1 { "" } else { "s" })
     };
     let which = match *kind {
         Some(k) => format!(" {}", k.label()),

@@ -114,7 +114,9 @@ pub fn lane_view(
         .iter()
         .map(|&mark| {
             let (at, label, what) = clear_text(mark, tf);
-            (scale.x(at), label.to_string(), "cleared", format!("{what}, at {}", tf.format(at)), 0)
+            // When first: an expiry's tip also says when the entry was removed (trial 28 read
+            // "…; nothing emitted, at 09:00" as a second removal time).
+            (scale.x(at), label.to_string(), "cleared", format!("{}: {what}", tf.format(at)), 0)
         })
         .collect();
     // A TTL span whose entry is gone stays drawn, greyed, with when and how it was removed.

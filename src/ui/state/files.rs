@@ -49,7 +49,10 @@ impl AppState {
             state.files.note = Some(Note { text: format!("{what}: {e}: opened where it stopped"), error: true });
         } else if past_end {
             let past = super::super::mount::past_last_step("step", asked, steps);
-            let text = format!("{what}: {past} — opened at its end");
+            // A position too far to replay on load is offered ("Go there"), not opened (trial 28:
+            // "opened at its end" above a banner saying it opened at the start).
+            let opened = if state.files.far.is_some() { "its end is offered below" } else { "opened at its end" };
+            let text = format!("{what}: {past} — {opened}");
             state.files.note = Some(Note { text, error: true });
         }
         state

@@ -275,6 +275,18 @@ async fn the_keys_drive_the_page_but_not_while_typing() {
     assert_eq!(page.text("#now"), "2019-11-22 15:00");
     assert!(page.find(r#"#timeline .timer.fired[data-timer="2019-11-22 15:00"]"#).is_some());
     assert!(page.find("#op-logins_per_user .cleanup-time").is_none(), "the timer cleared the key");
+    // The two inputs it passed stay on the axis, greyed, saying why they did not run (trial 28:
+    // their marks vanished).
+    let passed = page.root.query_selector_all("#tl-axis .input.passed").unwrap();
+    let steps: Vec<String> = (0..passed.length())
+        .filter_map(|i| passed.item(i))
+        .map(|n| n.unchecked_into::<Element>().get_attribute("data-step").unwrap())
+        .collect();
+    assert_eq!(steps, ["1", "2"]);
+    assert_eq!(
+        page.attr(r#"#tl-axis .input.passed[data-step="1"]"#, "aria-label"),
+        "input step 2, +I[u1] at 2019-11-20 16:00: not run — time was advanced past it (◀ Back or Reset to run it)"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -34,20 +34,26 @@ pub(super) fn inputs_view(
     pointer: &Pointer,
     dispatch: &Callback<Action>,
 ) -> Html {
-    let in_view = |m: &&InputMark| {
+    let on_axis = |m: &&InputMark| {
         let x = scale.x(m.at_ms);
-        m.runnable && x >= scale.left - 0.5 && x <= scale.right + 0.5
+        x >= scale.left - 0.5 && x <= scale.right + 0.5
     };
+    let in_view = |m: &&InputMark| m.runnable && on_axis(m);
     // Several sources: a mark goes in its source's row, named.
     let row_of = |m: &InputMark| match sources.len() {
         0 | 1 => (0, None),
         _ => (m.source, sources.get(m.source).copied()),
     };
-    if inputs.iter().filter(in_view).nth(MAX_INPUT_MARKS).is_none() {
+    if inputs.iter().filter(on_axis).nth(MAX_INPUT_MARKS).is_none() {
+        // The inputs time was advanced past stay drawn, greyed (trial 28: after `n` jumped past
+        // two inputs their marks vanished).
         return inputs
             .iter()
-            .filter(in_view)
-            .map(|m| input_view(m, m.row_text(scenario), scale, tf, pointer, dispatch, step, row_of(m)))
+            .filter(on_axis)
+            .map(|m| match m.runnable {
+                true => input_view(m, m.row_text(scenario), scale, tf, pointer, dispatch, step, row_of(m)),
+                false => passed_input_view(m, m.row_text(scenario), scale, tf, row_of(m)),
+            })
             .collect();
     }
     // (row, column) → (count, done, first ms, last ms)
@@ -100,6 +106,33 @@ pub(super) fn inputs_view(
 
 /// One of the scenario's inputs on the axis: drag it (or focus it and press ← →) to move it.
 #[allow(clippy::too_many_arguments)]
+/// An input time was advanced past (`n`, advance by): not run, and it cannot run from here; a
+/// mark to see, not to drag.
+fn passed_input_view(
+    m: &InputMark,
+    row_text: String,
+    scale: &Scale,
+    tf: crate::engine::time::TimeFormat,
+    (row, source): (usize, Option<&str>),
+) -> Html {
+    let x = scale.x(m.at_ms);
+    let dy = SOURCE_ROW_H * row as f64;
+    let from = source.map(|s| format!(" from {s}")).unwrap_or_default();
+    let label = format!(
+        "input step {}, {}{from} at {}: not run — time was advanced past it (◀ Back or Reset to run it)",
+        m.step + 1,
+        row_text,
+        tf.format(m.at_ms)
+    );
+    html! {
+        <g class="input passed" key={m.step.to_string()} data-step={m.step.to_string()} data-at={tf.format(m.at_ms)}
+            role="img" aria-label={label.clone()} data-source={source.map(str::to_string)}>
+            <text x={format!("{x:.1}")} y={format!("{:.1}", 49.0 + dy)} text-anchor="middle">{ "▿" }</text>
+            <title>{ label }</title>
+        </g>
+    }
+}
+
 fn input_view(
     m: &InputMark,
     // Its row in Flink's print format.

@@ -283,9 +283,15 @@ async fn the_keys_drive_the_page_but_not_while_typing() {
         .map(|n| n.unchecked_into::<Element>().get_attribute("data-step").unwrap())
         .collect();
     assert_eq!(steps, ["1", "2"]);
+    assert_eq!(page.text("#lg-passed"), "▿ not run: time was advanced past it");
+    assert_eq!(
+        page.text("#passed-inputs"),
+        "It went past 2 inputs without running them (step 2 at 2019-11-20 16:00, step 3 at 2019-11-21 16:00): \
+         processing time does not go back, so they cannot run from here — ◀ Back or Reset runs them."
+    );
     assert_eq!(
         page.attr(r#"#tl-axis .input.passed[data-step="1"]"#, "aria-label"),
-        "input step 2, +I[u1] at 2019-11-20 16:00: not run — time was advanced past it (◀ Back or Reset to run it)"
+        "input step 2, (true,u1) at 2019-11-20 16:00: not run — time was advanced past it (◀ Back or Reset to run it)"
     );
 }
 
@@ -527,4 +533,50 @@ async fn a_double_click_on_to_end_runs_to_the_end() {
         "{}",
         page.text("#progress")
     );
+    // A double-click on Cancel: its second click lands on "▶| to end" and does not start it again
+    // (trial 29).
+    let stopped = page.text("#progress");
+    page.click("#reset").await;
+    click("#run-all", 1);
+    yew::scheduler::flush().await;
+    click("#to-end-cancel", 1);
+    yew::scheduler::flush().await;
+    click("#run-all", 2);
+    settle().await;
+    assert!(page.find("#to-end-cancel").is_none(), "the second click of a double-click on Cancel started the run");
+    assert_ne!(page.text("#progress"), "step 20000 / 20000", "stopped, as at {stopped}");
+}
+
+/// A Step while a far scrub replays (its Cancel showing) stops it where it got to and first
+/// replays the trace window the views need, as Cancel does (trial 29: one lane of the 200 a
+/// straight run shows, and "What just happened" one key).
+#[wasm_bindgen_test]
+async fn a_step_during_a_far_scrub_shows_what_a_straight_run_shows() {
+    let page = Page::open().await;
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = 40_000.into();
+    page.set_textarea("#scenario-json", &value.to_string());
+    page.click("#load").await;
+    page.click("#run-all").await;
+    until("the end of the run", || page.text("#progress") == "step 40000 / 40000").await;
+    settle().await;
+    // Far back: it replays from a checkpoint thousands of actions behind, in slices.
+    scrub_event(&page, 30_000);
+    yew::scheduler::flush().await;
+    assert!(page.find("#scrub-cancel").is_some(), "the scrub goes in slices");
+    page.click_only("#step");
+    settle().await;
+    let at: u64 = page.text("#progress").split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(at > 20_000 && at <= 30_001, "{at}");
+    let lanes = page.text("#lanes-note");
+    let happened = page.text("#happened");
+    // The same position reached by a scrub straight there.
+    let straight = Page::open().await;
+    straight.set_textarea("#scenario-json", &value.to_string());
+    straight.click("#load").await;
+    scrub(&straight, at as usize).await;
+    assert_eq!(straight.text("#progress"), page.text("#progress"));
+    assert_eq!(lanes, straight.text("#lanes-note"));
+    assert_eq!(happened, straight.text("#happened"));
 }

@@ -107,7 +107,7 @@ async fn a_step_past_a_long_runs_end_offers_its_end_and_says_so() {
     wait_for("the link's note", 10_000.0, || page.find("#far-note").is_some()).await;
     assert_eq!(
         page.text("#files-note").trim_end_matches('×'),
-        "link: step: 10000000 is past the scenario's last step (100000 steps) — its end is offered below"
+        "link: step: 10000000 is past the scenario's last step (100000 steps) — the link goes to its end, step 100 000"
     );
     let far = page.text("#far-note");
     assert!(far.contains("This link asks for step 100 000; it opened at the start"), "{far}");

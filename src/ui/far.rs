@@ -174,7 +174,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                 <progress id="far-progress" max={far.total.to_string()} value={far.done.to_string()}
                     aria-label="progress to the link's position" />
                 <span id="far-count">{ format!("{} / {}", spaced(far.done), spaced(far.total)) }</span>
-                <button id="far-cancel" onclick={super::to_end::cancel_click(dispatch, Action::CancelFar)}>{ "Cancel" }</button>
+                <button id="far-cancel" onclick={super::to_end::single_click(dispatch, Action::CancelFar)}>{ "Cancel" }</button>
             } else {
                 <span>{
                     if far.done == 0 {
@@ -183,7 +183,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>) -> Html {
                         format!("{asks}; stopped at {} of {}.", spaced(far.done), spaced(far.total))
                     }
                 }</span>
-                <button id="far-go" onclick={dispatch.reform(|_| Action::GoFar)}>
+                <button id="far-go" onclick={super::to_end::single_click(dispatch, Action::GoFar)}>
                     { if far.done == 0 { "Go there" } else { "Go on" } }
                 </button>
                 <button class="close" aria-label="Dismiss" onclick={dispatch.reform(|_| Action::DismissFar)}>{ "×" }</button>

@@ -375,6 +375,21 @@ impl AppState {
     }
 }
 
+/// Whether `action` carries on from the position the page stands at (rather than moving to
+/// another one, as a scrub, a Back or a Reset do).
+fn goes_on_from_here(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Step
+            | Action::RunSteps(_)
+            | Action::NextTimer
+            | Action::AdvanceBy
+            | Action::Play
+            | Action::TogglePlay
+            | Action::DiscardFuture
+    )
+}
+
 impl Reducible for AppState {
     type Action = Action;
 
@@ -386,6 +401,12 @@ impl Reducible for AppState {
             state.drive.to_end = None;
             // A newer scrubber move replaces the one under way (`scrub_far`); another move stops it.
             state.drive.scrub_to = None;
+            // A move that goes on from where a far scrub got to first replays the trace window
+            // the views need, as its Cancel does (trial 29: a Step there showed one lane of the
+            // 200 a straight run shows, and "What just happened" one key).
+            if scrub.is_some() && goes_on_from_here(&action) {
+                state = state.cancel_scrub(scrub);
+            }
         }
         let next = match action {
             Action::SelectPreset(name) => state.with_preset(&name),

@@ -159,15 +159,16 @@ pub(crate) fn in_tasks(mut free_one: impl FnMut() -> bool + 'static) {
     .forget();
 }
 
-/// The click of a Cancel that takes the place of the button that started the run: the second
-/// click of a double-click on that button lands on Cancel, and is not taken for it (trial 28: a
-/// double-click on "▶| to end" stopped the run at action 0, with nothing said). A click from the
-/// keyboard (`detail` 0) or a single one cancels.
-pub(crate) fn cancel_click(dispatch: &Callback<Action>, cancel: Action) -> Callback<MouseEvent> {
+/// The click of a button that swaps with another in the same place (a run's start and its
+/// Cancel): the second click of a double-click lands on the other button and is not taken for it
+/// (trial 28: a double-click on "▶| to end" stopped the run at action 0, with nothing said; trial
+/// 29: a double-click on Cancel started it again). A click from the keyboard (`detail` 0) or a
+/// single one counts.
+pub(crate) fn single_click(dispatch: &Callback<Action>, action: Action) -> Callback<MouseEvent> {
     let dispatch = dispatch.clone();
     Callback::from(move |e: MouseEvent| {
         if e.detail() < 2 {
-            dispatch.emit(cancel.clone());
+            dispatch.emit(action.clone());
         }
     })
 }
@@ -180,7 +181,7 @@ const HINT: &str = "running to the end: the views below catch up when it stops";
 pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) -> Html {
     let (Some(to_end), Some(handle)) = (&state.drive.to_end, &state.sim) else {
         return html! {
-            <button id="run-all" onclick={dispatch.reform(|_| Action::RunToEnd)} disabled={step_disabled}
+            <button id="run-all" onclick={single_click(dispatch, Action::RunToEnd)} disabled={step_disabled}
                 title="Run every remaining step (in slices: the page stays usable, with progress and Cancel)">{ "▶| to end" }</button>
         };
     };
@@ -189,7 +190,7 @@ pub fn view(state: &AppState, dispatch: &Callback<Action>, step_disabled: bool) 
     html! {
         // As wide as the button it replaces (style.css): the controls do not move while it runs.
         <span id="to-end" class="to-end" role="status" title={HINT}>
-            <button id="to-end-cancel" onclick={cancel_click(dispatch, Action::CancelToEnd)}
+            <button id="to-end-cancel" onclick={single_click(dispatch, Action::CancelToEnd)}
                 title="Stop here (Back, scrub and Step work from where it stopped)">{ "■ Cancel" }</button>
             <progress id="to-end-progress" max={total.to_string()} value={done.to_string()}
                 aria-label="progress to the end of the run" />

@@ -24,6 +24,20 @@ impl Simulation {
         }
     }
 
+    /// The scenario's inputs an advance of time (`record`, not a Step) went past without running
+    /// them, as (step index, time ms): their times are now before the current time, so they
+    /// cannot run from here (Flink's processing time never goes back); a Back or a Reset runs them.
+    pub fn inputs_passed_by(&self, record: &ActionRecord) -> Vec<(u64, Millis)> {
+        if record.action == Action::Step {
+            return Vec::new();
+        }
+        crate::engine::timeline::input_marks(self)
+            .into_iter()
+            .filter(|m| !m.done && m.at_ms >= record.from_ms && m.at_ms < record.to_ms)
+            .map(|m| (m.step, m.at_ms))
+            .collect()
+    }
+
     /// An action not yet carried out, for people (a link's action that could not run):
     /// `advance time by -100 ms`, `advance time to 2019-11-21 16:00`, `the next step`.
     pub fn describe_planned(&self, action: Action) -> String {
@@ -94,5 +108,19 @@ mod tests {
         assert_eq!(sim.describe_planned(Action::AdvanceBy(3_600_000)), "advance time by 1 h");
         assert!(sim.describe_planned(Action::AdvanceTo(1_574_294_400_000)).starts_with("advance time to 2019-11-21"));
         assert_eq!(sim.describe_planned(Action::Step), "the next step");
+    }
+
+    #[test]
+    fn an_advance_past_inputs_names_them_and_a_step_none() {
+        let json = PRESETS.iter().find(|(n, _)| *n == "seed-001-one-day-two-days").unwrap().1;
+        let mut sim = Simulation::new(Scenario::from_json(json).unwrap());
+        sim.step().unwrap();
+        assert_eq!(sim.inputs_passed_by(sim.last_action().unwrap()), []);
+        // The next timer is at 2019-11-22 15:00, past the logins at 11-20 16:00 and 11-21 16:00.
+        sim.advance_to_next_timer().unwrap();
+        let tf = sim.time_format();
+        let passed: Vec<(u64, String)> =
+            sim.inputs_passed_by(sim.last_action().unwrap()).into_iter().map(|(s, t)| (s, tf.format(t))).collect();
+        assert_eq!(passed, [(1, "2019-11-20 16:00".to_string()), (2, "2019-11-21 16:00".to_string())]);
     }
 }

@@ -36,6 +36,7 @@ pub fn view(sim: &Simulation) -> Html {
             html! {
                 <>
                     <p class="action" id="last-action">{ sim.describe_action(action) }</p>
+                    { passed_inputs(&sim.inputs_passed_by(action), tf) }
                     if entries.is_empty() && expired.is_empty() {
                         <p class="hint">{ "No timer was due and nothing changed." }</p>
                     }
@@ -68,6 +69,31 @@ pub fn view(sim: &Simulation) -> Html {
             }
             { body }
         </section>
+    }
+}
+
+/// The inputs an advance went past without running them (trial 28: `n` jumped past two inputs
+/// and this panel did not say so).
+fn passed_inputs(passed: &[(u64, Millis)], tf: TimeFormat) -> Html {
+    const LISTED: usize = 5;
+    if passed.is_empty() {
+        return html! {};
+    }
+    let mut listed: Vec<String> =
+        passed.iter().take(LISTED).map(|(step, at)| format!("step {} at {}", step + 1, tf.format(*at))).collect();
+    if passed.len() > LISTED {
+        listed.push(format!("{} more", passed.len() - LISTED));
+    }
+    let n = passed.len();
+    html! {
+        <p class="hint" id="passed-inputs">{ format!(
+            "It went past {n} input{} without running {} ({}): processing time does not go back, so {} cannot run from here — ◀ Back or Reset runs {}.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" },
+            listed.join(", "),
+            if n == 1 { "it" } else { "they" },
+            if n == 1 { "it" } else { "them" },
+        ) }</p>
     }
 }
 

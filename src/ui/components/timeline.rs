@@ -246,6 +246,9 @@ pub fn Timeline(props: &Props) -> Html {
                         <li class="lg input">{ "▾ input (drag to move)" }</li>
                         <li class="lg upcoming">{ "▿ upcoming input" }</li>
                     }
+                    if tl.inputs.iter().any(|m| !m.runnable) {
+                        <li class="lg passed" id="lg-passed">{ "▿ not run: time was advanced past it" }</li>
+                    }
                     <li class="lg now">{ "│ now" }</li>
                 </ul>
             </div>

@@ -104,8 +104,6 @@ pub(super) fn inputs_view(
         .collect()
 }
 
-/// One of the scenario's inputs on the axis: drag it (or focus it and press ← →) to move it.
-#[allow(clippy::too_many_arguments)]
 /// An input time was advanced past (`n`, advance by): not run, and it cannot run from here; a
 /// mark to see, not to drag.
 fn passed_input_view(
@@ -133,6 +131,8 @@ fn passed_input_view(
     }
 }
 
+/// One of the scenario's inputs on the axis: drag it (or focus it and press ← →) to move it.
+#[allow(clippy::too_many_arguments)]
 fn input_view(
     m: &InputMark,
     // Its row in Flink's print format.

@@ -51,7 +51,13 @@ impl AppState {
             let past = super::super::mount::past_last_step("step", asked, steps);
             // A position too far to replay on load is offered ("Go there"), not opened (trial 28:
             // "opened at its end" above a banner saying it opened at the start).
-            let opened = if state.files.far.is_some() { "its end is offered below" } else { "opened at its end" };
+            // (Said so that it stays true once "Go there" has gone: trial 29.)
+            let end = crate::ui::far::spaced(steps);
+            let opened = if state.files.far.is_some() {
+                format!("the link goes to its end, step {end}")
+            } else {
+                "opened at its end".into()
+            };
             let text = format!("{what}: {past} — {opened}");
             state.files.note = Some(Note { text, error: true });
         }

@@ -50,6 +50,25 @@ fn scrub_event(page: &Page, to: usize) {
     input.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
 }
 
+/// Loads `what-if-100k-logins` with `events` events into `page` (the editor and Load): the JSON.
+async fn load_logins(page: &Page, events: u64) -> String {
+    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value["workload"]["events"] = events.into();
+    let json = value.to_string();
+    page.set_textarea("#scenario-json", &json);
+    page.click("#load").await;
+    json
+}
+
+/// "▶| to end" on a run of `steps` steps, until the page is settled at its end.
+async fn run_to_end(page: &Page, steps: u64) {
+    page.click("#run-all").await;
+    let end = format!("step {steps} / {steps}");
+    until("the end of the run", || page.text("#progress") == end).await;
+    settle().await;
+}
+
 fn pointer(kind: &str, client_x: f64, client_y: f64) -> PointerEvent {
     let init = PointerEventInit::new();
     init.set_bubbles(true);
@@ -365,14 +384,8 @@ async fn dragging_an_input_moves_its_timers_and_outputs() {
 #[wasm_bindgen_test]
 async fn a_far_scrub_ends_where_the_handle_was_put_and_a_newer_one_wins() {
     let page = Page::open().await;
-    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value["workload"]["events"] = 6_000.into();
-    page.set_textarea("#scenario-json", &value.to_string());
-    page.click("#load").await;
-    page.click("#run-all").await;
-    until("the end of the run", || page.text("#progress") == "step 6000 / 6000").await;
-    settle().await;
+    load_logins(&page, 6_000).await;
+    run_to_end(&page, 6_000).await;
     // Back from 6 000 to 1 500 replays from the start (checkpoints every 2 048); then 1 200
     // before the first has ended, if it has not.
     scrub_event(&page, 1_500);
@@ -392,14 +405,8 @@ async fn a_far_scrub_ends_where_the_handle_was_put_and_a_newer_one_wins() {
 #[wasm_bindgen_test]
 async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
     let page = Page::open().await;
-    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value["workload"]["events"] = 70_000.into();
-    page.set_textarea("#scenario-json", &value.to_string());
-    page.click("#load").await;
-    page.click("#run-all").await;
-    until("the end of the run", || page.text("#progress") == "step 70000 / 70000").await;
-    settle().await;
+    load_logins(&page, 70_000).await;
+    run_to_end(&page, 70_000).await;
     // Checkpoints every 4 096 actions past 65 536: a move to 4 000 after one replays 4 000
     // actions, many slices of 12 ms in this (debug) build.
     let to = 7 * 4096 + 4000;
@@ -444,14 +451,8 @@ async fn a_far_scrub_shows_its_progress_and_cancel_stops_it_where_it_got_to() {
 #[wasm_bindgen_test]
 async fn a_back_that_replays_far_goes_in_slices_and_lays_the_ladder() {
     let page = Page::open().await;
-    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value["workload"]["events"] = 270_000.into();
-    page.set_textarea("#scenario-json", &value.to_string());
-    page.click("#load").await;
-    page.click("#run-all").await;
-    until("the end of the run", || page.text("#progress") == "step 270000 / 270000").await;
-    settle().await;
+    load_logins(&page, 270_000).await;
+    run_to_end(&page, 270_000).await;
     // Past 262 144 actions the checkpoints are 16 384 apart: a scrub to 16 000 after one.
     let to = 5 * 16_384 + 16_000;
     scrub_event(&page, to);
@@ -503,11 +504,7 @@ async fn a_back_that_replays_far_goes_in_slices_and_lays_the_ladder() {
 #[wasm_bindgen_test]
 async fn a_double_click_on_to_end_runs_to_the_end() {
     let page = Page::open().await;
-    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value["workload"]["events"] = 20_000.into();
-    page.set_textarea("#scenario-json", &value.to_string());
-    page.click("#load").await;
+    load_logins(&page, 20_000).await;
     let click = |selector: &str, detail: i32| {
         let init = web_sys::MouseEventInit::new();
         init.set_bubbles(true);
@@ -553,14 +550,8 @@ async fn a_double_click_on_to_end_runs_to_the_end() {
 #[wasm_bindgen_test]
 async fn a_step_during_a_far_scrub_shows_what_a_straight_run_shows() {
     let page = Page::open().await;
-    let json = flink_state_sim::engine::presets::PRESETS.iter().find(|(n, _)| *n == "what-if-100k-logins").unwrap().1;
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value["workload"]["events"] = 40_000.into();
-    page.set_textarea("#scenario-json", &value.to_string());
-    page.click("#load").await;
-    page.click("#run-all").await;
-    until("the end of the run", || page.text("#progress") == "step 40000 / 40000").await;
-    settle().await;
+    let json = load_logins(&page, 40_000).await;
+    run_to_end(&page, 40_000).await;
     // Far back: it replays from a checkpoint thousands of actions behind, in slices.
     scrub_event(&page, 30_000);
     yew::scheduler::flush().await;
@@ -573,7 +564,7 @@ async fn a_step_during_a_far_scrub_shows_what_a_straight_run_shows() {
     let happened = page.text("#happened");
     // The same position reached by a scrub straight there.
     let straight = Page::open().await;
-    straight.set_textarea("#scenario-json", &value.to_string());
+    straight.set_textarea("#scenario-json", &json);
     straight.click("#load").await;
     scrub(&straight, at as usize).await;
     assert_eq!(straight.text("#progress"), page.text("#progress"));

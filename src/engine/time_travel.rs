@@ -82,6 +82,12 @@ fn rungs_allowed(bytes: usize) -> usize {
 /// checkpoints are this far apart, a move back without a rung may replay that far.
 pub const SCRUB_LADDER_AFTER: usize = 8 * LADDER_SPACING;
 
+/// Whether `position` is more than `zone` actions past the top of `rungs` (ascending): their
+/// rungs would come to hold much of the state alone.
+fn far_past<E>(rungs: &[(usize, Rc<E>)], position: usize, zone: usize) -> bool {
+    rungs.last().is_some_and(|(top, _)| position > top + zone)
+}
+
 /// Engine states by the number of actions carried out before them, ascending, the first at 0.
 #[derive(Debug, Clone)]
 pub struct Checkpoints<E> {
@@ -122,8 +128,8 @@ impl<E: Clone> Checkpoints<E> {
         self.periodic_due(position)
             || (self.enabled && self.planned.binary_search(&position).is_ok())
             || (self.enabled && self.fine_planned.binary_search(&position).is_ok())
-            || self.ladder.last().is_some_and(|(top, _)| position > top + LADDER_ZONE)
-            || self.fine.last().is_some_and(|(top, _)| position > top + LADDER_SPACING)
+            || far_past(&self.ladder, position, LADDER_ZONE)
+            || far_past(&self.fine, position, LADDER_SPACING)
     }
 
     fn periodic_due(&self, position: usize) -> bool {
@@ -136,14 +142,14 @@ impl<E: Clone> Checkpoints<E> {
     pub fn maybe_take(&mut self, position: usize, engine: &E, bytes: usize) {
         self.take_planned(position, engine, bytes);
         // Far past the ladder, its rungs would come to hold much of the state alone.
-        if self.ladder.last().is_some_and(|(top, _)| position > top + LADDER_ZONE) {
-            let rungs = std::mem::take(&mut self.ladder);
-            rungs.into_iter().for_each(|(_, rung)| self.retire(rung));
+        let mut far = Vec::new();
+        if far_past(&self.ladder, position, LADDER_ZONE) {
+            far.append(&mut self.ladder);
         }
-        if self.fine.last().is_some_and(|(top, _)| position > top + LADDER_SPACING) {
-            let rungs = std::mem::take(&mut self.fine);
-            rungs.into_iter().for_each(|(_, rung)| self.retire(rung));
+        if far_past(&self.fine, position, LADDER_SPACING) {
+            far.append(&mut self.fine);
         }
+        far.into_iter().for_each(|(_, rung)| self.retire(rung));
         if !self.periodic_due(position) {
             return;
         }

@@ -85,14 +85,12 @@ fn passed_inputs(passed: &[(u64, Millis)], tf: TimeFormat) -> Html {
         listed.push(format!("{} more", passed.len() - LISTED));
     }
     let n = passed.len();
+    let (s, them, they) = if n == 1 { ("", "it", "it") } else { ("s", "them", "they") };
     html! {
         <p class="hint" id="passed-inputs">{ format!(
-            "It went past {n} input{} without running {} ({}): processing time does not go back, so {} cannot run from here — ◀ Back or Reset runs {}.",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "it" } else { "them" },
-            listed.join(", "),
-            if n == 1 { "it" } else { "they" },
-            if n == 1 { "it" } else { "them" },
+            "It went past {n} input{s} without running {them} ({}): processing time does not go back, so {they} cannot \
+             run from here — ◀ Back or Reset runs {them}.",
+            listed.join(", ")
         ) }</p>
     }
 }

@@ -104,6 +104,12 @@ pub(super) fn inputs_view(
         .collect()
 }
 
+/// What an input mark is: `input step 2, (true,u1) from users at 2019-11-20 16:00`.
+fn input_label(m: &InputMark, row_text: &str, source: Option<&str>, tf: crate::engine::time::TimeFormat) -> String {
+    let from = source.map(|s| format!(" from {s}")).unwrap_or_default();
+    format!("input step {}, {row_text}{from} at {}", m.step + 1, tf.format(m.at_ms))
+}
+
 /// An input time was advanced past (`n`, advance by): not run, and it cannot run from here; a
 /// mark to see, not to drag.
 fn passed_input_view(
@@ -115,12 +121,9 @@ fn passed_input_view(
 ) -> Html {
     let x = scale.x(m.at_ms);
     let dy = SOURCE_ROW_H * row as f64;
-    let from = source.map(|s| format!(" from {s}")).unwrap_or_default();
     let label = format!(
-        "input step {}, {}{from} at {}: not run — time was advanced past it (◀ Back or Reset to run it)",
-        m.step + 1,
-        row_text,
-        tf.format(m.at_ms)
+        "{}: not run — time was advanced past it (◀ Back or Reset to run it)",
+        input_label(m, &row_text, source, tf)
     );
     html! {
         <g class="input passed" key={m.step.to_string()} data-step={m.step.to_string()} data-at={tf.format(m.at_ms)}
@@ -163,13 +166,7 @@ fn input_view(
         e.prevent_default();
         dispatch.emit(Action::MoveInput { step: index, at_ms: snap(at + by, nudge), done: true });
     });
-    let from = source.map(|s| format!(" from {s}")).unwrap_or_default();
-    let label = format!(
-        "input step {}, {}{from} at {} ({state}): drag it, or press ← → to move it",
-        m.step + 1,
-        row_text,
-        tf.format(m.at_ms)
-    );
+    let label = format!("{} ({state}): drag it, or press ← → to move it", input_label(m, &row_text, source, tf));
     html! {
         <g class={classes!(class, "timeline-keys")} key={m.step.to_string()} data-step={m.step.to_string()} data-at={tf.format(m.at_ms)}
             tabindex="0" role="slider" aria-label={label.clone()} aria-valuetext={tf.format(m.at_ms)}
